@@ -1,0 +1,170 @@
+//! What the user typed, as clap types. Validation into engine types happens in the
+//! subcommand functions, once.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Strata: a SPARQL-first temporal knowledge graph with commit history.
+#[derive(Parser, Debug)]
+#[command(name = "strata", version, about, long_about = None)]
+pub struct Cli {
+    /// Data directory (created on the first write).
+    #[arg(
+        long,
+        global = true,
+        env = "STRATA_DATA",
+        default_value = "./strata-data"
+    )]
+    pub data: PathBuf,
+    /// Graph to work on: [a-z0-9][a-z0-9_-]{0,62}.
+    #[arg(long, global = true, default_value = "main")]
+    pub graph: String,
+    /// Query time limit in seconds.
+    #[arg(long = "timeout", global = true, value_name = "SECONDS")]
+    pub timeout_secs: Option<f64>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Import RDF files (Turtle, TriG, N-Triples, N-Quads, RDF/XML; .gz accepted) as one commit.
+    Import(ImportArgs),
+    /// Run a SPARQL query at the head or at an earlier commit.
+    Query(QueryArgs),
+    /// Run a SPARQL update; each update is one commit.
+    Update(UpdateArgs),
+    /// List commits, newest first.
+    Log(LogArgs),
+    /// Show quads added and removed between two commits.
+    Diff(DiffArgs),
+    /// Re-hash the whole commit chain.
+    Verify,
+    /// Write the graph's quads at a commit.
+    Export(ExportArgs),
+    /// List the graphs of the data directory.
+    Graphs,
+    /// Start Strata (until the HTTP server lands: load the demo graph and run sample queries).
+    Serve(ServeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CommitArgs {
+    /// Commit author.
+    #[arg(long)]
+    pub author: Option<String>,
+    /// Commit message.
+    #[arg(long)]
+    pub message: Option<String>,
+    /// When the facts were observed (RFC 3339).
+    #[arg(long)]
+    pub observed_at: Option<String>,
+    /// Retrying with the same key and content returns the first commit.
+    #[arg(long)]
+    pub idempotency_key: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// Files to import ("-" reads standard input; then --format is required).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Format, when the extension does not say: turtle, trig, ntriples, nquads, rdfxml.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Base IRI for relative IRIs.
+    #[arg(long)]
+    pub base: Option<String>,
+    /// Put triples into this named graph instead of the default graph.
+    #[arg(long, value_name = "IRI")]
+    pub into: Option<String>,
+    /// One commit per file instead of one for all files.
+    #[arg(long)]
+    pub commit_per_file: bool,
+    #[command(flatten)]
+    pub commit: CommitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ReadArgs {
+    /// Read at this commit instead of the head.
+    #[arg(long, value_name = "N", conflicts_with = "as_of_time")]
+    pub as_of: Option<String>,
+    /// Read at the latest commit at or before this moment (RFC 3339).
+    #[arg(long, value_name = "T")]
+    pub as_of_time: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// The SPARQL query.
+    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    pub query: Option<String>,
+    /// Read the query from a file.
+    #[arg(long, short)]
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Output: table, json, xml, csv, tsv (solutions); turtle, ntriples, rdfxml, jsonld (graphs).
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Base IRI for relative IRIs in the query.
+    #[arg(long)]
+    pub base: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct UpdateArgs {
+    /// The SPARQL update.
+    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    pub update: Option<String>,
+    /// Read the update from a file.
+    #[arg(long, short)]
+    pub file: Option<PathBuf>,
+    /// Base IRI for relative IRIs in the update.
+    #[arg(long)]
+    pub base: Option<String>,
+    #[command(flatten)]
+    pub commit: CommitArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct LogArgs {
+    /// text or json.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+    /// At most this many commits.
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// From this commit (0 is the empty graph).
+    pub from: String,
+    /// To this commit.
+    pub to: String,
+    /// text, ntriples (N-Quads lines prefixed by + or -), or json.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// nquads, trig, ntriples or turtle (the last two export the default graph only).
+    #[arg(long, default_value = "nquads")]
+    pub format: String,
+    /// Write to this file instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address the HTTP server will listen on (the server lands with the HTTP issue).
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    pub http: String,
+}

@@ -1,0 +1,202 @@
+//! `strata log`, `diff`, `verify`, `export` and `graphs`: reading the history.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use oxrdfio::RdfFormat;
+
+use super::args::{Cli, DiffArgs, ExportArgs, LogArgs};
+use super::{parse_seq, read_options};
+use crate::api::error::ApiError;
+use crate::engine::{CommitInfo, Engine};
+use crate::log::format_time;
+
+pub(super) fn run_log(engine: &Engine, cli: &Cli, args: &LogArgs) -> Result<ExitCode, ApiError> {
+    let json = match args.format.as_str() {
+        "text" => false,
+        "json" => true,
+        other => {
+            return Err(ApiError::invalid_argument(
+                "--format",
+                format!("unknown format {other:?}; use text or json"),
+            ));
+        }
+    };
+    let graph = engine.graph(&cli.graph)?;
+    let commits = graph.commits_newest_first(0, args.limit.unwrap_or(usize::MAX));
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if json {
+        let list: Vec<serde_json::Value> = commits.iter().map(commit_json).collect();
+        let _ = writeln!(out, "{}", serde_json::Value::Array(list));
+    } else {
+        for commit in &commits {
+            let h = &commit.header;
+            let _ = writeln!(
+                out,
+                "commit {} {}\n  at {}  +{} -{}{}{}",
+                h.commit_seq,
+                commit.hash,
+                format_time(h.committed_at),
+                h.n_inserted,
+                h.n_deleted,
+                h.author
+                    .as_ref()
+                    .map(|a| format!("  by {a}"))
+                    .unwrap_or_default(),
+                h.message
+                    .as_ref()
+                    .map(|m| format!("\n  {m}"))
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    let _ = out.flush();
+    Ok(ExitCode::SUCCESS)
+}
+
+fn commit_json(commit: &CommitInfo) -> serde_json::Value {
+    let h = &commit.header;
+    serde_json::json!({
+        "commit_seq": h.commit_seq,
+        "hash": commit.hash.to_hex(),
+        "parent_hash": h.parent_hash.to_hex(),
+        "committed_at": format_time(h.committed_at),
+        "observed_at": h.observed_at.map(format_time),
+        "author": h.author,
+        "message": h.message,
+        "idempotency_key": h.idempotency_key,
+        "inserted": h.n_inserted,
+        "deleted": h.n_deleted,
+    })
+}
+
+pub(super) fn run_diff(engine: &Engine, cli: &Cli, args: &DiffArgs) -> Result<ExitCode, ApiError> {
+    let from = parse_seq(&args.from, "FROM")?;
+    let to = parse_seq(&args.to, "TO")?;
+    if !matches!(
+        args.format.as_str(),
+        "text" | "ntriples" | "nquads" | "json"
+    ) {
+        return Err(ApiError::invalid_argument(
+            "--format",
+            format!(
+                "unknown format {:?}; use text, ntriples or json",
+                args.format
+            ),
+        ));
+    }
+    let graph = engine.graph(&cli.graph)?;
+    let changes = graph.diff(from, to)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match args.format.as_str() {
+        "json" => {
+            let added: Vec<String> = changes.added.iter().map(|q| format!("{q} .")).collect();
+            let removed: Vec<String> = changes.removed.iter().map(|q| format!("{q} .")).collect();
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::json!({"from": from, "to": to, "added": added, "removed": removed})
+            );
+        }
+        "text" => {
+            for quad in &changes.added {
+                let _ = writeln!(out, "+ {quad} .");
+            }
+            for quad in &changes.removed {
+                let _ = writeln!(out, "- {quad} .");
+            }
+            eprintln!(
+                "{} added, {} removed",
+                changes.added.len(),
+                changes.removed.len()
+            );
+        }
+        _ => {
+            for quad in &changes.added {
+                let _ = writeln!(out, "+ {quad} .");
+            }
+            for quad in &changes.removed {
+                let _ = writeln!(out, "- {quad} .");
+            }
+        }
+    }
+    let _ = out.flush();
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiError> {
+    let graph = engine.graph(&cli.graph)?;
+    let report = graph.verify()?;
+    match report.first_bad {
+        None if report.trailing_bytes == 0 => {
+            println!(
+                "ok: {} commits verified, head {}",
+                report.n_commits, report.head_hash
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            println!(
+                "bad: {} commits verified, then {} trailing bytes that do not form a commit",
+                report.n_commits, report.trailing_bytes
+            );
+            Ok(ExitCode::from(1))
+        }
+        Some((seq, reason)) => {
+            println!(
+                "bad: commit {seq}: {reason} ({} commits before it verified)",
+                report.n_commits
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+pub(super) fn run_export(
+    engine: &Engine,
+    cli: &Cli,
+    args: &ExportArgs,
+) -> Result<ExitCode, ApiError> {
+    let format = match args.format.as_str() {
+        "nquads" | "nq" => RdfFormat::NQuads,
+        "trig" => RdfFormat::TriG,
+        "ntriples" | "nt" => RdfFormat::NTriples,
+        "turtle" | "ttl" => RdfFormat::Turtle,
+        other => {
+            return Err(ApiError::invalid_argument(
+                "--format",
+                format!("unknown format {other:?}; use nquads, trig, ntriples or turtle"),
+            ));
+        }
+    };
+    let options = read_options(&args.read, None)?;
+    let graph = engine.graph(&cli.graph)?;
+    let seq = graph.resolve_seq(options.as_of, options.as_of_time)?;
+    let n_quads = match &args.output {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| {
+                ApiError::invalid_argument(
+                    "--output",
+                    format!("cannot create {}: {e}", path.display()),
+                )
+            })?;
+            graph.export(seq, format, std::io::BufWriter::new(file))?
+        }
+        None => {
+            let stdout = std::io::stdout();
+            graph.export(seq, format, std::io::BufWriter::new(stdout.lock()))?
+        }
+    };
+    eprintln!("exported {n_quads} quads at commit {seq}");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn run_graphs(engine: &Engine) -> Result<ExitCode, ApiError> {
+    for name in engine.graph_names() {
+        let graph = engine.graph(name.as_str())?;
+        println!("{name}\thead {}", graph.head_seq());
+    }
+    Ok(ExitCode::SUCCESS)
+}

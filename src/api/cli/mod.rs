@@ -1,0 +1,135 @@
+//! The `strata` command line: argument types (clap) and one function per subcommand.
+//!
+//! Output contract: results go to stdout, everything else (the commit served, progress,
+//! errors) to stderr. Exit codes: 0 success, 1 the operation failed, 2 usage error.
+
+mod args;
+mod history;
+mod import;
+mod query;
+mod serve;
+
+pub use args::{Cli, Command};
+
+use std::process::ExitCode;
+
+use crate::api::error::ApiError;
+use crate::engine::{Engine, EngineConfig};
+
+/// Runs a parsed command line and returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    match dispatch(&cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("{error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
+    let config = EngineConfig {
+        query_timeout: cli.timeout_secs.map(std::time::Duration::from_secs_f64),
+        ..EngineConfig::default()
+    };
+    let engine = Engine::open(&cli.data, config)?;
+    let result = match &cli.command {
+        Command::Import(args) => import::run(&engine, cli, args),
+        Command::Query(args) => query::run_query(&engine, cli, args),
+        Command::Update(args) => query::run_update(&engine, cli, args),
+        Command::Log(args) => history::run_log(&engine, cli, args),
+        Command::Diff(args) => history::run_diff(&engine, cli, args),
+        Command::Verify => history::run_verify(&engine, cli),
+        Command::Export(args) => history::run_export(&engine, cli, args),
+        Command::Graphs => history::run_graphs(&engine),
+        Command::Serve(args) => serve::run(&engine, cli, args),
+    };
+    // Checkpointing on the way out makes the next start fast; it is derived data, so a
+    // failure here is reported but does not change the command's outcome.
+    if let Err(error) = engine.close() {
+        eprintln!("warning: {}", ApiError::from(error));
+    }
+    result
+}
+
+/// Parses `--as-of` / `--as-of-time` into engine read options.
+fn read_options(
+    read: &args::ReadArgs,
+    timeout: Option<std::time::Duration>,
+) -> Result<crate::engine::ReadOptions, ApiError> {
+    let as_of = read
+        .as_of
+        .as_deref()
+        .map(|text| parse_seq(text, "--as-of"))
+        .transpose()?;
+    let as_of_time = read
+        .as_of_time
+        .as_deref()
+        .map(|text| parse_moment(text, "--as-of-time"))
+        .transpose()?;
+    Ok(crate::engine::ReadOptions {
+        as_of,
+        as_of_time,
+        timeout,
+        ..Default::default()
+    })
+}
+
+fn parse_seq(text: &str, param: &str) -> Result<u64, ApiError> {
+    text.trim().parse::<u64>().map_err(|_| {
+        ApiError::invalid_argument(
+            param,
+            format!("expected a commit number (1, 2, 3…), got {text:?}"),
+        )
+    })
+}
+
+fn parse_moment(text: &str, param: &str) -> Result<time::OffsetDateTime, ApiError> {
+    crate::log::parse_time(text.trim()).ok_or_else(|| {
+        ApiError::invalid_argument(
+            param,
+            format!("expected an RFC 3339 moment such as 2026-01-31T12:00:00Z, got {text:?}"),
+        )
+    })
+}
+
+fn commit_request(commit: &args::CommitArgs) -> Result<crate::engine::CommitRequest, ApiError> {
+    Ok(crate::engine::CommitRequest {
+        author: commit.author.clone(),
+        message: commit.message.clone(),
+        observed_at: commit
+            .observed_at
+            .as_deref()
+            .map(|t| parse_moment(t, "--observed-at"))
+            .transpose()?,
+        idempotency_key: commit.idempotency_key.clone(),
+    })
+}
+
+fn read_text_arg(
+    inline: Option<&String>,
+    file: Option<&std::path::PathBuf>,
+    param: &str,
+) -> Result<String, ApiError> {
+    match (inline, file) {
+        (Some(text), _) => Ok(text.clone()),
+        (None, Some(path)) => std::fs::read_to_string(path).map_err(|e| {
+            ApiError::invalid_argument(param, format!("cannot read {}: {e}", path.display()))
+        }),
+        (None, None) => Err(ApiError::invalid_argument(param, "missing")),
+    }
+}
+
+fn print_outcome(outcome: &crate::engine::CommitOutcome) {
+    match outcome.commit_seq {
+        Some(seq) if outcome.idempotent_replay => println!(
+            "commit {seq} (idempotent replay): +{} -{} quads",
+            outcome.inserted, outcome.deleted
+        ),
+        Some(seq) => println!(
+            "commit {seq}: +{} -{} quads",
+            outcome.inserted, outcome.deleted
+        ),
+        None => println!("nothing changed (head is commit {})", outcome.head_seq),
+    }
+}

@@ -1,0 +1,127 @@
+//! `ErrorCode` and `ApiError`: the public, stable face of every failure.
+//!
+//! Codes are chosen in exactly one place, `From<EngineError> for ApiError`; each surface
+//! renders an `ApiError` its own way (the CLI as one line on stderr).
+
+use std::fmt;
+
+use crate::engine::EngineError;
+use crate::sparql::QueryError;
+
+/// Stable machine codes. Adding one is an API change; renaming one never happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    InvalidArgument,
+    InvalidGraphName,
+    GraphNotFound,
+    CommitNotFound,
+    InvalidSparql,
+    InvalidRdf,
+    QueryFailed,
+    QueryTimeout,
+    Cancelled,
+    Unsupported,
+    UpdateFailed,
+    IdempotencyConflict,
+    DataDirLocked,
+    Corruption,
+    Internal,
+}
+
+impl ErrorCode {
+    /// The snake_case name clients match on.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidArgument => "invalid_argument",
+            Self::InvalidGraphName => "invalid_graph_name",
+            Self::GraphNotFound => "graph_not_found",
+            Self::CommitNotFound => "commit_not_found",
+            Self::InvalidSparql => "invalid_sparql",
+            Self::InvalidRdf => "invalid_rdf",
+            Self::QueryFailed => "query_failed",
+            Self::QueryTimeout => "query_timeout",
+            Self::Cancelled => "cancelled",
+            Self::Unsupported => "unsupported",
+            Self::UpdateFailed => "update_failed",
+            Self::IdempotencyConflict => "idempotency_conflict",
+            Self::DataDirLocked => "data_dir_locked",
+            Self::Corruption => "corruption",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+/// An error as clients see it: a code, a message, and the argument at fault if known.
+#[derive(Clone, Debug)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub param: Option<String>,
+}
+
+impl ApiError {
+    /// An error about one argument.
+    pub fn invalid_argument(param: &str, message: impl Into<String>) -> Self {
+        Self {
+            code: ErrorCode::InvalidArgument,
+            message: message.into(),
+            param: Some(param.to_owned()),
+        }
+    }
+
+    /// Sets the argument at fault.
+    pub fn with_param(mut self, param: &str) -> Self {
+        self.param = Some(param.to_owned());
+        self
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.param {
+            Some(param) => write!(f, "error[{}] {param}: {}", self.code.as_str(), self.message),
+            None => write!(f, "error[{}]: {}", self.code.as_str(), self.message),
+        }
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(error: EngineError) -> Self {
+        let message = error.to_string();
+        let (code, param) = match &error {
+            EngineError::InvalidGraphName(_) => (ErrorCode::InvalidGraphName, Some("graph")),
+            EngineError::GraphNotFound { .. } => (ErrorCode::GraphNotFound, Some("graph")),
+            EngineError::CommitNotFound { .. } => (ErrorCode::CommitNotFound, Some("as_of")),
+            EngineError::NoCommitAtTime { .. } => (ErrorCode::CommitNotFound, Some("as_of_time")),
+            EngineError::RdfSyntax { .. } => (ErrorCode::InvalidRdf, None),
+            EngineError::Query(query) => match query {
+                QueryError::Syntax(_) => (ErrorCode::InvalidSparql, None),
+                QueryError::Evaluation(_) => (ErrorCode::QueryFailed, None),
+                QueryError::Timeout(_) => (ErrorCode::QueryTimeout, None),
+                QueryError::Cancelled => (ErrorCode::Cancelled, None),
+                QueryError::Unsupported(_) => (ErrorCode::Unsupported, None),
+                QueryError::Update(_) => (ErrorCode::UpdateFailed, None),
+                _ => (ErrorCode::Internal, None),
+            },
+            EngineError::IdempotencyConflict { .. } => {
+                (ErrorCode::IdempotencyConflict, Some("idempotency_key"))
+            }
+            EngineError::InvalidArgument { .. } => (ErrorCode::InvalidArgument, None),
+            EngineError::DataDirLocked { .. } => (ErrorCode::DataDirLocked, Some("data")),
+            EngineError::Log(crate::log::LogError::Corruption { .. }) => {
+                (ErrorCode::Corruption, None)
+            }
+            _ => (ErrorCode::Internal, None),
+        };
+        let param = match &error {
+            EngineError::InvalidArgument { param, .. } => Some(param.clone()),
+            _ => param.map(str::to_owned),
+        };
+        Self {
+            code,
+            message,
+            param,
+        }
+    }
+}

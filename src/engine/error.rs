@@ -1,0 +1,68 @@
+//! `EngineError`: what can go wrong below the API surfaces, with the context each
+//! surface needs to pick an error code.
+
+use std::path::Path;
+
+use crate::log::LogError;
+use crate::model::{CommitSeq, InvalidGraphName};
+use crate::sparql::QueryError;
+
+/// Errors of the engine and the layers under it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    #[error(transparent)]
+    InvalidGraphName(#[from] InvalidGraphName),
+    #[error("graph {name:?} not found; existing graphs: {}", if existing.is_empty() { "none".to_owned() } else { existing.join(", ") })]
+    GraphNotFound { name: String, existing: Vec<String> },
+    #[error("commit {requested} not found in graph {graph:?}: commits are 1..={head}")]
+    CommitNotFound {
+        graph: String,
+        requested: CommitSeq,
+        head: CommitSeq,
+    },
+    #[error("no commit in graph {graph:?} at or before {moment}{}", first.as_ref().map(|f| format!(" (the first commit is at {f})")).unwrap_or_default())]
+    NoCommitAtTime {
+        graph: String,
+        moment: String,
+        first: Option<String>,
+    },
+    #[error("{format} syntax error in {source_name}{}: {message}", position.map(|(l, c)| format!(" at line {l}, column {c}")).unwrap_or_default())]
+    RdfSyntax {
+        source_name: String,
+        format: String,
+        position: Option<(u64, u64)>,
+        message: String,
+    },
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(
+        "idempotency key {key:?} was already used by commit {commit_seq} with different content"
+    )]
+    IdempotencyConflict { key: String, commit_seq: CommitSeq },
+    #[error("invalid argument {param}: {message}")]
+    InvalidArgument { param: String, message: String },
+    #[error("data directory {path} is in use by another strata process")]
+    DataDirLocked { path: String },
+    #[error(
+        "graph {graph:?} refuses writes after a failed fsync; restart the server to recover from the log"
+    )]
+    Poisoned { graph: String },
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("i/o error on {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl EngineError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `Graph`: one graph's log, store and commit index, and how they are opened.
+//!
+//! Opening reads the checkpoint (if it matches the log), then replays only the commits
+//! after it. A torn or corrupt log tail is cut and reported, never silently accepted.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use parking_lot::{Mutex, RwLock};
+use rustc_hash::FxHashMap;
+
+use super::EngineConfig;
+use super::error::EngineError;
+use crate::log::{CommitLog, CommitRecord, LogEntry};
+use crate::model::{CommitHash, CommitSeq, GraphName, Quad, Term};
+use crate::store::{self, DEFAULT_GRAPH, QuadKey, Store};
+
+pub(crate) const LOG_FILE: &str = "commits.log";
+const CHECKPOINT_FILE: &str = "checkpoint.bin";
+
+/// A commit as listed by the log: everything but its quads.
+pub type CommitInfo = LogEntry;
+
+/// What opening a graph did, for logs and tests.
+#[derive(Clone, Debug, Default)]
+pub struct OpenStats {
+    pub checkpoint_seq: CommitSeq,
+    pub replayed_commits: u64,
+    /// A torn or corrupt tail that was cut: `(byte offset, bytes, reason)`.
+    pub cut_tail: Option<(u64, u64, String)>,
+}
+
+/// One graph: its log (the truth), its store (derived) and the writer's state.
+pub struct Graph {
+    pub(crate) name: GraphName,
+    pub(crate) dir: PathBuf,
+    pub(crate) log: CommitLog,
+    pub(crate) store: Store,
+    /// Serializes writers (invariant I6: one writer per graph). Holds the head's hash.
+    pub(crate) writer: Mutex<WriterState>,
+    /// Every commit, index `commit_seq - 1`. Appended by the writer after apply.
+    pub(crate) commits: RwLock<Vec<CommitInfo>>,
+    pub(crate) idempotency: RwLock<FxHashMap<String, CommitSeq>>,
+    /// The newest durable commit; its lock is the group-commit sync lock.
+    pub(crate) durable_seq: Mutex<CommitSeq>,
+    pub(crate) poisoned: AtomicBool,
+    pub(crate) quads_since_checkpoint: AtomicU64,
+    pub(crate) checkpoint_every_quads: u64,
+    checkpoint_lock: Mutex<()>,
+    open_stats: OpenStats,
+}
+
+pub(crate) struct WriterState {
+    pub head_hash: CommitHash,
+}
+
+impl Graph {
+    pub(crate) fn open(
+        name: GraphName,
+        dir: PathBuf,
+        config: &EngineConfig,
+        create: bool,
+    ) -> Result<Self, EngineError> {
+        if create {
+            std::fs::create_dir_all(&dir).map_err(|e| EngineError::io(&dir, e))?;
+        }
+        let (log, report) = CommitLog::open(&dir.join(LOG_FILE), create)?;
+        let mut stats = OpenStats::default();
+        if let Some(cut) = &report.cut {
+            tracing::warn!(
+                graph = %name,
+                offset = cut.offset,
+                bytes = cut.bytes,
+                reason = %cut.reason,
+                "cut a torn or corrupt tail from the commit log"
+            );
+            stats.cut_tail = Some((cut.offset, cut.bytes, cut.reason.clone()));
+        }
+        let entries = report.entries;
+        let store = load_checkpoint(&dir, &name, &entries).unwrap_or_default();
+        stats.checkpoint_seq = store.applied_seq();
+        let mut quads_since = 0;
+        for entry in &entries[store.applied_seq() as usize..] {
+            let record = log.read_record(entry)?;
+            let (inserts, deletes) = decode_changes(&store, &record)?;
+            quads_since += (inserts.len() + deletes.len()) as u64;
+            store.apply(entry.header.commit_seq, &inserts, &deletes);
+            stats.replayed_commits += 1;
+        }
+        let head = entries.len() as CommitSeq;
+        store.publish(head);
+        let idempotency = entries
+            .iter()
+            .filter_map(|e| Some((e.header.idempotency_key.clone()?, e.header.commit_seq)))
+            .collect();
+        let head_hash = entries.last().map_or(CommitHash::ZERO, |e| e.hash);
+        if stats.replayed_commits > 0 || stats.cut_tail.is_some() {
+            tracing::info!(graph = %name, head, checkpoint = stats.checkpoint_seq, replayed = stats.replayed_commits, "opened graph");
+        }
+        Ok(Self {
+            name,
+            dir,
+            log,
+            store,
+            writer: Mutex::new(WriterState { head_hash }),
+            commits: RwLock::new(entries),
+            idempotency: RwLock::new(idempotency),
+            durable_seq: Mutex::new(head),
+            poisoned: AtomicBool::new(false),
+            quads_since_checkpoint: AtomicU64::new(quads_since),
+            checkpoint_every_quads: config.checkpoint_every_quads,
+            checkpoint_lock: Mutex::new(()),
+            open_stats: stats,
+        })
+    }
+
+    /// The graph's name.
+    pub fn name(&self) -> &GraphName {
+        &self.name
+    }
+
+    /// The newest commit readers see.
+    pub fn head_seq(&self) -> CommitSeq {
+        self.store.published_seq()
+    }
+
+    /// What opening the graph found and did.
+    pub fn open_stats(&self) -> &OpenStats {
+        &self.open_stats
+    }
+
+    /// Writes a checkpoint at the durable head when at least `min_quads` quads changed
+    /// since the last one. Checkpoints are derived data: failing to write one loses nothing.
+    pub fn checkpoint_if_needed(&self, min_quads: u64) -> Result<(), EngineError> {
+        let Some(_guard) = self.checkpoint_lock.try_lock() else {
+            return Ok(());
+        };
+        let pending = self.quads_since_checkpoint.load(Ordering::Acquire);
+        if pending < min_quads.max(1) {
+            return Ok(());
+        }
+        let seq = self.store.published_seq();
+        let Some(hash) = self.commits.read().get(seq as usize - 1).map(|e| e.hash) else {
+            return Ok(());
+        };
+        let snapshot = self.store.snapshot_at(seq);
+        let path = self.dir.join(CHECKPOINT_FILE);
+        store::write_checkpoint(&path, &snapshot, hash).map_err(|e| EngineError::io(&path, e))?;
+        self.quads_since_checkpoint
+            .fetch_sub(pending, Ordering::AcqRel);
+        tracing::debug!(graph = %self.name, seq, "wrote checkpoint");
+        Ok(())
+    }
+}
+
+/// Loads the checkpoint when it matches a commit of the log; otherwise `None` (replay all).
+fn load_checkpoint(dir: &std::path::Path, name: &GraphName, entries: &[LogEntry]) -> Option<Store> {
+    let path = dir.join(CHECKPOINT_FILE);
+    if !path.exists() {
+        return None;
+    }
+    match store::read_checkpoint(&path) {
+        Ok((store, info)) => {
+            let matches = info.commit_seq >= 1
+                && entries
+                    .get(info.commit_seq as usize - 1)
+                    .is_some_and(|e| e.hash == info.hash);
+            if matches {
+                Some(store)
+            } else {
+                tracing::warn!(graph = %name, checkpoint = info.commit_seq, "checkpoint does not match the log; replaying the whole log");
+                None
+            }
+        }
+        Err(error) => {
+            tracing::warn!(graph = %name, %error, "unreadable checkpoint; replaying the whole log");
+            None
+        }
+    }
+}
+
+/// Turns a record's N-Quads lines into keys, interning terms.
+pub(crate) fn decode_changes(
+    store: &Store,
+    record: &CommitRecord,
+) -> Result<(Vec<QuadKey>, Vec<QuadKey>), EngineError> {
+    let seq = record.header.commit_seq;
+    let corruption = |reason: String| {
+        EngineError::Log(crate::log::LogError::Corruption {
+            commit_seq: seq,
+            offset: 0,
+            reason,
+        })
+    };
+    let mut keys =
+        Vec::with_capacity((record.header.n_inserted + record.header.n_deleted) as usize);
+    for quad in oxttl::NQuadsParser::new().for_slice(&record.quads) {
+        let quad = quad.map_err(|e| corruption(format!("undecodable quad: {e}")))?;
+        keys.push(intern_quad(store, &quad));
+    }
+    if keys.len() as u64 != record.header.n_inserted + record.header.n_deleted {
+        return Err(corruption("quad count differs from the header".into()));
+    }
+    let deletes = keys.split_off(record.header.n_inserted as usize);
+    Ok((keys, deletes))
+}
+
+pub(crate) fn intern_quad(store: &Store, quad: &Quad) -> QuadKey {
+    let dict = store.dict();
+    [
+        dict.intern(&Term::from(quad.subject.clone())),
+        dict.intern(&Term::from(quad.predicate.clone())),
+        dict.intern(&quad.object),
+        match &quad.graph_name {
+            crate::model::RdfGraphName::DefaultGraph => DEFAULT_GRAPH,
+            crate::model::RdfGraphName::NamedNode(n) => dict.intern(&Term::from(n.clone())),
+            crate::model::RdfGraphName::BlankNode(b) => dict.intern(&Term::from(b.clone())),
+        },
+    ]
+}

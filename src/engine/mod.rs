@@ -1,0 +1,169 @@
+//! The façade every surface (CLI, HTTP, MCP) uses: open a data directory, find a graph,
+//! read it at a commit, write commits.
+//!
+//! The engine owns the write path's one ordering rule (append and fsync to the log, then
+//! publish to readers) and knows where every graph lives on disk.
+
+mod error;
+mod graph;
+mod import;
+mod read;
+mod write;
+
+pub use error::EngineError;
+pub use graph::{CommitInfo, Graph, OpenStats};
+pub use import::{ImportFormat, ImportOptions};
+pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
+pub use write::{CommitOutcome, CommitRequest};
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use crate::model::GraphName;
+
+/// Settings of an engine.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Queries running longer are cancelled. `None` disables the limit.
+    pub query_timeout: Option<Duration>,
+    /// Write a checkpoint once this many quads changed since the last one.
+    pub checkpoint_every_quads: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            query_timeout: Some(Duration::from_secs(60)),
+            checkpoint_every_quads: 50_000,
+        }
+    }
+}
+
+/// An open data directory: a set of graphs, each with its own log and store.
+pub struct Engine {
+    data_dir: PathBuf,
+    config: EngineConfig,
+    graphs: Mutex<BTreeMap<GraphName, Arc<Graph>>>,
+    /// Held for the engine's life so two processes never write the same logs.
+    lock: Mutex<Option<File>>,
+}
+
+impl Engine {
+    /// Opens a data directory. Nothing is created until the first write; graphs are
+    /// opened (and their logs checked) when first used.
+    pub fn open(data_dir: impl AsRef<Path>, config: EngineConfig) -> Result<Self, EngineError> {
+        let engine = Self {
+            data_dir: data_dir.as_ref().to_owned(),
+            config,
+            graphs: Mutex::new(BTreeMap::new()),
+            lock: Mutex::new(None),
+        };
+        if engine.data_dir.exists() {
+            engine.acquire_lock()?;
+        }
+        Ok(engine)
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The engine's settings.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// Names of the graphs that exist on disk, sorted.
+    pub fn graph_names(&self) -> Vec<GraphName> {
+        let mut names: Vec<GraphName> = std::fs::read_dir(self.graphs_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.path().join(graph::LOG_FILE).exists())
+            .filter_map(|entry| GraphName::new(entry.file_name().to_str()?).ok())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// An existing graph; the error names the graphs that exist.
+    pub fn graph(&self, name: &str) -> Result<Arc<Graph>, EngineError> {
+        let name = GraphName::new(name)?;
+        let mut graphs = self.graphs.lock();
+        if let Some(graph) = graphs.get(&name) {
+            return Ok(graph.clone());
+        }
+        let dir = self.graphs_dir().join(name.as_str());
+        if !dir.join(graph::LOG_FILE).exists() {
+            return Err(EngineError::GraphNotFound {
+                name: name.to_string(),
+                existing: self.graph_names().iter().map(ToString::to_string).collect(),
+            });
+        }
+        let graph = Arc::new(Graph::open(name.clone(), dir, &self.config, false)?);
+        graphs.insert(name, graph.clone());
+        Ok(graph)
+    }
+
+    /// A graph, created (with its directory and empty log) when it does not exist.
+    pub fn graph_or_create(&self, name: &str) -> Result<Arc<Graph>, EngineError> {
+        let name = GraphName::new(name)?;
+        let mut graphs = self.graphs.lock();
+        if let Some(graph) = graphs.get(&name) {
+            return Ok(graph.clone());
+        }
+        self.create_data_dir()?;
+        let dir = self.graphs_dir().join(name.as_str());
+        let graph = Arc::new(Graph::open(name.clone(), dir, &self.config, true)?);
+        graphs.insert(name, graph.clone());
+        Ok(graph)
+    }
+
+    /// Writes checkpoints where enough changed, so the next start replays little.
+    pub fn close(&self) -> Result<(), EngineError> {
+        let graphs: Vec<Arc<Graph>> = self.graphs.lock().values().cloned().collect();
+        for graph in graphs {
+            graph.checkpoint_if_needed(1)?;
+        }
+        Ok(())
+    }
+
+    fn graphs_dir(&self) -> PathBuf {
+        self.data_dir.join("graphs")
+    }
+
+    fn create_data_dir(&self) -> Result<(), EngineError> {
+        if self.lock.lock().is_some() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(self.graphs_dir())
+            .map_err(|e| EngineError::io(&self.data_dir, e))?;
+        self.acquire_lock()
+    }
+
+    fn acquire_lock(&self) -> Result<(), EngineError> {
+        let path = self.data_dir.join("LOCK");
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| EngineError::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {
+                *self.lock.lock() = Some(file);
+                Ok(())
+            }
+            Err(std::fs::TryLockError::WouldBlock) => Err(EngineError::DataDirLocked {
+                path: self.data_dir.display().to_string(),
+            }),
+            Err(std::fs::TryLockError::Error(e)) => Err(EngineError::io(&path, e)),
+        }
+    }
+}

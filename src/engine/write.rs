@@ -1,0 +1,268 @@
+//! The write path, in one place: compute changes under the writer lock, append the record,
+//! apply it to the store, then make it durable (group commit) and publish it to readers.
+//!
+//! Invariant I2: a commit is published (visible to readers, acknowledged to the caller)
+//! only after an fsync that covers it. Invariant I5: changes are computed in a
+//! `Transaction` first, so a failing request changes nothing.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+
+use super::error::EngineError;
+use super::graph::Graph;
+use crate::log::{CommitHeader, LogEntry, encode_record, quads_digest};
+use crate::model::{CommitHash, CommitSeq};
+use crate::sparql::{self, UpdateOptions};
+use crate::store::{DEFAULT_GRAPH, QuadKey, Transaction};
+
+/// Who writes, why, and how to recognize a retry.
+#[derive(Clone, Debug, Default)]
+pub struct CommitRequest {
+    pub author: Option<String>,
+    pub message: Option<String>,
+    /// When the facts were observed in the world (as opposed to when they were committed).
+    pub observed_at: Option<OffsetDateTime>,
+    /// A retry with the same key and the same content returns the first commit.
+    pub idempotency_key: Option<String>,
+}
+
+/// The result of a write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitOutcome {
+    /// The new commit, or `None` when the request changed nothing (no commit is made).
+    pub commit_seq: Option<CommitSeq>,
+    /// The head after the write.
+    pub head_seq: CommitSeq,
+    pub hash: Option<CommitHash>,
+    pub inserted: u64,
+    pub deleted: u64,
+    /// True when an earlier commit with the same idempotency key was returned.
+    pub idempotent_replay: bool,
+}
+
+impl Graph {
+    /// Runs a SPARQL 1.1 Update as one commit.
+    pub fn update(
+        &self,
+        update_text: &str,
+        base_iri: Option<&str>,
+        options: &UpdateOptions,
+        request: &CommitRequest,
+    ) -> Result<CommitOutcome, EngineError> {
+        let update = sparql::parse_update(update_text, base_iri)?;
+        let digest = request_digest(&["update", update_text, base_iri.unwrap_or("")]);
+        self.commit_with(request, digest, |txn| {
+            sparql::apply_update(txn, &update, options).map_err(EngineError::from)
+        })
+    }
+
+    /// Commits explicit changes (already interned quad keys). Inserts of present quads and
+    /// deletes of absent ones are dropped; only actual changes are logged.
+    pub fn commit_keys(
+        &self,
+        inserts: Vec<QuadKey>,
+        deletes: Vec<QuadKey>,
+        request: &CommitRequest,
+        digest: [u8; 32],
+    ) -> Result<CommitOutcome, EngineError> {
+        self.commit_with(request, digest, move |txn| {
+            for key in deletes {
+                txn.delete(key);
+            }
+            txn.insert_all(inserts);
+            Ok(())
+        })
+    }
+
+    /// The one write path: `build` fills a transaction under the writer lock; a non-empty
+    /// transaction becomes the next commit.
+    pub(crate) fn commit_with(
+        &self,
+        request: &CommitRequest,
+        digest: [u8; 32],
+        build: impl FnOnce(&mut Transaction) -> Result<(), EngineError>,
+    ) -> Result<CommitOutcome, EngineError> {
+        validate_request(request)?;
+        let mut writer = self.writer.lock();
+        if self.poisoned.load(Ordering::Acquire) {
+            return Err(EngineError::Poisoned {
+                graph: self.name.to_string(),
+            });
+        }
+        if let Some(outcome) = self.idempotent_replay(request, digest)? {
+            drop(writer);
+            return Ok(outcome);
+        }
+        let mut txn = self.store.begin();
+        build(&mut txn)?;
+        let head = txn.base_seq();
+        if txn.is_empty() {
+            drop(writer);
+            self.sync_through(head)?;
+            return Ok(CommitOutcome {
+                commit_seq: None,
+                head_seq: head,
+                hash: None,
+                inserted: 0,
+                deleted: 0,
+                idempotent_replay: false,
+            });
+        }
+        let (inserts, deletes) = txn.into_changes();
+        let quads = self.encode_quads(&inserts, &deletes);
+        let seq = head + 1;
+        let previous_time = self.commits.read().last().map(|e| e.header.committed_at);
+        let now = OffsetDateTime::now_utc();
+        // Commit times never go backwards, so "the commit at time T" is well defined even
+        // if the wall clock steps back.
+        let committed_at = previous_time.map_or(now, |p| p.max(now));
+        let header = CommitHeader {
+            commit_seq: seq,
+            parent_hash: writer.head_hash,
+            committed_at,
+            observed_at: request.observed_at,
+            author: request.author.clone(),
+            message: request.message.clone(),
+            idempotency_key: request.idempotency_key.clone(),
+            request_digest: request.idempotency_key.as_ref().map(|_| digest),
+            n_inserted: inserts.len() as u64,
+            n_deleted: deletes.len() as u64,
+            quads_digest: quads_digest(&quads),
+        };
+        let hash = header.hash();
+        let record = encode_record(&header, hash, &quads);
+        let offset = self.log.append(&record)?;
+        self.store.apply(seq, &inserts, &deletes);
+        writer.head_hash = hash;
+        if let Some(key) = &request.idempotency_key {
+            self.idempotency.write().insert(key.clone(), seq);
+        }
+        self.commits.write().push(LogEntry {
+            header,
+            hash,
+            offset,
+            len: record.len() as u64,
+        });
+        drop(writer);
+        self.sync_through(seq)?;
+        let changed = (inserts.len() + deletes.len()) as u64;
+        let pending = self
+            .quads_since_checkpoint
+            .fetch_add(changed, Ordering::AcqRel)
+            + changed;
+        if pending >= self.checkpoint_every_quads {
+            // Checkpoints are derived data; a failure is logged, and the log still holds
+            // everything.
+            if let Err(error) = self.checkpoint_if_needed(self.checkpoint_every_quads) {
+                tracing::warn!(graph = %self.name, %error, "checkpoint failed");
+            }
+        }
+        Ok(CommitOutcome {
+            commit_seq: Some(seq),
+            head_seq: seq,
+            hash: Some(hash),
+            inserted: inserts.len() as u64,
+            deleted: deletes.len() as u64,
+            idempotent_replay: false,
+        })
+    }
+
+    /// Group commit: the first waiter syncs everything appended so far; writers that
+    /// appended meanwhile find their commit already durable.
+    fn sync_through(&self, seq: CommitSeq) -> Result<(), EngineError> {
+        let mut durable = self.durable_seq.lock();
+        if *durable >= seq {
+            return Ok(());
+        }
+        // Everything applied has been appended before it (see `commit_with`).
+        let target = self.store.applied_seq();
+        if let Err(error) = self.log.sync() {
+            // The store holds commits that may not be on disk: refuse further writes until a
+            // restart rebuilds the store from what the log really holds.
+            self.poisoned.store(true, Ordering::Release);
+            return Err(error.into());
+        }
+        *durable = target;
+        self.store.publish(target);
+        Ok(())
+    }
+
+    fn idempotent_replay(
+        &self,
+        request: &CommitRequest,
+        digest: [u8; 32],
+    ) -> Result<Option<CommitOutcome>, EngineError> {
+        let Some(key) = &request.idempotency_key else {
+            return Ok(None);
+        };
+        let Some(seq) = self.idempotency.read().get(key).copied() else {
+            return Ok(None);
+        };
+        let commits = self.commits.read();
+        let entry = &commits[seq as usize - 1];
+        if entry.header.request_digest != Some(digest) {
+            return Err(EngineError::IdempotencyConflict {
+                key: key.clone(),
+                commit_seq: seq,
+            });
+        }
+        Ok(Some(CommitOutcome {
+            commit_seq: Some(seq),
+            head_seq: self.store.published_seq(),
+            hash: Some(entry.hash),
+            inserted: entry.header.n_inserted,
+            deleted: entry.header.n_deleted,
+            idempotent_replay: true,
+        }))
+    }
+
+    /// N-Quads lines of the changes: inserts, then deletes.
+    fn encode_quads(&self, inserts: &[QuadKey], deletes: &[QuadKey]) -> Vec<u8> {
+        let dict = self.store.dict();
+        let mut out = String::with_capacity((inserts.len() + deletes.len()) * 100);
+        for key in inserts.iter().chain(deletes) {
+            for (position, &id) in key.iter().enumerate() {
+                if position == 3 && id == DEFAULT_GRAPH {
+                    continue;
+                }
+                if let Some(term) = dict.term(id) {
+                    let _ = write!(out, "{term} ");
+                }
+            }
+            out.push_str(".\n");
+        }
+        out.into_bytes()
+    }
+}
+
+/// A digest of what a client asked for, to tell a retry from a reused idempotency key.
+pub(crate) fn request_digest(parts: &[&str]) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hasher.finalize().into()
+}
+
+fn validate_request(request: &CommitRequest) -> Result<(), EngineError> {
+    let check = |param: &str, value: &Option<String>, max: usize| match value {
+        Some(v) if v.len() > max => Err(EngineError::InvalidArgument {
+            param: param.to_owned(),
+            message: format!("longer than {max} bytes"),
+        }),
+        Some(v) if param == "idempotency_key" && v.is_empty() => {
+            Err(EngineError::InvalidArgument {
+                param: param.to_owned(),
+                message: "must not be empty".to_owned(),
+            })
+        }
+        _ => Ok(()),
+    };
+    check("author", &request.author, 1024)?;
+    check("message", &request.message, 64 * 1024)?;
+    check("idempotency_key", &request.idempotency_key, 256)
+}

@@ -1,0 +1,14 @@
+//! Strata: a SPARQL-first temporal knowledge-graph server with commit history.
+//!
+//! Data flows one way: `log` (the truth) → `store` (versioned indexes derived from it) →
+//! `sparql` (evaluation over a snapshot) → `engine` (the façade) → `api` (CLI, HTTP, MCP).
+//! See ARCHITECTURE.md for the map and the invariants.
+
+pub mod api;
+pub mod engine;
+pub mod log;
+pub mod model;
+pub mod sparql;
+pub mod store;
+
+pub use engine::{Engine, EngineConfig, EngineError};

@@ -1,0 +1,37 @@
+//! The append-only commit log of one graph: the only source of truth.
+//!
+//! The log knows commits as framed, hashed records. It knows nothing about stores,
+//! indexes or SPARQL: the engine decides what goes in a commit and applies it elsewhere.
+
+mod codec;
+mod reader;
+mod writer;
+
+pub use codec::{
+    CommitHeader, CommitRecord, FORMAT_VERSION, encode_record, format_time, parse_time,
+    quads_digest,
+};
+pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log};
+pub use writer::CommitLog;
+
+use crate::model::CommitSeq;
+
+/// Errors of the log layer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LogError {
+    /// An operating-system error while reading or writing the log file.
+    #[error("log i/o error on {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A record that passed its checksum when the log was opened no longer decodes.
+    #[error("log corruption at commit {commit_seq} (byte offset {offset}): {reason}")]
+    Corruption {
+        commit_seq: CommitSeq,
+        offset: u64,
+        reason: String,
+    },
+}

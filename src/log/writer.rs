@@ -1,0 +1,122 @@
+//! Appending records and making them durable.
+//!
+//! Appends and syncs are separate calls so the engine can group commit: many writers
+//! append one after another, then a single `fdatasync` makes all of them durable.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use parking_lot::Mutex;
+
+use super::LogError;
+use super::codec::{self, CommitRecord, FRAME_LEN};
+use super::reader::{self, LogEntry, OpenReport};
+
+/// An open log file. Appends must be serialized by the caller (the graph's writer lock);
+/// reads and syncs may happen from any thread.
+pub struct CommitLog {
+    path: PathBuf,
+    file: File,
+    /// Length of the file in bytes: where the next record starts.
+    len: Mutex<u64>,
+}
+
+impl CommitLog {
+    /// Opens (creating when `create` is true) the log, scans it, and cuts a torn or corrupt
+    /// tail. The cut bytes are kept beside the log (`<log>.cut-<offset>`) for inspection.
+    pub fn open(path: &Path, create: bool) -> Result<(Self, OpenReport), LogError> {
+        let existed = path.exists();
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(create)
+            .open(path)
+            .map_err(|source| io_error(path, source))?;
+        if !existed {
+            // I2: a new file is durable only once its directory entry is.
+            file.sync_all().map_err(|source| io_error(path, source))?;
+            if let Some(parent) = path.parent() {
+                sync_dir(parent)?;
+            }
+        }
+        let report = reader::scan(path, &file)?;
+        if let Some(cut) = &report.cut {
+            let side_path = path.with_extension(format!("log.cut-{}", cut.offset));
+            let mut tail = vec![0; usize::try_from(cut.bytes).unwrap_or(0)];
+            if file.read_exact_at(&mut tail, cut.offset).is_ok() {
+                // Keeping the cut bytes is best effort: failing to save them must not
+                // stop the graph from opening.
+                let _ = std::fs::write(&side_path, &tail);
+            }
+            file.set_len(cut.offset)
+                .and_then(|()| file.sync_all())
+                .map_err(|source| io_error(path, source))?;
+        }
+        let log = Self {
+            path: path.to_owned(),
+            file,
+            len: Mutex::new(report.valid_len),
+        };
+        Ok((log, report))
+    }
+
+    /// Writes a record at the end of the file without syncing it. On failure the file is
+    /// cut back to where it was, so a half-written record never stays behind.
+    pub fn append(&self, record_bytes: &[u8]) -> Result<u64, LogError> {
+        let mut len = self.len.lock();
+        let offset = *len;
+        if let Err(source) = (&self.file).write_all(record_bytes) {
+            let _ = self.file.set_len(offset);
+            return Err(io_error(&self.path, source));
+        }
+        *len = offset + record_bytes.len() as u64;
+        Ok(offset)
+    }
+
+    /// Makes every appended record durable.
+    pub fn sync(&self) -> Result<(), LogError> {
+        self.file
+            .sync_data()
+            .map_err(|source| io_error(&self.path, source))
+    }
+
+    /// Reads and decodes the full record (with its quads) of an entry found at open.
+    pub fn read_record(&self, entry: &LogEntry) -> Result<CommitRecord, LogError> {
+        let corruption = |reason: &str| LogError::Corruption {
+            commit_seq: entry.header.commit_seq,
+            offset: entry.offset,
+            reason: reason.to_owned(),
+        };
+        let mut bytes = vec![0; usize::try_from(entry.len).map_err(|_| corruption("too long"))?];
+        self.file
+            .read_exact_at(&mut bytes, entry.offset)
+            .map_err(|source| io_error(&self.path, source))?;
+        let frame_bytes: &[u8; FRAME_LEN] = bytes[..FRAME_LEN]
+            .try_into()
+            .map_err(|_| corruption("short frame"))?;
+        let frame = codec::decode_frame(frame_bytes).ok_or_else(|| corruption("bad frame"))?;
+        codec::decode_body(&frame, &bytes[FRAME_LEN..], true)
+            .ok_or_else(|| corruption("checksum mismatch"))
+    }
+
+    /// The log file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Syncs a directory so that entries created or renamed in it survive a crash.
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), LogError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| io_error(dir, source))
+}
+
+pub(crate) fn io_error(path: &Path, source: std::io::Error) -> LogError {
+    LogError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}

@@ -1,0 +1,131 @@
+//! Shared vocabulary of every layer: graph names, commit sequence numbers and hashes.
+//!
+//! This module does no I/O and knows nothing about encodings; each type checks its
+//! invariant in its constructor so the rest of the crate can rely on it.
+
+use std::fmt;
+
+pub use oxrdf::{
+    BlankNode, GraphName as RdfGraphName, Literal, NamedNode, NamedOrBlankNode, Quad, QuadRef,
+    Term, Triple,
+};
+
+/// The position of a commit in its graph's log. The first commit is 1; 0 means "before any
+/// commit" (the empty graph).
+pub type CommitSeq = u64;
+
+/// The name of a graph (a dataset with its own log): `[a-z0-9][a-z0-9_-]{0,62}`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GraphName(String);
+
+impl GraphName {
+    /// The graph used when none is named.
+    pub const DEFAULT: &'static str = "main";
+
+    /// Checks the name against the product's pattern.
+    pub fn new(name: &str) -> Result<Self, InvalidGraphName> {
+        let bytes = name.as_bytes();
+        let first_ok = bytes
+            .first()
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        let rest_ok = bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_' || *b == b'-');
+        if first_ok && rest_ok && bytes.len() <= 63 {
+            Ok(Self(name.to_owned()))
+        } else {
+            Err(InvalidGraphName(name.to_owned()))
+        }
+    }
+
+    /// The name as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for GraphName {
+    fn default() -> Self {
+        Self(Self::DEFAULT.to_owned())
+    }
+}
+
+impl fmt::Display for GraphName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A graph name that does not match `[a-z0-9][a-z0-9_-]{0,62}`.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid graph name {0:?}: expected [a-z0-9][a-z0-9_-]{{0,62}}")]
+pub struct InvalidGraphName(pub String);
+
+/// A SHA-256 digest that links a commit to its parent.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct CommitHash(pub [u8; 32]);
+
+impl CommitHash {
+    /// The parent hash of commit 1.
+    pub const ZERO: CommitHash = CommitHash([0; 32]);
+
+    /// Lowercase hexadecimal, 64 characters.
+    pub fn to_hex(&self) -> String {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut out = String::with_capacity(64);
+        for byte in self.0 {
+            out.push(DIGITS[usize::from(byte >> 4)] as char);
+            out.push(DIGITS[usize::from(byte & 0xf)] as char);
+        }
+        out
+    }
+
+    /// Parses 64 hexadecimal characters.
+    pub fn from_hex(hex: &str) -> Option<Self> {
+        let bytes = hex.as_bytes();
+        if bytes.len() != 64 {
+            return None;
+        }
+        let mut out = [0; 32];
+        for (idx, pair) in bytes.chunks(2).enumerate() {
+            let high = (pair[0] as char).to_digit(16)?;
+            let low = (pair[1] as char).to_digit(16)?;
+            out[idx] = u8::try_from(high * 16 + low).ok()?;
+        }
+        Some(Self(out))
+    }
+}
+
+impl fmt::Debug for CommitHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Display for CommitHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graph_names_follow_the_pattern() {
+        for ok in ["main", "a", "0", "my-graph_2", &"a".repeat(63)] {
+            assert!(GraphName::new(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "Main", "-a", "_a", "a b", "a.b", &"a".repeat(64), "é"] {
+            assert!(GraphName::new(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hash_hex_round_trips() {
+        let hash = CommitHash([0xab; 32]);
+        assert_eq!(CommitHash::from_hex(&hash.to_hex()), Some(hash));
+        assert_eq!(CommitHash::from_hex("zz"), None);
+    }
+}

@@ -1,0 +1,45 @@
+//! SPARQL 1.1 query and update over store snapshots, evaluated by spareval.
+//!
+//! This layer turns text into algebra (spargebra), evaluates it over a `Snapshot`, and
+//! turns updates into a `Transaction`'s changes. It does not know commits or the log: the
+//! engine decides at which commit to read and how a transaction becomes a commit.
+
+mod dataset;
+mod query;
+mod results;
+mod update;
+
+pub use dataset::{EvalTerm, SnapshotDataset};
+pub use query::{Deadline, QueryOptions, evaluate_query, parse_query};
+pub use results::{ResultsFormat, write_results};
+pub use update::{UpdateOptions, apply_update, parse_update};
+
+pub use spareval::{CancellationToken, QueryResults, QuerySolution};
+pub use spargebra::{Query, Update};
+
+/// Errors of the SPARQL layer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum QueryError {
+    /// The query or update text does not parse.
+    #[error("invalid SPARQL: {0}")]
+    Syntax(String),
+    /// Evaluation failed (a type error that SPARQL does not absorb, an unsupported feature).
+    #[error("query evaluation failed: {0}")]
+    Evaluation(String),
+    /// The query ran past its time limit and was stopped.
+    #[error("query timed out after {0:?}")]
+    Timeout(std::time::Duration),
+    /// The caller cancelled the query.
+    #[error("query cancelled")]
+    Cancelled,
+    /// The operation is valid SPARQL but this server does not perform it.
+    #[error("{0}")]
+    Unsupported(String),
+    /// An update operation failed on purpose (e.g. CREATE of an existing graph).
+    #[error("update failed: {0}")]
+    Update(String),
+    /// Writing results failed.
+    #[error("writing results failed: {0}")]
+    Io(#[from] std::io::Error),
+}

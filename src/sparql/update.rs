@@ -1,0 +1,274 @@
+//! SPARQL 1.1 Update: every operation of a request is applied, in order, to one
+//! `Transaction`, so later operations see earlier ones and the whole request becomes at
+//! most one commit.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use spareval::{CancellationToken, DeleteInsertQuad, QueryEvaluator};
+use spargebra::algebra::GraphTarget;
+use spargebra::algebra::QueryDataset;
+use spargebra::term::GroundQuad;
+use spargebra::{GraphUpdateOperation, SparqlParser, Update};
+
+use super::QueryError;
+use super::dataset::SnapshotDataset;
+use super::query::evaluation_error;
+use crate::model::{BlankNode, NamedNode, Quad, RdfGraphName, Term};
+use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, TermId, Transaction};
+
+/// How to run an update beyond its text.
+#[derive(Clone, Default)]
+pub struct UpdateOptions {
+    /// SPARQL Protocol `using-graph-uri`: the default graph of every WHERE clause.
+    pub using_graph_uris: Vec<NamedNode>,
+    /// SPARQL Protocol `using-named-graph-uri`.
+    pub using_named_graph_uris: Vec<NamedNode>,
+    pub cancellation: CancellationToken,
+}
+
+/// Parses an update, resolving relative IRIs against `base_iri`.
+pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryError> {
+    let mut parser = SparqlParser::new();
+    if let Some(base) = base_iri {
+        parser = parser
+            .with_base_iri(base)
+            .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}")))?;
+    }
+    parser
+        .parse_update(text)
+        .map_err(|e| QueryError::Syntax(e.to_string()))
+}
+
+/// Applies every operation of `update` to `txn`. On error, the transaction must be
+/// dropped: nothing of the request is committed.
+pub fn apply_update(
+    txn: &mut Transaction,
+    update: &Update,
+    options: &UpdateOptions,
+) -> Result<(), QueryError> {
+    // Graphs created by CREATE in this request: they exist although they hold no quads.
+    let mut created: FxHashSet<NamedNode> = FxHashSet::default();
+    for operation in &update.operations {
+        if options.cancellation.is_cancelled() {
+            return Err(QueryError::Cancelled);
+        }
+        match operation {
+            GraphUpdateOperation::InsertData { data } => {
+                // Blank nodes of INSERT DATA are fresh for each operation.
+                let mut fresh: FxHashMap<BlankNode, BlankNode> = FxHashMap::default();
+                for quad in data {
+                    let graph_name = match &quad.graph_name {
+                        spargebra::term::GraphName::NamedNode(node) => node.clone().into(),
+                        spargebra::term::GraphName::DefaultGraph => RdfGraphName::DefaultGraph,
+                    };
+                    let quad = Quad::new(
+                        quad.subject.clone(),
+                        quad.predicate.clone(),
+                        quad.object.clone(),
+                        graph_name,
+                    );
+                    let quad = rename_blank_nodes(quad, &mut fresh);
+                    let key = intern_quad(txn, &quad);
+                    txn.insert(key);
+                }
+            }
+            GraphUpdateOperation::DeleteData { data } => {
+                for quad in data {
+                    if let Some(key) = lookup_ground_quad(txn, quad) {
+                        txn.delete(key);
+                    }
+                }
+            }
+            GraphUpdateOperation::DeleteInsert {
+                delete,
+                insert,
+                using,
+                pattern,
+            } => {
+                let using = using.clone().or_else(|| protocol_dataset(options));
+                let evaluator =
+                    QueryEvaluator::new().with_cancellation_token(options.cancellation.clone());
+                let changes: Vec<DeleteInsertQuad> = evaluator
+                    .prepare_delete_insert(
+                        delete.clone(),
+                        insert.clone(),
+                        update.base_iri.clone(),
+                        using,
+                        pattern,
+                    )
+                    .execute(SnapshotDataset::new(txn.snapshot()))
+                    .map_err(evaluation_error)?
+                    .collect::<Result<_, _>>()
+                    .map_err(evaluation_error)?;
+                // All deletes happen before all inserts (SPARQL 1.1 Update, 3.1.3).
+                for change in &changes {
+                    if let DeleteInsertQuad::Delete(quad) = change {
+                        if let Some(key) = lookup_quad(txn, quad) {
+                            txn.delete(key);
+                        }
+                    }
+                }
+                for change in changes {
+                    if let DeleteInsertQuad::Insert(quad) = change {
+                        let key = intern_quad(txn, &quad);
+                        txn.insert(key);
+                    }
+                }
+            }
+            GraphUpdateOperation::Load { silent, source, .. } => {
+                if !silent {
+                    return Err(QueryError::Unsupported(format!(
+                        "LOAD <{}> is refused: this server does not fetch remote documents; import the file instead",
+                        source.as_str()
+                    )));
+                }
+            }
+            GraphUpdateOperation::Clear { silent, graph } => {
+                check_graph_exists(txn, graph, *silent, &created, "CLEAR")?;
+                clear(txn, graph);
+            }
+            GraphUpdateOperation::Create { silent, graph } => {
+                let exists = created.contains(graph) || graph_has_quads(txn, graph);
+                if exists && !silent {
+                    return Err(QueryError::Update(format!(
+                        "CREATE GRAPH <{}>: the graph already exists",
+                        graph.as_str()
+                    )));
+                }
+                created.insert(graph.clone());
+            }
+            GraphUpdateOperation::Drop { silent, graph } => {
+                check_graph_exists(txn, graph, *silent, &created, "DROP")?;
+                clear(txn, graph);
+                if let GraphTarget::NamedNode(name) = graph {
+                    created.remove(name);
+                } else if matches!(graph, GraphTarget::NamedGraphs | GraphTarget::AllGraphs) {
+                    created.clear();
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn protocol_dataset(options: &UpdateOptions) -> Option<QueryDataset> {
+    if options.using_graph_uris.is_empty() && options.using_named_graph_uris.is_empty() {
+        return None;
+    }
+    Some(QueryDataset {
+        default: options.using_graph_uris.clone(),
+        named: Some(options.using_named_graph_uris.clone()),
+    })
+}
+
+fn check_graph_exists(
+    txn: &Transaction,
+    graph: &GraphTarget,
+    silent: bool,
+    created: &FxHashSet<NamedNode>,
+    verb: &str,
+) -> Result<(), QueryError> {
+    if let GraphTarget::NamedNode(name) = graph {
+        if !silent && !created.contains(name) && !graph_has_quads(txn, name) {
+            return Err(QueryError::Update(format!(
+                "{verb} GRAPH <{}>: the graph does not exist",
+                name.as_str()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn graph_has_quads(txn: &Transaction, graph: &NamedNode) -> bool {
+    let Some(id) = txn.lookup(&Term::from(graph.clone())) else {
+        return false;
+    };
+    txn.snapshot()
+        .quads(Pattern {
+            subject: None,
+            predicate: None,
+            object: None,
+            graph: GraphFilter::Is(id),
+        })
+        .next()
+        .is_some()
+}
+
+fn clear(txn: &mut Transaction, target: &GraphTarget) {
+    let graph = match target {
+        GraphTarget::NamedNode(name) => match txn.lookup(&Term::from(name.clone())) {
+            Some(id) => GraphFilter::Is(id),
+            None => return,
+        },
+        GraphTarget::DefaultGraph => GraphFilter::Is(DEFAULT_GRAPH),
+        GraphTarget::NamedGraphs => GraphFilter::AnyNamed,
+        GraphTarget::AllGraphs => GraphFilter::All,
+    };
+    let keys: Vec<QuadKey> = txn
+        .snapshot()
+        .quads(Pattern {
+            subject: None,
+            predicate: None,
+            object: None,
+            graph,
+        })
+        .collect();
+    for key in keys {
+        txn.delete(key);
+    }
+}
+
+fn rename_blank_nodes(mut quad: Quad, fresh: &mut FxHashMap<BlankNode, BlankNode>) -> Quad {
+    let mut rename = |node: &BlankNode| fresh.entry(node.clone()).or_default().clone();
+    if let crate::model::NamedOrBlankNode::BlankNode(node) = &quad.subject {
+        quad.subject = rename(node).into();
+    }
+    if let Term::BlankNode(node) = &quad.object {
+        quad.object = rename(node).into();
+    }
+    if let RdfGraphName::BlankNode(node) = &quad.graph_name {
+        quad.graph_name = rename(node).into();
+    }
+    quad
+}
+
+/// Interns a quad's terms (inserts may bring new terms).
+pub(crate) fn intern_quad(txn: &Transaction, quad: &Quad) -> QuadKey {
+    [
+        txn.intern(&Term::from(quad.subject.clone())),
+        txn.intern(&Term::from(quad.predicate.clone())),
+        txn.intern(&quad.object),
+        graph_id(&quad.graph_name, |t| Some(txn.intern(t))).unwrap_or(DEFAULT_GRAPH),
+    ]
+}
+
+/// The key of a quad whose terms are all known; `None` means the quad cannot be present.
+fn lookup_quad(txn: &Transaction, quad: &Quad) -> Option<QuadKey> {
+    Some([
+        txn.lookup(&Term::from(quad.subject.clone()))?,
+        txn.lookup(&Term::from(quad.predicate.clone()))?,
+        txn.lookup(&quad.object)?,
+        graph_id(&quad.graph_name, |t| txn.lookup(t))?,
+    ])
+}
+
+fn lookup_ground_quad(txn: &Transaction, quad: &GroundQuad) -> Option<QuadKey> {
+    let subject: Term = quad.subject.clone().into();
+    let object: Term = quad.object.clone().into();
+    Some([
+        txn.lookup(&subject)?,
+        txn.lookup(&Term::from(quad.predicate.clone()))?,
+        txn.lookup(&object)?,
+        match &quad.graph_name {
+            spargebra::term::GraphName::DefaultGraph => DEFAULT_GRAPH,
+            spargebra::term::GraphName::NamedNode(node) => txn.lookup(&Term::from(node.clone()))?,
+        },
+    ])
+}
+
+fn graph_id(graph: &RdfGraphName, id: impl Fn(&Term) -> Option<TermId>) -> Option<TermId> {
+    match graph {
+        RdfGraphName::DefaultGraph => Some(DEFAULT_GRAPH),
+        RdfGraphName::NamedNode(node) => id(&Term::from(node.clone())),
+        RdfGraphName::BlankNode(node) => id(&Term::from(node.clone())),
+    }
+}

@@ -1,0 +1,185 @@
+//! `Snapshot`: the store as of one commit, cheap to clone and safe to hold while the
+//! writer goes on.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+
+use super::dict::{DEFAULT_GRAPH, Dict, TermId};
+use super::segment::{self, Pattern, QuadKey, Segment, SegmentScan};
+use crate::model::{CommitSeq, Term};
+
+/// The store as of one commit, optionally with a transaction's uncommitted changes on top.
+#[derive(Clone)]
+pub struct Snapshot {
+    dict: Arc<Dict>,
+    segments: Arc<Vec<Arc<Segment>>>,
+    seq: CommitSeq,
+    /// Ids at or above this were interned after the snapshot was taken. Treating them as
+    /// unknown keeps term equality stable for the snapshot's whole life: a term seen as
+    /// "not in the store" stays so even if a writer interns it meanwhile.
+    dict_len: TermId,
+    overlay: Option<Arc<Overlay>>,
+}
+
+/// Uncommitted changes of a transaction: `inserted` quads are absent from the base
+/// snapshot, `deleted` quads are present in it.
+#[derive(Clone, Default)]
+pub(crate) struct Overlay {
+    pub inserted: FxHashSet<QuadKey>,
+    pub deleted: FxHashSet<QuadKey>,
+}
+
+impl Snapshot {
+    pub(crate) fn new(dict: Arc<Dict>, segments: Arc<Vec<Arc<Segment>>>, seq: CommitSeq) -> Self {
+        let dict_len = dict.len() + 1;
+        Self {
+            dict,
+            segments,
+            seq,
+            dict_len,
+            overlay: None,
+        }
+    }
+
+    pub(crate) fn with_overlay(&self, overlay: Arc<Overlay>) -> Self {
+        Self {
+            dict_len: self.dict.len() + 1,
+            overlay: Some(overlay),
+            ..self.clone()
+        }
+    }
+
+    /// The commit this snapshot reads.
+    pub fn seq(&self) -> CommitSeq {
+        self.seq
+    }
+
+    /// The id of a term if the snapshot knows it.
+    pub fn lookup(&self, term: &Term) -> Option<TermId> {
+        self.dict.lookup(term).filter(|&id| id < self.dict_len)
+    }
+
+    /// The term of an id. `None` for the default graph or an id from another store.
+    pub fn term(&self, id: TermId) -> Option<Term> {
+        if id == DEFAULT_GRAPH {
+            return None;
+        }
+        self.dict.term(id)
+    }
+
+    /// The dictionary (shared with the store).
+    pub fn dict(&self) -> &Arc<Dict> {
+        &self.dict
+    }
+
+    /// Quads matching a pattern, visible at this snapshot. The iterator owns what it reads.
+    pub fn quads(&self, pattern: Pattern) -> Box<dyn Iterator<Item = QuadKey> + Send> {
+        let base = SegmentScan::new(self.segments.clone(), pattern, self.seq);
+        match &self.overlay {
+            None => Box::new(base),
+            Some(overlay) => {
+                let overlay = overlay.clone();
+                let inserted: Vec<QuadKey> = overlay
+                    .inserted
+                    .iter()
+                    .filter(|k| pattern.matches(k))
+                    .copied()
+                    .collect();
+                Box::new(
+                    base.filter(move |k| !overlay.deleted.contains(k))
+                        .chain(inserted),
+                )
+            }
+        }
+    }
+
+    /// True when the quad is visible in this snapshot.
+    pub fn contains(&self, key: &QuadKey) -> bool {
+        if let Some(overlay) = &self.overlay {
+            if overlay.inserted.contains(key) {
+                return true;
+            }
+            if overlay.deleted.contains(key) {
+                return false;
+            }
+        }
+        self.segments.iter().any(|s| s.contains_at(key, self.seq))
+    }
+
+    /// Named graphs (ids) holding at least one visible quad.
+    pub fn named_graphs(&self) -> Vec<TermId> {
+        let mut graphs = segment::named_graphs(&self.segments, self.seq);
+        if let Some(overlay) = &self.overlay {
+            graphs.retain(|&g| {
+                self.quads(Pattern {
+                    subject: None,
+                    predicate: None,
+                    object: None,
+                    graph: segment::GraphFilter::Is(g),
+                })
+                .next()
+                .is_some()
+            });
+            graphs.extend(
+                overlay
+                    .inserted
+                    .iter()
+                    .map(|k| k[3])
+                    .filter(|&g| g != DEFAULT_GRAPH),
+            );
+            graphs.sort_unstable();
+            graphs.dedup();
+        }
+        graphs
+    }
+
+    /// Every version in the store with its added/removed commits as seen at this snapshot
+    /// (versions added later are left out, removals after it are shown as live).
+    pub(crate) fn versions(&self) -> impl Iterator<Item = (QuadKey, CommitSeq, CommitSeq)> + '_ {
+        let seq = self.seq;
+        self.segments
+            .iter()
+            .flat_map(|s| s.entries().iter())
+            .filter(move |e| e.added <= seq)
+            .map(move |e| {
+                let removed = e.removed();
+                (
+                    e.key,
+                    e.added,
+                    if removed <= seq {
+                        removed
+                    } else {
+                        segment::LIVE
+                    },
+                )
+            })
+    }
+
+    /// Quads that differ between two snapshots of the same store, by scanning versions:
+    /// `(added in other, removed in other)` relative to `self`.
+    pub fn diff(&self, other: &Snapshot) -> (Vec<QuadKey>, Vec<QuadKey>) {
+        let (a, b) = (self.seq, other.seq);
+        let mut added = Vec::new();
+        let mut removed = Vec::new();
+        for segment in self.segments.iter() {
+            for entry in segment.entries() {
+                let in_a = entry.visible_at(a);
+                let in_b = entry.visible_at(b);
+                if in_b && !in_a {
+                    added.push(entry.key);
+                } else if in_a && !in_b {
+                    removed.push(entry.key);
+                }
+            }
+        }
+        // A quad removed and re-added between the two commits shows up in both lists.
+        let added_set: FxHashSet<QuadKey> = added.iter().copied().collect();
+        let removed_set: FxHashSet<QuadKey> = removed.iter().copied().collect();
+        added.retain(|k| !removed_set.contains(k));
+        removed.retain(|k| !added_set.contains(k));
+        added.sort_unstable();
+        removed.sort_unstable();
+        (added, removed)
+    }
+}

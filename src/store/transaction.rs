@@ -1,0 +1,99 @@
+//! `Transaction`: the changes a commit will make, computed against the applied head
+//! before anything is written.
+
+use std::sync::Arc;
+
+use super::dict::TermId;
+use super::segment::QuadKey;
+use super::snapshot::{Overlay, Snapshot};
+use crate::model::Term;
+
+/// Accumulates inserts and deletes. Only actual changes are kept: inserting a present
+/// quad or deleting an absent one does nothing, and a delete after an insert of the same
+/// quad cancels it.
+pub struct Transaction {
+    base: Snapshot,
+    overlay: Overlay,
+}
+
+impl Transaction {
+    pub(crate) fn new(base: Snapshot) -> Self {
+        Self {
+            base,
+            overlay: Overlay::default(),
+        }
+    }
+
+    /// The commit the changes are computed against.
+    pub fn base_seq(&self) -> crate::model::CommitSeq {
+        self.base.seq()
+    }
+
+    /// Interns a term (new terms are added to the shared dictionary right away; an unused
+    /// term costs only its bytes).
+    pub fn intern(&self, term: &Term) -> TermId {
+        self.base.dict().intern(term)
+    }
+
+    /// The id of a term already known to the store.
+    pub fn lookup(&self, term: &Term) -> Option<TermId> {
+        self.base.dict().lookup(term)
+    }
+
+    /// Records an insert; returns true when it changes the graph.
+    pub fn insert(&mut self, key: QuadKey) -> bool {
+        if self.overlay.deleted.remove(&key) {
+            return true;
+        }
+        if self.overlay.inserted.contains(&key) || self.base.contains(&key) {
+            return false;
+        }
+        self.overlay.inserted.insert(key)
+    }
+
+    /// Records a delete; returns true when it changes the graph.
+    pub fn delete(&mut self, key: QuadKey) -> bool {
+        if self.overlay.inserted.remove(&key) {
+            return true;
+        }
+        if self.overlay.deleted.contains(&key) || !self.base.contains(&key) {
+            return false;
+        }
+        self.overlay.deleted.insert(key)
+    }
+
+    /// Records many inserts at once (bulk import): sorted and deduplicated first, so a
+    /// large batch costs one ordered pass over the base.
+    pub fn insert_all(&mut self, mut keys: Vec<QuadKey>) {
+        keys.sort_unstable();
+        keys.dedup();
+        self.overlay.inserted.reserve(keys.len());
+        for key in keys {
+            self.insert(key);
+        }
+    }
+
+    /// A read view of the base plus the changes so far (for multi-operation updates).
+    pub fn snapshot(&self) -> Snapshot {
+        self.base.with_overlay(Arc::new(self.overlay.clone()))
+    }
+
+    /// The base snapshot without the changes.
+    pub fn base(&self) -> &Snapshot {
+        &self.base
+    }
+
+    /// True when nothing would change.
+    pub fn is_empty(&self) -> bool {
+        self.overlay.inserted.is_empty() && self.overlay.deleted.is_empty()
+    }
+
+    /// The net changes, sorted: `(inserts, deletes)`.
+    pub fn into_changes(self) -> (Vec<QuadKey>, Vec<QuadKey>) {
+        let mut inserts: Vec<QuadKey> = self.overlay.inserted.into_iter().collect();
+        let mut deletes: Vec<QuadKey> = self.overlay.deleted.into_iter().collect();
+        inserts.sort_unstable();
+        deletes.sort_unstable();
+        (inserts, deletes)
+    }
+}
