@@ -166,7 +166,16 @@ fn syntax_error(error: RdfParseError, options: &ImportOptions) -> EngineError {
             position: error
                 .location()
                 .map(|range| (range.start.line + 1, range.start.column + 1)),
-            message: error.to_string(),
+            message: {
+                // The parser's message repeats the position we already report.
+                let message = error.to_string();
+                match message.split_once(": ") {
+                    Some((prefix, rest)) if prefix.starts_with("Parser error at") => {
+                        rest.to_owned()
+                    }
+                    _ => message,
+                }
+            },
         },
         RdfParseError::Io(error) => EngineError::io(Path::new(&options.source_name), error),
     }

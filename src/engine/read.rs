@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use super::error::EngineError;
 use super::graph::{CommitInfo, Graph, decode_changes};
-use crate::log::{VerifyReport, format_time, verify_log};
+use crate::log::format_time;
 use crate::model::{CommitSeq, NamedNode, NamedOrBlankNode, Quad, RdfGraphName, Term};
 use crate::sparql::{self, CancellationToken, Deadline, QueryOptions, QueryResults};
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot};
@@ -198,11 +198,6 @@ impl Graph {
         }
         serializer.finish().map_err(io)?;
         Ok(n_quads)
-    }
-
-    /// Re-reads the whole log and recomputes every hash (invariant I3).
-    pub fn verify(&self) -> Result<VerifyReport, EngineError> {
-        Ok(verify_log(self.log.path())?)
     }
 
     /// Number of quads visible at `seq`.

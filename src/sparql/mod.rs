@@ -10,7 +10,7 @@ mod results;
 mod update;
 
 pub use dataset::{EvalTerm, SnapshotDataset};
-pub use query::{Deadline, QueryOptions, evaluate_query, parse_query};
+pub use query::{Deadline, QueryOptions, evaluate_query, evaluation_error, parse_query};
 pub use results::{ResultsFormat, write_results};
 pub use update::{UpdateOptions, apply_update, parse_update};
 

@@ -4,7 +4,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use spareval::{CancellationToken, QueryEvaluationError, QueryEvaluator, QueryResults};
+use spareval::{
+    CancellationToken, QueryEvaluationError, QueryEvaluator, QueryResults, QuerySolutionIter,
+    QueryTripleIter,
+};
 use spargebra::{Query, SparqlParser};
 
 use super::QueryError;
@@ -64,12 +67,45 @@ pub fn evaluate_query(
                 .collect(),
         );
     }
-    prepared
+    let results = prepared
         .execute(SnapshotDataset::new(snapshot.clone()))
-        .map_err(evaluation_error)
+        .map_err(evaluation_error)?;
+    Ok(check_cancellation_per_row(
+        results,
+        options.cancellation.clone(),
+    ))
 }
 
-pub(crate) fn evaluation_error(error: QueryEvaluationError) -> QueryError {
+/// spareval checks the token when it reads the dataset; a result computed from
+/// materialized tables (a cross product, say) reads nothing while it streams. Checking
+/// again per row makes a timeout stop the stream too.
+fn check_cancellation_per_row(
+    results: QueryResults<'static>,
+    token: CancellationToken,
+) -> QueryResults<'static> {
+    let alive = move || {
+        if token.is_cancelled() {
+            Err(QueryEvaluationError::Cancelled)
+        } else {
+            Ok(())
+        }
+    };
+    match results {
+        QueryResults::Solutions(solutions) => {
+            let variables: Arc<[oxrdf::Variable]> = solutions.variables().into();
+            QueryResults::Solutions(QuerySolutionIter::new(
+                variables,
+                solutions.map(move |s| alive().and(s)),
+            ))
+        }
+        QueryResults::Graph(triples) => {
+            QueryResults::Graph(QueryTripleIter::new(triples.map(move |t| alive().and(t))))
+        }
+        boolean => boolean,
+    }
+}
+
+pub fn evaluation_error(error: QueryEvaluationError) -> QueryError {
     match error {
         QueryEvaluationError::Cancelled => QueryError::Cancelled,
         QueryEvaluationError::Service(e) => {

@@ -47,6 +47,23 @@ pub enum Command {
     Graphs,
     /// Start Strata (until the HTTP server lands: load the demo graph and run sample queries).
     Serve(ServeArgs),
+    /// Test support: commit forever, printing `ack <i> <commit_seq>` after each durable
+    /// commit (used by the crash tests, which kill this process at random moments).
+    #[command(name = "__commit-loop", hide = true)]
+    CommitLoop(CommitLoopArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CommitLoopArgs {
+    /// First batch number.
+    #[arg(long, default_value_t = 0)]
+    pub start: u64,
+    /// Triples per commit.
+    #[arg(long, default_value_t = 20)]
+    pub batch: u64,
+    /// Concurrent writer threads.
+    #[arg(long, default_value_t = 1)]
+    pub writers: u64,
 }
 
 #[derive(Args, Debug)]

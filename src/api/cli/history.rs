@@ -127,8 +127,7 @@ pub(super) fn run_diff(engine: &Engine, cli: &Cli, args: &DiffArgs) -> Result<Ex
 }
 
 pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiError> {
-    let graph = engine.graph(&cli.graph)?;
-    let report = graph.verify()?;
+    let report = engine.verify_graph(&cli.graph)?;
     match report.first_bad {
         None if report.trailing_bytes == 0 => {
             println!(

@@ -43,6 +43,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Export(args) => history::run_export(&engine, cli, args),
         Command::Graphs => history::run_graphs(&engine),
         Command::Serve(args) => serve::run(&engine, cli, args),
+        Command::CommitLoop(args) => serve::run_commit_loop(&engine, cli, args),
     };
     // Checkpointing on the way out makes the next start fast; it is derived data, so a
     // failure here is reported but does not change the command's outcome.

@@ -27,7 +27,15 @@ pub(super) fn run_query(
     let mut options = read_options(&args.read, engine.config().query_timeout)?;
     options.base_iri = args.base.clone();
     let graph = engine.graph(&cli.graph)?;
-    let answer = graph.query(&text, &options)?;
+    let answer = match graph.query(&text, &options) {
+        Err(crate::engine::EngineError::Query(crate::sparql::QueryError::Cancelled)) => {
+            let limit = engine.config().query_timeout.unwrap_or_default();
+            return Err(
+                crate::engine::EngineError::from(crate::sparql::QueryError::Timeout(limit)).into(),
+            );
+        }
+        other => other?,
+    };
     eprintln!("served at commit {}", answer.served_at_seq);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -43,7 +51,9 @@ pub(super) fn run_query(
     };
     let timed_out = answer.deadline.as_ref().is_some_and(|d| d.fired());
     match result {
-        Err(crate::sparql::QueryError::Cancelled) if timed_out => {
+        // Whatever error the evaluator reports once the deadline fired, the cause is the
+        // time limit.
+        Err(_) if timed_out => {
             let limit = engine.config().query_timeout.unwrap_or_default();
             Err(crate::engine::EngineError::from(crate::sparql::QueryError::Timeout(limit)).into())
         }

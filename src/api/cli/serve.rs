@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use super::args::{Cli, ServeArgs};
+use super::args::{Cli, CommitLoopArgs, ServeArgs};
 use crate::api::error::ApiError;
 use crate::engine::{CommitRequest, Engine, ImportFormat, ImportOptions, ReadOptions};
 use crate::sparql::{ResultsFormat, UpdateOptions, write_results};
@@ -69,5 +69,53 @@ WHERE { ?i ex:severity ?s . FILTER(?i = ex:inc1) }";
         "\nThe HTTP server (SPARQL Protocol on {}) arrives with issue #3. Meanwhile try:\n  strata query 'SELECT * WHERE {{ ?s ?p ?o }} LIMIT 5'\n  strata log\n  strata diff 1 2",
         args.http
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Commits batches `start, start+1, …` forever; batch `i` inserts `batch` triples whose
+/// subject is `<urn:strata:crash:i>`. Writers take batches round-robin.
+pub(super) fn run_commit_loop(
+    engine: &Engine,
+    cli: &Cli,
+    args: &CommitLoopArgs,
+) -> Result<ExitCode, ApiError> {
+    let graph = engine.graph_or_create(&cli.graph)?;
+    let writers = args.writers.max(1);
+    let result: Result<(), ApiError> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..writers)
+            .map(|writer| {
+                let graph = graph.clone();
+                scope.spawn(move || -> Result<(), ApiError> {
+                    let mut i = args.start + writer;
+                    loop {
+                        let mut update = String::from("INSERT DATA {\n");
+                        for j in 0..args.batch {
+                            update.push_str(&format!(
+                                "<urn:strata:crash:{i}> <urn:strata:p{j}> \"{i}-{j}\" .\n"
+                            ));
+                        }
+                        update.push('}');
+                        let outcome = graph.update(
+                            &update,
+                            None,
+                            &UpdateOptions::default(),
+                            &CommitRequest::default(),
+                        )?;
+                        let seq = outcome.commit_seq.unwrap_or(outcome.head_seq);
+                        // The line is written only after the commit is durable.
+                        println!("ack {i} {seq}");
+                        i += writers;
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            handle
+                .join()
+                .map_err(|_| ApiError::invalid_argument("writers", "a writer thread panicked"))??;
+        }
+        Ok(())
+    });
+    result?;
     Ok(ExitCode::SUCCESS)
 }
