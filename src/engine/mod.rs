@@ -26,6 +26,10 @@ use parking_lot::Mutex;
 
 use crate::model::GraphName;
 
+/// At close, a checkpoint is written when at least this many quads changed since the last
+/// one: replaying fewer at the next start is cheaper than rewriting the whole store.
+const CLOSE_CHECKPOINT_QUADS: u64 = 10_000;
+
 /// Settings of an engine.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
@@ -143,7 +147,7 @@ impl Engine {
     pub fn close(&self) -> Result<(), EngineError> {
         let graphs: Vec<Arc<Graph>> = self.graphs.lock().values().cloned().collect();
         for graph in graphs {
-            graph.checkpoint_if_needed(1)?;
+            graph.checkpoint_if_needed(CLOSE_CHECKPOINT_QUADS)?;
         }
         Ok(())
     }

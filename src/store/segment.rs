@@ -119,18 +119,21 @@ impl Pattern {
             }
     }
 
-    /// The ordering with the longest bound prefix, and that prefix (permuted).
-    fn plan(&self) -> (Order, Vec<TermId>) {
+    /// The ordering with the longest bound prefix, and that prefix (permuted, with its
+    /// length). No allocation: this runs once per lookup of every nested-loop join.
+    fn plan(&self) -> (Order, [TermId; 4], usize) {
         let bound = self.bound();
-        let mut best = (Order::Spog, Vec::new());
+        let mut best = (Order::Spog, [0; 4], 0);
         for order in Order::ALL {
-            let prefix: Vec<TermId> = order
-                .positions()
-                .iter()
-                .map_while(|&pos| bound[pos])
-                .collect();
-            if prefix.len() > best.1.len() {
-                best = (order, prefix);
+            let mut prefix = [0; 4];
+            let mut len = 0;
+            for &pos in &order.positions() {
+                let Some(id) = bound[pos] else { break };
+                prefix[len] = id;
+                len += 1;
+            }
+            if len > best.2 {
+                best = (order, prefix, len);
             }
         }
         best
@@ -230,7 +233,8 @@ pub(crate) struct SegmentScan {
     segments: Arc<Vec<Arc<Segment>>>,
     pattern: Pattern,
     order: Order,
-    prefix: Vec<TermId>,
+    prefix: [TermId; 4],
+    prefix_len: usize,
     seq: CommitSeq,
     segment_idx: usize,
     pos: usize,
@@ -239,12 +243,13 @@ pub(crate) struct SegmentScan {
 
 impl SegmentScan {
     pub fn new(segments: Arc<Vec<Arc<Segment>>>, pattern: Pattern, seq: CommitSeq) -> Self {
-        let (order, prefix) = pattern.plan();
+        let (order, prefix, prefix_len) = pattern.plan();
         let mut scan = Self {
             segments,
             pattern,
             order,
             prefix,
+            prefix_len,
             seq,
             segment_idx: 0,
             pos: 0,
@@ -256,7 +261,7 @@ impl SegmentScan {
 
     fn enter_segment(&mut self) {
         if let Some(segment) = self.segments.get(self.segment_idx) {
-            let (start, end) = segment.range(self.order, &self.prefix);
+            let (start, end) = segment.range(self.order, &self.prefix[..self.prefix_len]);
             self.pos = start;
             self.end = end;
         }

@@ -2,4 +2,5 @@
 
 mod cli;
 mod crash;
+mod docs;
 mod util;
