@@ -46,6 +46,8 @@ pub struct Graph {
     pub(crate) poisoned: AtomicBool,
     pub(crate) quads_since_checkpoint: AtomicU64,
     pub(crate) checkpoint_every_quads: u64,
+    /// Time limit of queries whose options name none.
+    pub(crate) query_timeout: Option<std::time::Duration>,
     checkpoint_lock: Mutex<()>,
     open_stats: OpenStats,
 }
@@ -109,6 +111,7 @@ impl Graph {
             poisoned: AtomicBool::new(false),
             quads_since_checkpoint: AtomicU64::new(quads_since),
             checkpoint_every_quads: config.checkpoint_every_quads,
+            query_timeout: config.query_timeout,
             checkpoint_lock: Mutex::new(()),
             open_stats: stats,
         })

@@ -12,7 +12,7 @@ mod write;
 
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
-pub use import::{ImportFormat, ImportOptions};
+pub use import::{ImportFormat, ImportOptions, ParsedDocument};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
 pub use write::{CommitOutcome, CommitRequest};
 

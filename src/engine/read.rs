@@ -26,7 +26,7 @@ pub struct ReadOptions {
     pub named_graph_uris: Vec<NamedNode>,
     /// Cancels the query from outside (a client that went away, an MCP cancellation).
     pub cancellation: Option<CancellationToken>,
-    /// Overrides the engine's query timeout.
+    /// Overrides the engine's query timeout (`None`: the engine's).
     pub timeout: Option<std::time::Duration>,
 }
 
@@ -97,6 +97,7 @@ impl Graph {
         let cancellation = options.cancellation.clone().unwrap_or_default();
         let deadline = options
             .timeout
+            .or(self.query_timeout)
             .map(|limit| Deadline::start(cancellation.clone(), limit));
         let query_options = QueryOptions {
             default_graph_uris: options.default_graph_uris.clone(),
