@@ -185,3 +185,6 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
