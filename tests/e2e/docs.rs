@@ -6,10 +6,42 @@ fn architecture_paths_exist() {
     let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let mut checked = 0;
     for piece in text.split('`') {
-        if piece.starts_with("src/") || piece.starts_with("tests/") || piece.starts_with("benches/") {
-            assert!(root.join(piece).exists(), "ARCHITECTURE.md names {piece}, which does not exist");
+        if piece.starts_with("src/") || piece.starts_with("tests/") || piece.starts_with("benches/")
+        {
+            assert!(
+                root.join(piece).exists(),
+                "ARCHITECTURE.md names {piece}, which does not exist"
+            );
             checked += 1;
         }
     }
-    assert!(checked >= 10, "expected ARCHITECTURE.md to name source paths, found {checked}");
+    assert!(
+        checked >= 10,
+        "expected ARCHITECTURE.md to name source paths, found {checked}"
+    );
+}
+
+/// Every file shipped in `ontologies/`, `shapes/` and `demo/` parses.
+#[test]
+fn shipped_rdf_files_parse() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut n_files = 0;
+    for dir in ["ontologies", "shapes", "demo"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("directory") {
+            let path = entry.expect("entry").path();
+            let format = match path.extension().and_then(|e| e.to_str()) {
+                Some("ttl") => oxrdfio::RdfFormat::Turtle,
+                Some("trig") => oxrdfio::RdfFormat::TriG,
+                _ => continue,
+            };
+            let file = std::fs::File::open(&path).expect("open");
+            let n_quads = oxrdfio::RdfParser::from_format(format)
+                .for_reader(file)
+                .map(|quad| quad.unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+                .count();
+            assert!(n_quads > 0, "{} is empty", path.display());
+            n_files += 1;
+        }
+    }
+    assert!(n_files >= 3);
 }
