@@ -101,10 +101,10 @@ pub fn apply_update(
                     .map_err(evaluation_error)?;
                 // All deletes happen before all inserts (SPARQL 1.1 Update, 3.1.3).
                 for change in &changes {
-                    if let DeleteInsertQuad::Delete(quad) = change {
-                        if let Some(key) = lookup_quad(txn, quad) {
-                            txn.delete(key);
-                        }
+                    if let DeleteInsertQuad::Delete(quad) = change
+                        && let Some(key) = lookup_quad(txn, quad)
+                    {
+                        txn.delete(key);
                     }
                 }
                 for change in changes {
@@ -167,13 +167,15 @@ fn check_graph_exists(
     created: &FxHashSet<NamedNode>,
     verb: &str,
 ) -> Result<(), QueryError> {
-    if let GraphTarget::NamedNode(name) = graph {
-        if !silent && !created.contains(name) && !graph_has_quads(txn, name) {
-            return Err(QueryError::Update(format!(
-                "{verb} GRAPH <{}>: the graph does not exist",
-                name.as_str()
-            )));
-        }
+    if let GraphTarget::NamedNode(name) = graph
+        && !silent
+        && !created.contains(name)
+        && !graph_has_quads(txn, name)
+    {
+        return Err(QueryError::Update(format!(
+            "{verb} GRAPH <{}>: the graph does not exist",
+            name.as_str()
+        )));
     }
     Ok(())
 }

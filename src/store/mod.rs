@@ -127,13 +127,12 @@ impl Store {
             .into_iter()
             .map(|(key, added, removed)| Entry::new(key, added, removed))
             .collect();
-        let store = Self {
+        Self {
             dict: Arc::new(dict),
             segments: RwLock::new(Arc::new(vec![Arc::new(Segment::build(entries))])),
             applied_seq: AtomicU64::new(seq),
             published_seq: AtomicU64::new(seq),
-        };
-        store
+        }
     }
 }
 
