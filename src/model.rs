@@ -14,6 +14,25 @@ pub use oxrdf::{
 /// commit" (the empty graph).
 pub type CommitSeq = u64;
 
+/// Replaces every blank node of a quad by a fresh one, the same fresh node for the same
+/// original within one `fresh` map (one document, one INSERT DATA operation).
+pub fn with_fresh_blank_nodes(
+    mut quad: Quad,
+    fresh: &mut std::collections::HashMap<BlankNode, BlankNode>,
+) -> Quad {
+    let mut rename = |node: &BlankNode| fresh.entry(node.clone()).or_default().clone();
+    if let NamedOrBlankNode::BlankNode(node) = &quad.subject {
+        quad.subject = rename(node).into();
+    }
+    if let Term::BlankNode(node) = &quad.object {
+        quad.object = rename(node).into();
+    }
+    if let RdfGraphName::BlankNode(node) = &quad.graph_name {
+        quad.graph_name = rename(node).into();
+    }
+    quad
+}
+
 /// The name of a graph (a dataset with its own log): `[a-z0-9][a-z0-9_-]{0,62}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GraphName(String);

@@ -12,8 +12,8 @@ use rustc_hash::FxHashMap;
 use super::EngineConfig;
 use super::error::EngineError;
 use crate::log::{CommitLog, CommitRecord, LogEntry};
-use crate::model::{CommitHash, CommitSeq, GraphName, Quad, Term};
-use crate::store::{self, DEFAULT_GRAPH, QuadKey, Store};
+use crate::model::{CommitHash, CommitSeq, GraphName};
+use crate::store::{self, QuadKey, Store};
 
 pub(crate) const LOG_FILE: &str = "commits.log";
 const CHECKPOINT_FILE: &str = "checkpoint.bin";
@@ -199,25 +199,11 @@ pub(crate) fn decode_changes(
         Vec::with_capacity((record.header.n_inserted + record.header.n_deleted) as usize);
     for quad in oxttl::NQuadsParser::new().for_slice(&record.quads) {
         let quad = quad.map_err(|e| corruption(format!("undecodable quad: {e}")))?;
-        keys.push(intern_quad(store, &quad));
+        keys.push(store.dict().intern_quad(quad));
     }
     if keys.len() as u64 != record.header.n_inserted + record.header.n_deleted {
         return Err(corruption("quad count differs from the header".into()));
     }
     let deletes = keys.split_off(record.header.n_inserted as usize);
     Ok((keys, deletes))
-}
-
-pub(crate) fn intern_quad(store: &Store, quad: &Quad) -> QuadKey {
-    let dict = store.dict();
-    [
-        dict.intern(&Term::from(quad.subject.clone())),
-        dict.intern(&Term::from(quad.predicate.clone())),
-        dict.intern(&quad.object),
-        match &quad.graph_name {
-            crate::model::RdfGraphName::DefaultGraph => DEFAULT_GRAPH,
-            crate::model::RdfGraphName::NamedNode(n) => dict.intern(&Term::from(n.clone())),
-            crate::model::RdfGraphName::BlankNode(b) => dict.intern(&Term::from(b.clone())),
-        },
-    ]
 }

@@ -4,17 +4,17 @@
 //! Memory stays near 16 bytes per quad (its four term ids) plus the dictionary, whatever
 //! the size of the document.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
-use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 
 use super::error::EngineError;
-use super::graph::{Graph, intern_quad};
+use super::graph::Graph;
 use super::write::{CommitOutcome, CommitRequest};
-use crate::model::{BlankNode, NamedNode, NamedOrBlankNode, Quad, RdfGraphName, Term};
+use crate::model::{BlankNode, NamedNode, RdfGraphName, with_fresh_blank_nodes};
 
 /// A document format Strata imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,20 +105,23 @@ impl Graph {
                     message: e.to_string(),
                 })?;
         }
-        let mut fresh: FxHashMap<BlankNode, BlankNode> = FxHashMap::default();
-        let mut hasher = Sha256::new();
+        let mut fresh: HashMap<BlankNode, BlankNode> = HashMap::new();
+        // The digest of the source bytes identifies the content for idempotent retries.
+        let mut reader = HashingReader {
+            inner: reader,
+            hasher: Sha256::new(),
+        };
         let mut keys = Vec::new();
-        for quad in parser.for_reader(reader) {
+        let dict = self.store.dict();
+        for quad in parser.for_reader(&mut reader) {
             let quad = quad.map_err(|e| syntax_error(e, options))?;
-            hasher.update(quad.to_string().as_bytes());
-            hasher.update(b"\n");
-            let mut quad = rename_blank_nodes(quad, &mut fresh);
+            let mut quad = with_fresh_blank_nodes(quad, &mut fresh);
             if let (Some(graph), RdfGraphName::DefaultGraph) =
                 (&options.into_graph, &quad.graph_name)
             {
                 quad.graph_name = graph.clone().into();
             }
-            keys.push(intern_quad(&self.store, &quad));
+            keys.push(dict.intern_quad(quad));
             if keys.len() % 10_000 == 0 {
                 progress(keys.len() as u64);
             }
@@ -126,7 +129,7 @@ impl Graph {
         progress(keys.len() as u64);
         Ok(ParsedDocument {
             keys,
-            digest: hasher.finalize().into(),
+            digest: reader.hasher.finalize().into(),
         })
     }
 
@@ -181,16 +184,16 @@ fn syntax_error(error: RdfParseError, options: &ImportOptions) -> EngineError {
     }
 }
 
-fn rename_blank_nodes(mut quad: Quad, fresh: &mut FxHashMap<BlankNode, BlankNode>) -> Quad {
-    let mut rename = |node: &BlankNode| fresh.entry(node.clone()).or_default().clone();
-    if let NamedOrBlankNode::BlankNode(node) = &quad.subject {
-        quad.subject = rename(node).into();
+/// Hashes the bytes it passes on.
+struct HashingReader<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R: Read> Read for HashingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
     }
-    if let Term::BlankNode(node) = &quad.object {
-        quad.object = rename(node).into();
-    }
-    if let RdfGraphName::BlankNode(node) = &quad.graph_name {
-        quad.graph_name = rename(node).into();
-    }
-    quad
 }

@@ -49,6 +49,30 @@ impl Default for EngineConfig {
 }
 
 /// An open data directory: a set of graphs, each with its own log and store.
+///
+/// ```
+/// use strata::engine::{CommitRequest, ReadOptions};
+/// use strata::sparql::{QueryResults, UpdateOptions};
+/// use strata::{Engine, EngineConfig};
+///
+/// let dir = tempfile::tempdir()?;
+/// let engine = Engine::open(dir.path(), EngineConfig::default())?;
+/// let graph = engine.graph_or_create("main")?;
+/// let update = "INSERT DATA { <http://e/a> <http://e/b> 1 }";
+/// let outcome = graph.update(update, None, &UpdateOptions::default(), &CommitRequest::default())?;
+/// assert_eq!(outcome.commit_seq, Some(1));
+/// graph.update("DELETE WHERE { ?s ?p ?o }", None, &UpdateOptions::default(), &CommitRequest::default())?;
+///
+/// // The head no longer has the quad; a read pinned to commit 1 still does.
+/// let pinned = ReadOptions { as_of: Some(1), ..ReadOptions::default() };
+/// let answer = graph.query("ASK { <http://e/a> ?p ?o }", &pinned)?;
+/// assert_eq!(answer.served_at_seq, 1);
+/// assert!(matches!(answer.results, QueryResults::Boolean(true)));
+/// let answer = graph.query("ASK { <http://e/a> ?p ?o }", &ReadOptions::default())?;
+/// assert_eq!(answer.served_at_seq, 2);
+/// assert!(matches!(answer.results, QueryResults::Boolean(false)));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
 pub struct Engine {
     data_dir: PathBuf,
     config: EngineConfig,

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use super::error::EngineError;
 use super::graph::{CommitInfo, Graph, decode_changes};
 use crate::log::format_time;
-use crate::model::{CommitSeq, NamedNode, NamedOrBlankNode, Quad, RdfGraphName, Term};
+use crate::model::{CommitSeq, NamedNode, Quad};
 use crate::sparql::{self, CancellationToken, Deadline, QueryOptions, QueryResults};
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot};
 
@@ -140,11 +140,11 @@ impl Graph {
         Ok(ChangedQuads {
             added: inserts
                 .iter()
-                .filter_map(|k| key_to_quad(&snapshot, k))
+                .filter_map(|k| snapshot.dict().quad(k))
                 .collect(),
             removed: deletes
                 .iter()
-                .filter_map(|k| key_to_quad(&snapshot, k))
+                .filter_map(|k| snapshot.dict().quad(k))
                 .collect(),
         })
     }
@@ -159,8 +159,8 @@ impl Graph {
         let (a, b) = (self.snapshot(from), self.snapshot(to));
         let (added, removed) = a.diff(&b);
         Ok(ChangedQuads {
-            added: added.iter().filter_map(|k| key_to_quad(&b, k)).collect(),
-            removed: removed.iter().filter_map(|k| key_to_quad(&a, k)).collect(),
+            added: added.iter().filter_map(|k| b.dict().quad(k)).collect(),
+            removed: removed.iter().filter_map(|k| a.dict().quad(k)).collect(),
         })
     }
 
@@ -192,7 +192,7 @@ impl Graph {
         let mut n_quads = 0;
         let io = |e: std::io::Error| EngineError::io(std::path::Path::new("<output>"), e);
         for key in &keys {
-            if let Some(quad) = key_to_quad(&snapshot, key) {
+            if let Some(quad) = snapshot.dict().quad(key) {
                 serializer.serialize_quad(&quad).map_err(io)?;
                 n_quads += 1;
             }
@@ -212,27 +212,4 @@ impl Graph {
             })
             .count() as u64
     }
-}
-
-/// Materializes a quad from its key.
-pub(crate) fn key_to_quad(snapshot: &Snapshot, key: &QuadKey) -> Option<Quad> {
-    let subject = match snapshot.term(key[0])? {
-        Term::NamedNode(n) => NamedOrBlankNode::NamedNode(n),
-        Term::BlankNode(b) => NamedOrBlankNode::BlankNode(b),
-        _ => return None,
-    };
-    let Term::NamedNode(predicate) = snapshot.term(key[1])? else {
-        return None;
-    };
-    let object = snapshot.term(key[2])?;
-    let graph_name = if key[3] == DEFAULT_GRAPH {
-        RdfGraphName::DefaultGraph
-    } else {
-        match snapshot.term(key[3])? {
-            Term::NamedNode(n) => RdfGraphName::NamedNode(n),
-            Term::BlankNode(b) => RdfGraphName::BlankNode(b),
-            _ => return None,
-        }
-    };
-    Some(Quad::new(subject, predicate, object, graph_name))
 }

@@ -5,7 +5,6 @@
 //! only after an fsync that covers it. Invariant I5: changes are computed in a
 //! `Transaction` first, so a failing request changes nothing.
 
-use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
 use sha2::{Digest, Sha256};
@@ -16,7 +15,7 @@ use super::graph::Graph;
 use crate::log::{CommitHeader, LogEntry, encode_record, quads_digest};
 use crate::model::{CommitHash, CommitSeq};
 use crate::sparql::{self, UpdateOptions};
-use crate::store::{DEFAULT_GRAPH, QuadKey, Transaction};
+use crate::store::{QuadKey, Transaction};
 
 /// Who writes, why, and how to recognize a retry.
 #[derive(Clone, Debug, Default)]
@@ -112,7 +111,11 @@ impl Graph {
             });
         }
         let (inserts, deletes) = txn.into_changes();
-        let quads = self.encode_quads(&inserts, &deletes);
+        // N-Quads lines of the changes: inserts, then deletes.
+        let mut quads = String::with_capacity((inserts.len() + deletes.len()) * 100);
+        self.store.dict().write_nquads(&inserts, &mut quads);
+        self.store.dict().write_nquads(&deletes, &mut quads);
+        let quads = quads.into_bytes();
         let seq = head + 1;
         let previous_time = self.commits.read().last().map(|e| e.header.committed_at);
         let now = OffsetDateTime::now_utc();
@@ -217,24 +220,6 @@ impl Graph {
             deleted: entry.header.n_deleted,
             idempotent_replay: true,
         }))
-    }
-
-    /// N-Quads lines of the changes: inserts, then deletes.
-    fn encode_quads(&self, inserts: &[QuadKey], deletes: &[QuadKey]) -> Vec<u8> {
-        let dict = self.store.dict();
-        let mut out = String::with_capacity((inserts.len() + deletes.len()) * 100);
-        for key in inserts.iter().chain(deletes) {
-            for (position, &id) in key.iter().enumerate() {
-                if position == 3 && id == DEFAULT_GRAPH {
-                    continue;
-                }
-                if let Some(term) = dict.term(id) {
-                    let _ = write!(out, "{term} ");
-                }
-            }
-            out.push_str(".\n");
-        }
-        out.into_bytes()
     }
 }
 

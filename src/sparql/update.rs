@@ -2,7 +2,9 @@
 //! `Transaction`, so later operations see earlier ones and the whole request becomes at
 //! most one commit.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashSet;
 use spareval::{CancellationToken, DeleteInsertQuad, QueryEvaluator};
 use spargebra::algebra::GraphTarget;
 use spargebra::algebra::QueryDataset;
@@ -12,8 +14,8 @@ use spargebra::{GraphUpdateOperation, SparqlParser, Update};
 use super::QueryError;
 use super::dataset::SnapshotDataset;
 use super::query::evaluation_error;
-use crate::model::{BlankNode, NamedNode, Quad, RdfGraphName, Term};
-use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, TermId, Transaction};
+use crate::model::{BlankNode, NamedNode, Quad, RdfGraphName, Term, with_fresh_blank_nodes};
+use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Transaction};
 
 /// How to run an update beyond its text.
 #[derive(Clone, Default)]
@@ -54,7 +56,7 @@ pub fn apply_update(
         match operation {
             GraphUpdateOperation::InsertData { data } => {
                 // Blank nodes of INSERT DATA are fresh for each operation.
-                let mut fresh: FxHashMap<BlankNode, BlankNode> = FxHashMap::default();
+                let mut fresh: HashMap<BlankNode, BlankNode> = HashMap::new();
                 for quad in data {
                     let graph_name = match &quad.graph_name {
                         spargebra::term::GraphName::NamedNode(node) => node.clone().into(),
@@ -66,8 +68,8 @@ pub fn apply_update(
                         quad.object.clone(),
                         graph_name,
                     );
-                    let quad = rename_blank_nodes(quad, &mut fresh);
-                    let key = intern_quad(txn, &quad);
+                    let quad = with_fresh_blank_nodes(quad, &mut fresh);
+                    let key = intern_quad(txn, quad);
                     txn.insert(key);
                 }
             }
@@ -109,7 +111,7 @@ pub fn apply_update(
                 }
                 for change in changes {
                     if let DeleteInsertQuad::Insert(quad) = change {
-                        let key = intern_quad(txn, &quad);
+                        let key = intern_quad(txn, quad);
                         txn.insert(key);
                     }
                 }
@@ -219,38 +221,14 @@ fn clear(txn: &mut Transaction, target: &GraphTarget) {
     }
 }
 
-fn rename_blank_nodes(mut quad: Quad, fresh: &mut FxHashMap<BlankNode, BlankNode>) -> Quad {
-    let mut rename = |node: &BlankNode| fresh.entry(node.clone()).or_default().clone();
-    if let crate::model::NamedOrBlankNode::BlankNode(node) = &quad.subject {
-        quad.subject = rename(node).into();
-    }
-    if let Term::BlankNode(node) = &quad.object {
-        quad.object = rename(node).into();
-    }
-    if let RdfGraphName::BlankNode(node) = &quad.graph_name {
-        quad.graph_name = rename(node).into();
-    }
-    quad
-}
-
 /// Interns a quad's terms (inserts may bring new terms).
-pub(crate) fn intern_quad(txn: &Transaction, quad: &Quad) -> QuadKey {
-    [
-        txn.intern(&Term::from(quad.subject.clone())),
-        txn.intern(&Term::from(quad.predicate.clone())),
-        txn.intern(&quad.object),
-        graph_id(&quad.graph_name, |t| Some(txn.intern(t))).unwrap_or(DEFAULT_GRAPH),
-    ]
+fn intern_quad(txn: &Transaction, quad: Quad) -> QuadKey {
+    txn.base().dict().intern_quad(quad)
 }
 
 /// The key of a quad whose terms are all known; `None` means the quad cannot be present.
 fn lookup_quad(txn: &Transaction, quad: &Quad) -> Option<QuadKey> {
-    Some([
-        txn.lookup(&Term::from(quad.subject.clone()))?,
-        txn.lookup(&Term::from(quad.predicate.clone()))?,
-        txn.lookup(&quad.object)?,
-        graph_id(&quad.graph_name, |t| txn.lookup(t))?,
-    ])
+    txn.base().dict().lookup_quad(quad)
 }
 
 fn lookup_ground_quad(txn: &Transaction, quad: &GroundQuad) -> Option<QuadKey> {
@@ -265,12 +243,4 @@ fn lookup_ground_quad(txn: &Transaction, quad: &GroundQuad) -> Option<QuadKey> {
             spargebra::term::GraphName::NamedNode(node) => txn.lookup(&Term::from(node.clone()))?,
         },
     ])
-}
-
-fn graph_id(graph: &RdfGraphName, id: impl Fn(&Term) -> Option<TermId>) -> Option<TermId> {
-    match graph {
-        RdfGraphName::DefaultGraph => Some(DEFAULT_GRAPH),
-        RdfGraphName::NamedNode(node) => id(&Term::from(node.clone())),
-        RdfGraphName::BlankNode(node) => id(&Term::from(node.clone())),
-    }
 }

@@ -9,7 +9,10 @@ use hashbrown::HashTable;
 use parking_lot::RwLock;
 use rustc_hash::FxBuildHasher;
 
-use crate::model::Term;
+use std::fmt::Write as _;
+
+use super::segment::QuadKey;
+use crate::model::{NamedOrBlankNode, Quad, RdfGraphName, Term};
 
 /// A dense term identifier. `DEFAULT_GRAPH` (0) stands for the default graph.
 pub type TermId = u32;
@@ -56,10 +59,106 @@ impl Dict {
         inner.intern(term)
     }
 
-    /// Interns many terms under one lock; returns their ids in order.
-    pub fn intern_all<'a>(&self, terms: impl IntoIterator<Item = &'a Term>) -> Vec<TermId> {
-        let mut inner = self.inner.write();
-        terms.into_iter().map(|t| inner.intern(t)).collect()
+    /// Interns a quad's terms, moving them into the dictionary when they are new (no
+    /// clone on the import path). One read lock when every term is known.
+    pub fn intern_quad(&self, quad: Quad) -> QuadKey {
+        let graph: Option<Term> = match quad.graph_name {
+            RdfGraphName::DefaultGraph => None,
+            RdfGraphName::NamedNode(n) => Some(n.into()),
+            RdfGraphName::BlankNode(b) => Some(b.into()),
+        };
+        let terms = [
+            Some(Term::from(quad.subject)),
+            Some(Term::from(quad.predicate)),
+            Some(quad.object),
+            graph,
+        ];
+        let mut key = [DEFAULT_GRAPH; 4];
+        let mut missing = false;
+        {
+            let inner = self.inner.read();
+            for (slot, term) in key.iter_mut().zip(&terms) {
+                if let Some(term) = term {
+                    match inner.find(term) {
+                        Some(id) => *slot = id,
+                        None => missing = true,
+                    }
+                }
+            }
+        }
+        if missing {
+            let mut inner = self.inner.write();
+            for (slot, term) in key.iter_mut().zip(terms) {
+                if let Some(term) = term
+                    && *slot == DEFAULT_GRAPH
+                {
+                    *slot = inner.intern_owned(term);
+                }
+            }
+        }
+        key
+    }
+
+    /// The key of a quad whose terms are all known; `None` means it cannot be stored.
+    pub fn lookup_quad(&self, quad: &Quad) -> Option<QuadKey> {
+        let inner = self.inner.read();
+        let graph = match &quad.graph_name {
+            RdfGraphName::DefaultGraph => DEFAULT_GRAPH,
+            RdfGraphName::NamedNode(n) => inner.find(&Term::from(n.clone()))?,
+            RdfGraphName::BlankNode(b) => inner.find(&Term::from(b.clone()))?,
+        };
+        Some([
+            inner.find(&Term::from(quad.subject.clone()))?,
+            inner.find(&Term::from(quad.predicate.clone()))?,
+            inner.find(&quad.object)?,
+            graph,
+        ])
+    }
+
+    /// Materializes a quad; `None` for ids this dictionary does not hold or terms in
+    /// positions RDF does not allow.
+    pub fn quad(&self, key: &QuadKey) -> Option<Quad> {
+        let inner = self.inner.read();
+        let term = |id: TermId| inner.terms.get(id.checked_sub(1)? as usize);
+        let subject = match term(key[0])? {
+            Term::NamedNode(n) => NamedOrBlankNode::NamedNode(n.clone()),
+            Term::BlankNode(b) => NamedOrBlankNode::BlankNode(b.clone()),
+            _ => return None,
+        };
+        let Term::NamedNode(predicate) = term(key[1])? else {
+            return None;
+        };
+        let graph_name = if key[3] == DEFAULT_GRAPH {
+            RdfGraphName::DefaultGraph
+        } else {
+            match term(key[3])? {
+                Term::NamedNode(n) => RdfGraphName::NamedNode(n.clone()),
+                Term::BlankNode(b) => RdfGraphName::BlankNode(b.clone()),
+                _ => return None,
+            }
+        };
+        Some(Quad::new(
+            subject,
+            predicate.clone(),
+            term(key[2])?.clone(),
+            graph_name,
+        ))
+    }
+
+    /// Appends one N-Quads line per key to `out`, under a single lock.
+    pub fn write_nquads(&self, keys: &[QuadKey], out: &mut String) {
+        let inner = self.inner.read();
+        for key in keys {
+            for (position, &id) in key.iter().enumerate() {
+                if position == 3 && id == DEFAULT_GRAPH {
+                    continue;
+                }
+                if let Some(term) = id.checked_sub(1).and_then(|i| inner.terms.get(i as usize)) {
+                    let _ = write!(out, "{term} ");
+                }
+            }
+            out.push_str(".\n");
+        }
     }
 
     /// The term of an id. Panics never: an unknown id yields `None`.
@@ -96,12 +195,22 @@ impl DictInner {
     }
 
     fn intern(&mut self, term: &Term) -> TermId {
-        if let Some(id) = self.find(term) {
+        match self.find(term) {
+            Some(id) => id,
+            None => self.intern_owned(term.clone()),
+        }
+    }
+
+    fn intern_owned(&mut self, term: Term) -> TermId {
+        let hash = FxBuildHasher.hash_one(&term);
+        if let Some(&id) = self
+            .index
+            .find(hash, |&id| self.terms[(id - 1) as usize] == term)
+        {
             return id;
         }
         let id = TermId::try_from(self.terms.len() + 1).expect("fewer than 2^32 terms");
-        self.terms.push(term.clone());
-        let hash = FxBuildHasher.hash_one(term);
+        self.terms.push(term);
         let terms = &self.terms;
         self.index.insert_unique(hash, id, |&other| {
             FxBuildHasher.hash_one(&terms[(other - 1) as usize])

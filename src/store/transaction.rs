@@ -29,12 +29,6 @@ impl Transaction {
         self.base.seq()
     }
 
-    /// Interns a term (new terms are added to the shared dictionary right away; an unused
-    /// term costs only its bytes).
-    pub fn intern(&self, term: &Term) -> TermId {
-        self.base.dict().intern(term)
-    }
-
     /// The id of a term already known to the store.
     pub fn lookup(&self, term: &Term) -> Option<TermId> {
         self.base.dict().lookup(term)
