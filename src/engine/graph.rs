@@ -4,7 +4,9 @@
 //! after it. A torn or corrupt log tail is cut and reported, never silently accepted.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
 
 use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap;
@@ -49,6 +51,10 @@ pub struct Graph {
     /// Time limit of queries whose options name none.
     pub(crate) query_timeout: Option<std::time::Duration>,
     checkpoint_lock: Mutex<()>,
+    /// Wakes the graph's background checkpointer (set by the engine when it opens the
+    /// graph). Checkpoints never run inside a commit: a commit that crosses the threshold
+    /// only sends this signal.
+    checkpoint_signal: Mutex<Option<mpsc::SyncSender<()>>>,
     open_stats: OpenStats,
 }
 
@@ -113,6 +119,7 @@ impl Graph {
             checkpoint_every_quads: config.checkpoint_every_quads,
             query_timeout: config.query_timeout,
             checkpoint_lock: Mutex::new(()),
+            checkpoint_signal: Mutex::new(None),
             open_stats: stats,
         })
     }
@@ -132,12 +139,56 @@ impl Graph {
         &self.open_stats
     }
 
+    /// Starts the thread that writes checkpoints in the background when commits signal it.
+    /// The thread holds only a weak reference and ends when the graph is dropped.
+    pub(crate) fn start_checkpointer(graph: &Arc<Graph>) {
+        let (sender, receiver) = mpsc::sync_channel::<()>(1);
+        *graph.checkpoint_signal.lock() = Some(sender);
+        let weak = Arc::downgrade(graph);
+        let spawned = std::thread::Builder::new()
+            .name(format!("strata-checkpoint-{}", graph.name))
+            .spawn(move || {
+                while receiver.recv().is_ok() {
+                    let Some(graph) = weak.upgrade() else { break };
+                    if let Err(error) = graph.checkpoint_if_needed(graph.checkpoint_every_quads) {
+                        tracing::warn!(graph = %graph.name, %error, "checkpoint failed");
+                    }
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start the checkpoint thread; checkpoints happen at close only");
+        }
+    }
+
+    /// Asks the background checkpointer for a checkpoint (never blocks).
+    pub(crate) fn request_checkpoint(&self) {
+        if let Some(sender) = self.checkpoint_signal.lock().as_ref() {
+            let _ = sender.try_send(());
+        }
+    }
+
     /// Writes a checkpoint at the durable head when at least `min_quads` quads changed
-    /// since the last one. Checkpoints are derived data: failing to write one loses nothing.
+    /// since the last one, unless one is being written right now. Checkpoints are derived
+    /// data: failing to write one loses nothing.
     pub fn checkpoint_if_needed(&self, min_quads: u64) -> Result<(), EngineError> {
-        let Some(_guard) = self.checkpoint_lock.try_lock() else {
+        let Some(guard) = self.checkpoint_lock.try_lock() else {
             return Ok(());
         };
+        self.write_checkpoint(min_quads, guard)
+    }
+
+    /// Like `checkpoint_if_needed`, but waits for a checkpoint in progress first (at close,
+    /// so the process does not exit in the middle of one).
+    pub fn checkpoint_when_idle(&self, min_quads: u64) -> Result<(), EngineError> {
+        let guard = self.checkpoint_lock.lock();
+        self.write_checkpoint(min_quads, guard)
+    }
+
+    fn write_checkpoint(
+        &self,
+        min_quads: u64,
+        _guard: parking_lot::MutexGuard<'_, ()>,
+    ) -> Result<(), EngineError> {
         let pending = self.quads_since_checkpoint.load(Ordering::Acquire);
         if pending < min_quads.max(1) {
             return Ok(());

@@ -135,6 +135,7 @@ impl Engine {
             });
         }
         let graph = Arc::new(Graph::open(name.clone(), dir, &self.config, false)?);
+        Graph::start_checkpointer(&graph);
         graphs.insert(name, graph.clone());
         Ok(graph)
     }
@@ -149,6 +150,7 @@ impl Engine {
         self.create_data_dir()?;
         let dir = self.graphs_dir().join(name.as_str());
         let graph = Arc::new(Graph::open(name.clone(), dir, &self.config, true)?);
+        Graph::start_checkpointer(&graph);
         graphs.insert(name, graph.clone());
         Ok(graph)
     }
@@ -171,7 +173,7 @@ impl Engine {
     pub fn close(&self) -> Result<(), EngineError> {
         let graphs: Vec<Arc<Graph>> = self.graphs.lock().values().cloned().collect();
         for graph in graphs {
-            graph.checkpoint_if_needed(CLOSE_CHECKPOINT_QUADS)?;
+            graph.checkpoint_when_idle(CLOSE_CHECKPOINT_QUADS)?;
         }
         Ok(())
     }

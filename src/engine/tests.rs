@@ -81,7 +81,11 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() {
         {
             let engine = Engine::open(dir.path(), config.clone()).unwrap();
             let graph = engine.graph_or_create("main").unwrap();
-            for _ in 0..60 {
+            for round in 0..60 {
+                if round == 30 {
+                    // A checkpoint in the middle of the stream (background ones may follow).
+                    graph.checkpoint_when_idle(1).unwrap();
+                }
                 let mut inserts = Vec::new();
                 let mut deletes = Vec::new();
                 for _ in 0..rng.below(6) {

@@ -157,11 +157,7 @@ impl Graph {
             .fetch_add(changed, Ordering::AcqRel)
             + changed;
         if pending >= self.checkpoint_every_quads {
-            // Checkpoints are derived data; a failure is logged, and the log still holds
-            // everything.
-            if let Err(error) = self.checkpoint_if_needed(self.checkpoint_every_quads) {
-                tracing::warn!(graph = %self.name, %error, "checkpoint failed");
-            }
+            self.request_checkpoint();
         }
         Ok(CommitOutcome {
             commit_seq: Some(seq),

@@ -1,8 +1,11 @@
 //! Parsing and evaluating queries, with cancellation and time limits.
 
-use std::sync::Arc;
+use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
 
 use spareval::{
     CancellationToken, QueryEvaluationError, QueryEvaluator, QueryResults, QuerySolutionIter,
@@ -119,51 +122,164 @@ pub fn evaluation_error(error: QueryEvaluationError) -> QueryError {
 }
 
 /// Cancels a token when a time limit passes, unless dropped first.
+///
+/// All deadlines share one timer thread: starting one costs a heap push, not a thread
+/// (a thread per query cost ~50 µs, as much as a whole small query).
 pub struct Deadline {
-    done: Arc<AtomicBool>,
-    fired: Arc<AtomicBool>,
-    thread: Option<std::thread::Thread>,
+    state: Arc<DeadlineState>,
+}
+
+struct DeadlineState {
+    token: CancellationToken,
+    /// Set when the deadline is dropped: the timer then skips it.
+    done: AtomicBool,
+    /// Set when the timer cancelled the token.
+    fired: AtomicBool,
 }
 
 impl Deadline {
     /// Starts a timer that cancels `token` after `limit`.
     pub fn start(token: CancellationToken, limit: Duration) -> Self {
-        let done = Arc::new(AtomicBool::new(false));
-        let fired = Arc::new(AtomicBool::new(false));
-        let (thread_done, thread_fired) = (done.clone(), fired.clone());
-        let handle = std::thread::Builder::new()
-            .name("strata-deadline".into())
-            .spawn(move || {
-                let until = std::time::Instant::now() + limit;
-                while !thread_done.load(Ordering::Acquire) {
-                    let now = std::time::Instant::now();
-                    if now >= until {
-                        thread_fired.store(true, Ordering::Release);
-                        token.cancel();
-                        return;
-                    }
-                    std::thread::park_timeout(until - now);
-                }
-            })
-            .ok();
-        Self {
-            done,
-            fired,
-            thread: handle.map(|h| h.thread().clone()),
+        let state = Arc::new(DeadlineState {
+            token,
+            done: AtomicBool::new(false),
+            fired: AtomicBool::new(false),
+        });
+        let at = Instant::now().checked_add(limit);
+        if let Some(at) = at {
+            timer().schedule(at, &state);
         }
+        Self { state }
     }
 
     /// True when the limit passed and the token was cancelled by this deadline.
     pub fn fired(&self) -> bool {
-        self.fired.load(Ordering::Acquire)
+        self.state.fired.load(Ordering::Acquire)
     }
 }
 
 impl Drop for Deadline {
     fn drop(&mut self) {
-        self.done.store(true, Ordering::Release);
-        if let Some(thread) = &self.thread {
-            thread.unpark();
+        self.state.done.store(true, Ordering::Release);
+    }
+}
+
+/// The process-wide timer: a heap of pending deadlines and one thread that sleeps until
+/// the earliest one.
+struct Timer {
+    heap: Mutex<BinaryHeap<Pending>>,
+    wakeup: Condvar,
+}
+
+struct Pending {
+    at: Instant,
+    state: Weak<DeadlineState>,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at
+    }
+}
+
+impl Eq for Pending {}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Pending {
+    // Reversed: the heap's top is the earliest deadline.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.at.cmp(&self.at)
+    }
+}
+
+fn timer() -> &'static Timer {
+    static TIMER: OnceLock<&'static Timer> = OnceLock::new();
+    TIMER.get_or_init(|| {
+        let timer: &'static Timer = Box::leak(Box::new(Timer {
+            heap: Mutex::new(BinaryHeap::new()),
+            wakeup: Condvar::new(),
+        }));
+        let spawned = std::thread::Builder::new()
+            .name("strata-deadlines".into())
+            .spawn(move || timer.run());
+        if let Err(error) = spawned {
+            tracing::error!(%error, "cannot start the query deadline thread; time limits are off");
         }
+        timer
+    })
+}
+
+impl Timer {
+    fn schedule(&self, at: Instant, state: &Arc<DeadlineState>) {
+        let mut heap = self.heap.lock();
+        let earliest = heap.peek().is_none_or(|p| at < p.at);
+        heap.push(Pending {
+            at,
+            state: Arc::downgrade(state),
+        });
+        if earliest {
+            self.wakeup.notify_one();
+        }
+    }
+
+    fn run(&self) {
+        let mut heap = self.heap.lock();
+        loop {
+            let now = Instant::now();
+            while heap.peek().is_some_and(|p| p.at <= now) {
+                if let Some(pending) = heap.pop()
+                    && let Some(state) = pending.state.upgrade()
+                    && !state.done.load(Ordering::Acquire)
+                {
+                    state.fired.store(true, Ordering::Release);
+                    state.token.cancel();
+                }
+            }
+            // Dropped deadlines are only weak references: clear them out in bulk when
+            // they make up most of the heap, so a busy server does not hoard them.
+            if heap.len() > 1024 {
+                let live: Vec<Pending> = std::mem::take(&mut *heap)
+                    .into_iter()
+                    .filter(|p| {
+                        p.state
+                            .upgrade()
+                            .is_some_and(|s| !s.done.load(Ordering::Acquire))
+                    })
+                    .collect();
+                *heap = live.into();
+            }
+            match heap.peek().map(|p| p.at) {
+                Some(at) => {
+                    self.wakeup.wait_until(&mut heap, at);
+                }
+                None => self.wakeup.wait(&mut heap),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_fire_in_order_and_dropped_ones_never_fire() {
+        let slow = CancellationToken::new();
+        let fast = CancellationToken::new();
+        let dropped = CancellationToken::new();
+        let slow_deadline = Deadline::start(slow.clone(), Duration::from_millis(300));
+        let fast_deadline = Deadline::start(fast.clone(), Duration::from_millis(50));
+        drop(Deadline::start(dropped.clone(), Duration::from_millis(10)));
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(fast.is_cancelled() && fast_deadline.fired());
+        assert!(!slow.is_cancelled() && !slow_deadline.fired());
+        assert!(!dropped.is_cancelled());
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(slow.is_cancelled() && slow_deadline.fired());
     }
 }
