@@ -12,10 +12,14 @@ use time::OffsetDateTime;
 
 use super::error::EngineError;
 use super::graph::Graph;
-use crate::log::{CommitHeader, LogEntry, encode_record, quads_digest};
+use crate::log::{CommitHeader, LogEntry, QuadsEncoder, QuadsSection, encode_record};
 use crate::model::{CommitHash, CommitSeq};
 use crate::sparql::{self, UpdateOptions};
-use crate::store::{QuadKey, Transaction};
+use crate::store::{PreparedInserts, QuadKey, Transaction};
+
+/// Commits inserting at least this many quads build their indexes in parallel with the
+/// log encoding; below it a thread costs more than it saves.
+const PARALLEL_BUILD_MIN_QUADS: usize = 20_000;
 
 /// Who writes, why, and how to recognize a retry.
 #[derive(Clone, Debug, Default)]
@@ -111,12 +115,25 @@ impl Graph {
             });
         }
         let (inserts, deletes) = txn.into_changes();
-        // N-Quads lines of the changes: inserts, then deletes.
-        let mut quads = String::with_capacity((inserts.len() + deletes.len()) * 100);
-        self.store.dict().write_nquads(&inserts, &mut quads);
-        self.store.dict().write_nquads(&deletes, &mut quads);
-        let quads = quads.into_bytes();
         let seq = head + 1;
+        // Large commits build their indexes on a second thread while this one encodes,
+        // hashes and compresses the log record.
+        let (quads, prepared) = if inserts.len() >= PARALLEL_BUILD_MIN_QUADS {
+            std::thread::scope(|scope| {
+                let build = scope.spawn(|| PreparedInserts::new(seq, &inserts));
+                let quads = self.encode_changes(&inserts, &deletes);
+                let prepared = build
+                    .join()
+                    .unwrap_or_else(|_| PreparedInserts::new(seq, &inserts));
+                (quads, prepared)
+            })
+        } else {
+            (
+                self.encode_changes(&inserts, &deletes),
+                PreparedInserts::new(seq, &inserts),
+            )
+        };
+        let quads = quads.map_err(|e| EngineError::io(self.log.path(), e))?;
         let previous_time = self.commits.read().last().map(|e| e.header.committed_at);
         let now = OffsetDateTime::now_utc();
         // Commit times never go backwards, so "the commit at time T" is well defined even
@@ -133,12 +150,12 @@ impl Graph {
             request_digest: request.idempotency_key.as_ref().map(|_| digest),
             n_inserted: inserts.len() as u64,
             n_deleted: deletes.len() as u64,
-            quads_digest: quads_digest(&quads),
+            quads_digest: quads.digest,
         };
         let hash = header.hash();
         let record = encode_record(&header, hash, &quads);
         let offset = self.log.append(&record)?;
-        self.store.apply(seq, &inserts, &deletes);
+        self.store.apply_prepared(seq, prepared, &deletes);
         writer.head_hash = hash;
         if let Some(key) = &request.idempotency_key {
             self.idempotency.write().insert(key.clone(), seq);
@@ -167,6 +184,19 @@ impl Graph {
             deleted: deletes.len() as u64,
             idempotent_replay: false,
         })
+    }
+
+    /// The N-Quads lines of a commit (inserts, then deletes), hashed and compressed as
+    /// they are written.
+    fn encode_changes(
+        &self,
+        inserts: &[QuadKey],
+        deletes: &[QuadKey],
+    ) -> std::io::Result<QuadsSection> {
+        let mut encoder = QuadsEncoder::default();
+        self.store.dict().write_nquads(inserts, &mut encoder)?;
+        self.store.dict().write_nquads(deletes, &mut encoder)?;
+        encoder.finish()
     }
 
     /// Group commit: the first waiter syncs everything appended so far; writers that

@@ -166,26 +166,89 @@ pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
     OffsetDateTime::parse(text, &Rfc3339).ok()
 }
 
-/// Builds the on-disk frame of a commit. The quads are compressed when that pays off.
-pub fn encode_record(header: &CommitHeader, hash: CommitHash, quads: &[u8]) -> Vec<u8> {
-    let header_bytes = header.encode();
-    let (flags, stored_quads) = if quads.len() >= COMPRESS_MIN_BYTES {
-        let mut encoder =
-            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
-        // Writing into a Vec cannot fail.
-        let compressed = encoder
-            .write_all(quads)
-            .and_then(|()| encoder.finish())
-            .unwrap_or_default();
-        if compressed.is_empty() || compressed.len() >= quads.len() {
-            (0, std::borrow::Cow::Borrowed(quads))
-        } else {
-            (FLAG_DEFLATE, std::borrow::Cow::Owned(compressed))
+/// A commit's quads section as it will be stored: digest of the uncompressed N-Quads,
+/// and the stored bytes (deflated when that pays off).
+pub struct QuadsSection {
+    pub digest: [u8; 32],
+    stored: Vec<u8>,
+    compressed: bool,
+}
+
+/// Streams N-Quads text into a `QuadsSection`: hashed and compressed as it is written,
+/// so a large commit never holds its whole text in memory.
+pub struct QuadsEncoder {
+    hasher: Sha256,
+    deflate: flate2::write::DeflateEncoder<Vec<u8>>,
+    /// The raw text while it is short: small sections are stored uncompressed.
+    raw: Vec<u8>,
+    n_bytes: usize,
+}
+
+impl Default for QuadsEncoder {
+    fn default() -> Self {
+        Self {
+            hasher: Sha256::new(),
+            deflate: flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast()),
+            raw: Vec::new(),
+            n_bytes: 0,
         }
-    } else {
-        (0, std::borrow::Cow::Borrowed(quads))
-    };
-    let mut out = Vec::with_capacity(FRAME_LEN + header_bytes.len() + stored_quads.len());
+    }
+}
+
+impl Write for QuadsEncoder {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.hasher.update(buf);
+        self.deflate.write_all(buf)?;
+        if self.n_bytes < COMPRESS_MIN_BYTES {
+            self.raw.extend_from_slice(buf);
+        }
+        self.n_bytes += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl QuadsEncoder {
+    /// Finishes the section. Writing into memory cannot fail; a failure would only come
+    /// from the compressor, and then the raw text is kept instead when it is short.
+    pub fn finish(self) -> std::io::Result<QuadsSection> {
+        let digest = self.hasher.finalize().into();
+        if self.n_bytes < COMPRESS_MIN_BYTES {
+            return Ok(QuadsSection {
+                digest,
+                stored: self.raw,
+                compressed: false,
+            });
+        }
+        Ok(QuadsSection {
+            digest,
+            stored: self.deflate.finish()?,
+            compressed: true,
+        })
+    }
+}
+
+/// Encodes a whole quads text at once (tests and small callers).
+pub fn encode_quads(quads: &[u8]) -> QuadsSection {
+    let mut encoder = QuadsEncoder::default();
+    // Writing into memory cannot fail.
+    let _ = encoder.write_all(quads);
+    encoder.finish().unwrap_or_else(|_| QuadsSection {
+        digest: quads_digest(quads),
+        stored: quads.to_vec(),
+        compressed: false,
+    })
+}
+
+/// Builds the on-disk frame of a commit.
+pub fn encode_record(header: &CommitHeader, hash: CommitHash, quads: &QuadsSection) -> Vec<u8> {
+    let header_bytes = header.encode();
+    let flags = if quads.compressed { FLAG_DEFLATE } else { 0 };
+    let stored_quads = &quads.stored;
+    let mut out = Vec::with_capacity(FRAME_LEN + 32 + header_bytes.len() + stored_quads.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(
         &u32::try_from(header_bytes.len())
@@ -199,7 +262,7 @@ pub fn encode_record(header: &CommitHeader, hash: CommitHash, quads: &[u8]) -> V
     out.extend_from_slice(&[0; 4]);
     out.extend_from_slice(&hash.0);
     out.extend_from_slice(&header_bytes);
-    out.extend_from_slice(&stored_quads);
+    out.extend_from_slice(stored_quads);
     let crc = crc32fast::hash(&out[crc_pos + 4..]);
     out[crc_pos..crc_pos + 4].copy_from_slice(&crc.to_le_bytes());
     out
@@ -367,7 +430,9 @@ mod tests {
     fn record_frame_detects_corruption() {
         let quads = "<http://e/a> <http://e/b> <http://e/c> .\n".repeat(100);
         let header = header();
-        let bytes = encode_record(&header, header.hash(), quads.as_bytes());
+        let section = encode_quads(quads.as_bytes());
+        assert_eq!(section.digest, quads_digest(quads.as_bytes()));
+        let bytes = encode_record(&header, header.hash(), &section);
         let frame = decode_frame(bytes[..FRAME_LEN].try_into().unwrap()).unwrap();
         assert_ne!(frame.flags, 0, "large quads sections are compressed");
         let record = decode_body(&frame, &bytes[FRAME_LEN..], true).unwrap();

@@ -8,8 +8,8 @@ mod reader;
 mod writer;
 
 pub use codec::{
-    CommitHeader, CommitRecord, FORMAT_VERSION, encode_record, format_time, parse_time,
-    quads_digest,
+    CommitHeader, CommitRecord, FORMAT_VERSION, QuadsEncoder, QuadsSection, encode_quads,
+    encode_record, format_time, parse_time, quads_digest,
 };
 pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log};
 pub use writer::CommitLog;

@@ -163,7 +163,7 @@ fn protocol_dataset(options: &UpdateOptions) -> Option<QueryDataset> {
 }
 
 fn check_graph_exists(
-    txn: &Transaction,
+    txn: &mut Transaction,
     graph: &GraphTarget,
     silent: bool,
     created: &FxHashSet<NamedNode>,
@@ -182,7 +182,7 @@ fn check_graph_exists(
     Ok(())
 }
 
-fn graph_has_quads(txn: &Transaction, graph: &NamedNode) -> bool {
+fn graph_has_quads(txn: &mut Transaction, graph: &NamedNode) -> bool {
     let Some(id) = txn.lookup(&Term::from(graph.clone())) else {
         return false;
     };

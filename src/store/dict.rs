@@ -145,20 +145,30 @@ impl Dict {
         ))
     }
 
-    /// Appends one N-Quads line per key to `out`, under a single lock.
-    pub fn write_nquads(&self, keys: &[QuadKey], out: &mut String) {
+    /// Writes one N-Quads line per key to `out`, under a single lock, in 64 KiB chunks.
+    pub fn write_nquads(
+        &self,
+        keys: &[QuadKey],
+        out: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
         let inner = self.inner.read();
+        let mut chunk = String::with_capacity(1 << 16);
         for key in keys {
             for (position, &id) in key.iter().enumerate() {
                 if position == 3 && id == DEFAULT_GRAPH {
                     continue;
                 }
                 if let Some(term) = id.checked_sub(1).and_then(|i| inner.terms.get(i as usize)) {
-                    let _ = write!(out, "{term} ");
+                    let _ = write!(chunk, "{term} ");
                 }
             }
-            out.push_str(".\n");
+            chunk.push_str(".\n");
+            if chunk.len() >= 1 << 16 {
+                out.write_all(chunk.as_bytes())?;
+                chunk.clear();
+            }
         }
+        out.write_all(chunk.as_bytes())
     }
 
     /// The term of an id. Panics never: an unknown id yields `None`.

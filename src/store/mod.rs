@@ -24,6 +24,21 @@ use parking_lot::RwLock;
 use crate::model::CommitSeq;
 use segment::{Entry, LIVE, Segment};
 
+/// A commit's inserted quads, sorted and indexed, ready to be applied.
+pub struct PreparedInserts {
+    seq: CommitSeq,
+    segment: Option<Segment>,
+}
+
+impl PreparedInserts {
+    /// Builds the indexes of the quads a commit inserts.
+    pub fn new(seq: CommitSeq, inserts: &[QuadKey]) -> Self {
+        let segment = (!inserts.is_empty())
+            .then(|| Segment::build(inserts.iter().map(|&k| Entry::new(k, seq, LIVE)).collect()));
+        Self { seq, segment }
+    }
+}
+
 /// A graph's quads at every commit. One writer (the engine serializes `apply`), any number
 /// of readers.
 pub struct Store {
@@ -79,17 +94,23 @@ impl Store {
     /// Applies a commit's changes. `inserts` must not be present and `deletes` must be
     /// present at the applied head (a `Transaction` guarantees both).
     pub fn apply(&self, seq: CommitSeq, inserts: &[QuadKey], deletes: &[QuadKey]) {
+        self.apply_prepared(seq, PreparedInserts::new(seq, inserts), deletes);
+    }
+
+    /// Like `apply`, with the inserts' indexes built beforehand (possibly on another
+    /// thread while the log record is being encoded).
+    pub fn apply_prepared(&self, seq: CommitSeq, inserts: PreparedInserts, deletes: &[QuadKey]) {
         debug_assert!(seq > self.applied_seq());
+        debug_assert_eq!(inserts.seq, seq);
         let current = self.segments.read().clone();
         for key in deletes {
             if let Some(entry) = current.iter().rev().find_map(|s| s.find_live(key)) {
                 entry.mark_removed(seq);
             }
         }
-        if !inserts.is_empty() {
-            let entries = inserts.iter().map(|&k| Entry::new(k, seq, LIVE)).collect();
+        if let Some(segment) = inserts.segment {
             let mut segments: Vec<Arc<Segment>> = current.as_ref().clone();
-            segments.push(Arc::new(Segment::build(entries)));
+            segments.push(Arc::new(segment));
             // Keep sizes geometric: merge while the newest run is at least half the size
             // of the one before it, so there are O(log n) segments to probe.
             while segments.len() >= 2 {

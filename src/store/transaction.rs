@@ -14,6 +14,10 @@ use crate::model::Term;
 pub struct Transaction {
     base: Snapshot,
     overlay: Overlay,
+    /// Inserts of a bulk load, sorted, absent from the base, disjoint from `overlay`.
+    /// Kept as a vector so a million-quad import skips the hash set entirely; moved into
+    /// `overlay` as soon as anything else touches the transaction.
+    bulk: Vec<QuadKey>,
 }
 
 impl Transaction {
@@ -21,6 +25,7 @@ impl Transaction {
         Self {
             base,
             overlay: Overlay::default(),
+            bulk: Vec::new(),
         }
     }
 
@@ -36,6 +41,7 @@ impl Transaction {
 
     /// Records an insert; returns true when it changes the graph.
     pub fn insert(&mut self, key: QuadKey) -> bool {
+        self.spill_bulk();
         if self.overlay.deleted.remove(&key) {
             return true;
         }
@@ -47,6 +53,7 @@ impl Transaction {
 
     /// Records a delete; returns true when it changes the graph.
     pub fn delete(&mut self, key: QuadKey) -> bool {
+        self.spill_bulk();
         if self.overlay.inserted.remove(&key) {
             return true;
         }
@@ -61,14 +68,26 @@ impl Transaction {
     pub fn insert_all(&mut self, mut keys: Vec<QuadKey>) {
         keys.sort_unstable();
         keys.dedup();
+        if self.is_empty() {
+            keys.retain(|key| !self.base.contains(key));
+            self.bulk = keys;
+            return;
+        }
         self.overlay.inserted.reserve(keys.len());
         for key in keys {
             self.insert(key);
         }
     }
 
+    fn spill_bulk(&mut self) {
+        if !self.bulk.is_empty() {
+            self.overlay.inserted.extend(std::mem::take(&mut self.bulk));
+        }
+    }
+
     /// A read view of the base plus the changes so far (for multi-operation updates).
-    pub fn snapshot(&self) -> Snapshot {
+    pub fn snapshot(&mut self) -> Snapshot {
+        self.spill_bulk();
         self.base.with_overlay(Arc::new(self.overlay.clone()))
     }
 
@@ -79,11 +98,15 @@ impl Transaction {
 
     /// True when nothing would change.
     pub fn is_empty(&self) -> bool {
-        self.overlay.inserted.is_empty() && self.overlay.deleted.is_empty()
+        self.bulk.is_empty() && self.overlay.inserted.is_empty() && self.overlay.deleted.is_empty()
     }
 
     /// The net changes, sorted: `(inserts, deletes)`.
-    pub fn into_changes(self) -> (Vec<QuadKey>, Vec<QuadKey>) {
+    pub fn into_changes(mut self) -> (Vec<QuadKey>, Vec<QuadKey>) {
+        if self.overlay.inserted.is_empty() && self.overlay.deleted.is_empty() {
+            return (std::mem::take(&mut self.bulk), Vec::new());
+        }
+        self.spill_bulk();
         let mut inserts: Vec<QuadKey> = self.overlay.inserted.into_iter().collect();
         let mut deletes: Vec<QuadKey> = self.overlay.deleted.into_iter().collect();
         inserts.sort_unstable();
