@@ -15,6 +15,8 @@ pub enum EngineError {
     InvalidGraphName(#[from] InvalidGraphName),
     #[error("graph {name:?} not found; existing graphs: {}", if existing.is_empty() { "none".to_owned() } else { existing.join(", ") })]
     GraphNotFound { name: String, existing: Vec<String> },
+    #[error("graph {name:?} already exists")]
+    GraphExists { name: String },
     #[error("commit {requested} not found in graph {graph:?}: commits are 1..={head}")]
     CommitNotFound {
         graph: String,

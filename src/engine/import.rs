@@ -68,6 +68,17 @@ pub struct ImportOptions {
     pub source_name: String,
 }
 
+/// How a Graph Store write treats the graph's current content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphWrite {
+    /// PUT: the graph becomes exactly the document.
+    Replace,
+    /// POST: the document's triples are added.
+    Merge,
+    /// DELETE: the graph is emptied.
+    Delete,
+}
+
 /// Quads parsed from a document, with their terms already in the store's dictionary.
 pub struct ParsedDocument {
     keys: Vec<crate::store::QuadKey>,
@@ -147,6 +158,58 @@ impl Graph {
             keys.extend(document.keys);
         }
         self.commit_keys(keys, Vec::new(), request, hasher.finalize().into())
+    }
+
+    /// A Graph Store Protocol write on one RDF graph (`None`: the default graph), as one
+    /// commit. Returns the outcome and whether the graph held any triple before.
+    pub fn write_graph(
+        &self,
+        graph_name: Option<&NamedNode>,
+        mode: GraphWrite,
+        document: Option<ParsedDocument>,
+        request: &CommitRequest,
+    ) -> Result<(CommitOutcome, bool), EngineError> {
+        let target = graph_name.map(|n| crate::model::Term::from(n.clone()));
+        let mut digest = Sha256::new();
+        digest.update(format!(
+            "graph-store {mode:?} {}",
+            graph_name.map(|n| n.as_str()).unwrap_or("")
+        ));
+        if let Some(document) = &document {
+            digest.update(document.digest);
+        }
+        let mut existed = false;
+        let outcome = self.commit_with(request, digest.finalize().into(), |txn| {
+            let graph_id = match &target {
+                None => Some(crate::store::DEFAULT_GRAPH),
+                Some(term) => txn.lookup(term),
+            };
+            let current: Vec<crate::store::QuadKey> = match graph_id {
+                None => Vec::new(),
+                Some(graph) => txn
+                    .snapshot()
+                    .quads(crate::store::Pattern {
+                        subject: None,
+                        predicate: None,
+                        object: None,
+                        graph: crate::store::GraphFilter::Is(graph),
+                    })
+                    .collect(),
+            };
+            existed = !current.is_empty();
+            if mode != GraphWrite::Merge {
+                for key in current {
+                    txn.delete(key);
+                }
+            }
+            if let Some(document) = document {
+                for key in document.keys {
+                    txn.insert(key);
+                }
+            }
+            Ok(())
+        })?;
+        Ok((outcome, existed))
     }
 
     /// Parses and commits one document.

@@ -12,7 +12,7 @@ mod write;
 
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
-pub use import::{ImportFormat, ImportOptions, ParsedDocument};
+pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
 pub use write::{CommitOutcome, CommitRequest};
 
@@ -153,6 +153,51 @@ impl Engine {
         Graph::start_checkpointer(&graph);
         graphs.insert(name, graph.clone());
         Ok(graph)
+    }
+
+    /// Creates a new, empty graph; an error if it exists.
+    pub fn create_graph(&self, name: &str) -> Result<Arc<Graph>, EngineError> {
+        let graph_name = GraphName::new(name)?;
+        if self.graph_names().contains(&graph_name) {
+            return Err(EngineError::GraphExists {
+                name: graph_name.to_string(),
+            });
+        }
+        self.graph_or_create(name)
+    }
+
+    /// Deletes a graph with its whole history. Readers holding a snapshot keep it; the
+    /// files are gone at once.
+    pub fn delete_graph(&self, name: &str) -> Result<(), EngineError> {
+        let graph_name = GraphName::new(name)?;
+        let mut graphs = self.graphs.lock();
+        let dir = self.graphs_dir().join(graph_name.as_str());
+        if !dir.join(graph::LOG_FILE).exists() {
+            return Err(EngineError::GraphNotFound {
+                name: graph_name.to_string(),
+                existing: self.graph_names().iter().map(ToString::to_string).collect(),
+            });
+        }
+        if let Some(graph) = graphs.remove(&graph_name) {
+            // Later writes through handles still held elsewhere must fail, not resurrect
+            // a log in a deleted directory.
+            graph
+                .poisoned
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        // Rename first so a crash in the middle never leaves a half-deleted graph that
+        // looks valid.
+        let trash = self
+            .data_dir
+            .join(format!("deleted-{}-{}", graph_name, std::process::id()));
+        std::fs::rename(&dir, &trash).map_err(|e| EngineError::io(&dir, e))?;
+        std::fs::remove_dir_all(&trash).map_err(|e| EngineError::io(&trash, e))?;
+        Ok(())
+    }
+
+    /// The graphs opened so far (for metrics).
+    pub fn open_graphs(&self) -> Vec<Arc<Graph>> {
+        self.graphs.lock().values().cloned().collect()
     }
 
     /// Re-hashes a graph's whole log without opening the graph, so a corrupt record is

@@ -11,7 +11,7 @@ use super::error::EngineError;
 use super::graph::{CommitInfo, Graph, decode_changes};
 use crate::log::format_time;
 use crate::model::{CommitSeq, NamedNode, Quad};
-use crate::sparql::{self, CancellationToken, Deadline, QueryOptions, QueryResults};
+use crate::sparql::{self, CancellationToken, Deadline, Query, QueryOptions, QueryResults};
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot};
 
 /// Where and how to read.
@@ -92,6 +92,16 @@ impl Graph {
         options: &ReadOptions,
     ) -> Result<QueryAnswer, EngineError> {
         let query = sparql::parse_query(query_text, options.base_iri.as_deref())?;
+        self.query_parsed(&query, options)
+    }
+
+    /// Evaluates an already parsed query (callers that inspect the query first, e.g. to
+    /// negotiate a result format, parse it once).
+    pub fn query_parsed(
+        &self,
+        query: &Query,
+        options: &ReadOptions,
+    ) -> Result<QueryAnswer, EngineError> {
         let seq = self.resolve_seq(options.as_of, options.as_of_time)?;
         let snapshot = self.snapshot(seq);
         let cancellation = options.cancellation.clone().unwrap_or_default();
@@ -104,7 +114,7 @@ impl Graph {
             named_graph_uris: options.named_graph_uris.clone(),
             cancellation,
         };
-        let results = sparql::evaluate_query(&snapshot, &query, &query_options)?;
+        let results = sparql::evaluate_query(&snapshot, query, &query_options)?;
         Ok(QueryAnswer {
             results,
             served_at_seq: seq,
@@ -199,6 +209,32 @@ impl Graph {
         }
         serializer.finish().map_err(io)?;
         Ok(n_quads)
+    }
+
+    /// The triples of one RDF graph (`None`: the default graph) at `seq`, as quads; `None`
+    /// when a named graph holds no quad there.
+    pub fn graph_quads(&self, seq: CommitSeq, graph_name: Option<&NamedNode>) -> Option<Vec<Quad>> {
+        let snapshot = self.snapshot(seq);
+        let graph = match graph_name {
+            None => DEFAULT_GRAPH,
+            Some(name) => snapshot.lookup(&name.clone().into())?,
+        };
+        let keys: Vec<QuadKey> = snapshot
+            .quads(Pattern {
+                subject: None,
+                predicate: None,
+                object: None,
+                graph: GraphFilter::Is(graph),
+            })
+            .collect();
+        if keys.is_empty() && graph_name.is_some() {
+            return None;
+        }
+        Some(
+            keys.iter()
+                .filter_map(|k| snapshot.dict().quad(k))
+                .collect(),
+        )
     }
 
     /// Number of quads visible at `seq`.

@@ -33,6 +33,10 @@ pub enum QueryError {
     /// The caller cancelled the query.
     #[error("query cancelled")]
     Cancelled,
+    /// A `SERVICE` call to a remote endpoint, which this server refuses: it would let any
+    /// reader make the server fetch arbitrary (internal) URLs.
+    #[error("SERVICE <{0}> is refused: this server does not call remote endpoints")]
+    ServiceRefused(String),
     /// The operation is valid SPARQL but this server does not perform it.
     #[error("{0}")]
     Unsupported(String),

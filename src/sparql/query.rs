@@ -111,12 +111,10 @@ fn check_cancellation_per_row(
 pub fn evaluation_error(error: QueryEvaluationError) -> QueryError {
     match error {
         QueryEvaluationError::Cancelled => QueryError::Cancelled,
-        QueryEvaluationError::Service(e) => {
-            QueryError::Unsupported(format!("SERVICE is not allowed here: {e}"))
+        QueryEvaluationError::Service(e) => QueryError::ServiceRefused(e.to_string()),
+        QueryEvaluationError::UnsupportedService(service) => {
+            QueryError::ServiceRefused(service.as_str().to_owned())
         }
-        QueryEvaluationError::UnsupportedService(service) => QueryError::Unsupported(format!(
-            "SERVICE {service} is refused: this server does not call remote endpoints"
-        )),
         other => QueryError::Evaluation(other.to_string()),
     }
 }

@@ -434,16 +434,50 @@ fn a_query_past_its_time_limit_is_stopped() {
 }
 
 #[test]
-fn serve_loads_the_demo_graph_and_answers_at_two_commits() {
+fn serve_loads_the_demo_graph_once_and_prints_a_working_curl_line() {
     let strata = Strata::new();
-    let out = strata.run(&["serve"]).ok().to_owned();
-    assert!(out.contains("loaded the demo graph"), "{out}");
-    assert!(out.contains("served at commit 2"), "{out}");
-    assert!(out.contains("served at commit 1"), "{out}");
-    let again = strata.run(&["serve"]).ok().to_owned();
+    let server = strata.serve_with(&["serve", "--http", "127.0.0.1:0"]);
     assert!(
-        !again.contains("loaded the demo graph"),
-        "the demo loads once: {again}"
+        server
+            .banner
+            .iter()
+            .any(|l| l.contains("loaded the demo graph")),
+        "{:?}",
+        server.banner
     );
+    // The curl line the server prints works as printed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let curl = loop {
+        let found = server
+            .output
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|l| l.trim_start().starts_with("curl "))
+            .cloned();
+        if let Some(line) = found {
+            break line;
+        }
+        assert!(std::time::Instant::now() < deadline, "no curl line printed");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let out = std::process::Command::new("sh")
+        .args(["-c", &curl])
+        .output()
+        .unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("curl printed SPARQL JSON");
+    assert_eq!(json["results"]["bindings"].as_array().unwrap().len(), 5);
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(strata.n_commits("main"), 2);
+    let again = strata.serve_with(&["serve", "--http", "127.0.0.1:0"]);
+    assert!(
+        !again
+            .banner
+            .iter()
+            .any(|l| l.contains("loaded the demo graph"))
+    );
+    drop(again);
     assert_eq!(strata.n_commits("main"), 2);
 }

@@ -131,3 +131,91 @@ pub fn served_at(stderr: &str) -> u64 {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("no 'served at commit' line in {stderr:?}"))
 }
+
+/// A running `strata serve` on a free loopback port; killed when dropped.
+pub struct Server {
+    pub child: std::process::Child,
+    pub base: String,
+    /// Lines the server printed before its address line.
+    pub banner: Vec<String>,
+    /// Lines printed after it, collected as they come.
+    pub output: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Strata {
+    /// Starts `strata serve --http 127.0.0.1:0 --no-demo` (plus `extra` arguments) and
+    /// waits until it listens.
+    pub fn serve(&self, extra: &[&str]) -> Server {
+        let mut args = vec!["serve", "--http", "127.0.0.1:0", "--no-demo"];
+        args.extend_from_slice(extra);
+        self.serve_with(&args)
+    }
+
+    /// Starts `strata` with exactly these arguments and waits for its address line.
+    pub fn serve_with(&self, args: &[&str]) -> Server {
+        use std::io::BufRead;
+        let mut child = self
+            .command()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn strata serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let mut banner = Vec::new();
+        let base = loop {
+            let line = lines
+                .next()
+                .expect("strata serve exited before listening")
+                .expect("read stdout");
+            if let Some(rest) = line.strip_prefix("Strata is listening on ") {
+                break rest.split_whitespace().next().expect("address").to_owned();
+            }
+            banner.push(line);
+        };
+        // Keep draining stdout so the server never blocks on a full pipe.
+        let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = output.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                sink.lock().expect("output lock").push(line);
+            }
+        });
+        Server {
+            child,
+            base,
+            banner,
+            output,
+        }
+    }
+}
+
+impl Server {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Sends SIGTERM and waits for a clean exit.
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        self.child.wait().expect("wait for server")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP agent that returns 4xx/5xx responses instead of errors.
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_secs(60)))
+        .build()
+        .into()
+}

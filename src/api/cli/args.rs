@@ -45,8 +45,12 @@ pub enum Command {
     Export(ExportArgs),
     /// List the graphs of the data directory.
     Graphs,
-    /// Start Strata (until the HTTP server lands: load the demo graph and run sample queries).
+    /// Start the HTTP server (SPARQL Protocol, Graph Store Protocol, the log). An empty
+    /// data directory gets the demo graph.
     Serve(ServeArgs),
+    /// Print the SHA-256 of an API key for the server configuration (a new random key
+    /// when none is given).
+    HashKey(HashKeyArgs),
     /// Test support: commit forever, printing `ack <i> <commit_seq>` after each durable
     /// commit (used by the crash tests, which kill this process at random moments).
     #[command(name = "__commit-loop", hide = true)]
@@ -181,7 +185,19 @@ pub struct ExportArgs {
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Address the HTTP server will listen on (the server lands with the HTTP issue).
+    /// Address to listen on. Anything but loopback requires API keys.
     #[arg(long, default_value = "127.0.0.1:7878")]
     pub http: String,
+    /// Server configuration (JSON: api_keys, allowed_hosts, limits; see the README).
+    #[arg(long, env = "STRATA_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Do not load the demo graph into an empty data directory.
+    #[arg(long)]
+    pub no_demo: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct HashKeyArgs {
+    /// The key to hash; omit to generate a new one.
+    pub key: Option<String>,
 }

@@ -28,11 +28,26 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
+    let query_timeout = match cli.timeout_secs {
+        None => EngineConfig::default().query_timeout,
+        Some(secs) if secs > 0.0 && secs.is_finite() && secs < 1e9 => {
+            Some(std::time::Duration::from_secs_f64(secs))
+        }
+        Some(secs) => {
+            return Err(ApiError::invalid_argument(
+                "--timeout",
+                format!("expected a positive number of seconds, got {secs}"),
+            ));
+        }
+    };
+    if let Command::HashKey(args) = &cli.command {
+        return serve::run_hash_key(args);
+    }
     let config = EngineConfig {
-        query_timeout: cli.timeout_secs.map(std::time::Duration::from_secs_f64),
+        query_timeout,
         ..EngineConfig::default()
     };
-    let engine = Engine::open(&cli.data, config)?;
+    let engine = std::sync::Arc::new(Engine::open(&cli.data, config)?);
     let result = match &cli.command {
         Command::Import(args) => import::run(&engine, cli, args),
         Command::Query(args) => query::run_query(&engine, cli, args),
@@ -43,6 +58,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Export(args) => history::run_export(&engine, cli, args),
         Command::Graphs => history::run_graphs(&engine),
         Command::Serve(args) => serve::run(&engine, cli, args),
+        Command::HashKey(_) => Ok(ExitCode::SUCCESS),
         Command::CommitLoop(args) => serve::run_commit_loop(&engine, cli, args),
     };
     // Checkpointing on the way out makes the next start fast; it is derived data, so a

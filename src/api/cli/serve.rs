@@ -1,73 +1,144 @@
-//! `strata serve`. Until the HTTP server lands (issue #3) this loads the demo graph into
-//! an empty graph and runs sample queries, so the README's run command shows a working
-//! store: import, query at the head, update, and a pinned read of the earlier commit.
+//! `strata serve`: the HTTP server on an embedded data directory (with the demo graph
+//! when the directory is empty), and `strata hash-key` for its API keys.
 
+use std::io::Read;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use super::args::{Cli, CommitLoopArgs, ServeArgs};
+use super::args::{Cli, CommitLoopArgs, HashKeyArgs, ServeArgs};
 use crate::api::error::ApiError;
-use crate::engine::{CommitRequest, Engine, ImportFormat, ImportOptions, ReadOptions};
-use crate::sparql::{ResultsFormat, UpdateOptions, write_results};
+use crate::api::http::{self, AppState, HttpConfig};
+use crate::engine::{CommitRequest, Engine, ImportFormat, ImportOptions};
+use crate::sparql::UpdateOptions;
 
 const DEMO: &str = include_str!("../../../demo/demo.trig");
 
-const SAMPLE_QUERY: &str = "PREFIX ex: <http://example.org/strata/demo/>
-PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
-SELECT ?incident ?severity ?service ?assignee WHERE {
-  ?i a ex:Incident ; rdfs:label ?incident ; ex:severity ?severity ;
-     ex:affects/rdfs:label ?service ; ex:assignedTo/rdfs:label ?assignee .
-} ORDER BY ?severity";
-
-pub(super) fn run(engine: &Engine, cli: &Cli, args: &ServeArgs) -> Result<ExitCode, ApiError> {
-    let graph = engine.graph_or_create(&cli.graph)?;
-    if graph.head_seq() == 0 {
-        let options = ImportOptions {
-            format: ImportFormat(oxrdfio::RdfFormat::TriG),
-            base_iri: None,
-            into_graph: None,
-            source_name: "demo/demo.trig".into(),
-        };
-        let request = CommitRequest {
-            author: Some("strata".into()),
-            message: Some("load the demo graph".into()),
-            ..CommitRequest::default()
-        };
-        let outcome = graph.import(DEMO.as_bytes(), &options, &request)?;
+pub(super) fn run(engine: &Arc<Engine>, cli: &Cli, args: &ServeArgs) -> Result<ExitCode, ApiError> {
+    let config = match &args.config {
+        Some(path) => {
+            HttpConfig::from_file(path).map_err(|e| ApiError::invalid_argument("--config", e))?
+        }
+        None => HttpConfig::default(),
+    };
+    let addr: SocketAddr = args.http.parse().map_err(|e| {
+        ApiError::invalid_argument(
+            "--http",
+            format!(
+                "expected an address such as 127.0.0.1:7878, got {:?}: {e}",
+                args.http
+            ),
+        )
+    })?;
+    config
+        .check_listen_address(&addr)
+        .map_err(|e| ApiError::invalid_argument("--http", e))?;
+    if !args.no_demo && engine.graph_names().is_empty() {
+        load_demo(engine, &cli.graph)?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            ApiError::invalid_argument("serve", format!("cannot start the runtime: {e}"))
+        })?;
+    let served: std::io::Result<()> = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        let state = AppState::new(engine.clone(), config, local);
+        println!("Strata is listening on http://{local} (data {})", engine.data_dir().display());
+        for name in engine.graph_names() {
+            if let Ok(graph) = engine.graph(name.as_str()) {
+                println!("  graph {name}: head commit {}", graph.head_seq());
+            }
+        }
         println!(
-            "loaded the demo graph into {:?}: {} quads at commit {}",
-            cli.graph, outcome.inserted, outcome.head_seq
+            "Try:\n  curl -s http://{local}/sparql --data-urlencode 'query=SELECT ?s ?p ?o WHERE {{ ?s ?p ?o }} LIMIT 5'"
         );
-        let close = "PREFIX ex: <http://example.org/strata/demo/>
+        tracing::info!(%local, "listening");
+        http::serve(listener, state, shutdown_signal()).await
+    });
+    served.map_err(|e| {
+        ApiError::invalid_argument("--http", format!("cannot serve on {addr}: {e}"))
+    })?;
+    println!("Strata stopped; every acknowledged commit is in the log.");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}
+
+/// Loads `demo/demo.trig` as commit 1 and resolves an incident in commit 2, so pinned
+/// reads have something to show.
+fn load_demo(engine: &Engine, graph_name: &str) -> Result<(), ApiError> {
+    let graph = engine.graph_or_create(graph_name)?;
+    if graph.head_seq() > 0 {
+        return Ok(());
+    }
+    let options = ImportOptions {
+        format: ImportFormat(oxrdfio::RdfFormat::TriG),
+        base_iri: None,
+        into_graph: None,
+        source_name: "demo/demo.trig".into(),
+    };
+    let request = CommitRequest {
+        author: Some("strata".into()),
+        message: Some("load the demo graph".into()),
+        ..CommitRequest::default()
+    };
+    graph.import(DEMO.as_bytes(), &options, &request)?;
+    let resolve = "PREFIX ex: <http://example.org/strata/demo/>
 DELETE { ?i ex:severity ?s } INSERT { ?i ex:severity 4 ; ex:status \"resolved\" }
 WHERE { ?i ex:severity ?s . FILTER(?i = ex:inc1) }";
-        let request = CommitRequest {
-            author: Some("strata".into()),
-            message: Some("resolve inc1".into()),
-            ..CommitRequest::default()
-        };
-        let outcome = graph.update(close, None, &UpdateOptions::default(), &request)?;
-        println!("resolved inc1 at commit {}", outcome.head_seq);
-    }
-    let head = graph.head_seq();
-    for (title, as_of) in [("at the head", None), ("pinned to commit 1", Some(1))] {
-        let options = ReadOptions {
-            as_of: as_of.filter(|&seq| seq <= head),
-            timeout: engine.config().query_timeout,
-            ..ReadOptions::default()
-        };
-        let answer = graph.query(SAMPLE_QUERY, &options)?;
-        println!(
-            "\nopen incidents {title} (served at commit {}):",
-            answer.served_at_seq
-        );
-        let mut out = Vec::new();
-        write_results(answer.results, ResultsFormat::Tsv, &mut out)
-            .map_err(crate::engine::EngineError::from)?;
-        print!("{}", String::from_utf8_lossy(&out));
-    }
+    let request = CommitRequest {
+        author: Some("strata".into()),
+        message: Some("resolve inc1".into()),
+        ..CommitRequest::default()
+    };
+    graph.update(resolve, None, &UpdateOptions::default(), &request)?;
+    println!("loaded the demo graph into {graph_name:?} (commits 1 and 2)");
+    Ok(())
+}
+
+/// Prints a key's SHA-256 (and a new random key when none is given).
+pub(super) fn run_hash_key(args: &HashKeyArgs) -> Result<ExitCode, ApiError> {
+    let key = match &args.key {
+        Some(key) => key.clone(),
+        None => {
+            let mut bytes = [0u8; 24];
+            std::fs::File::open("/dev/urandom")
+                .and_then(|mut f| f.read_exact(&mut bytes))
+                .map_err(|e| {
+                    ApiError::invalid_argument("KEY", format!("cannot read /dev/urandom: {e}"))
+                })?;
+            let key: String = std::iter::once("strata_".to_owned())
+                .chain(bytes.iter().map(|b| format!("{b:02x}")))
+                .collect();
+            println!("key:    {key}");
+            key
+        }
+    };
+    println!("sha256: {}", http::hash_key(&key));
     println!(
-        "\nThe HTTP server (SPARQL Protocol on {}) arrives with issue #3. Meanwhile try:\n  strata query 'SELECT * WHERE {{ ?s ?p ?o }} LIMIT 5'\n  strata log\n  strata diff 1 2",
-        args.http
+        "config: {{\"api_keys\": [{{\"name\": \"me\", \"sha256\": \"{}\", \"scopes\": [\"read\", \"write\"]}}]}}",
+        http::hash_key(&key)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,133 @@
+//! Server settings: where to listen, who may call, and the limits of a request.
+//!
+//! Read from a JSON file (`strata serve --config FILE`, or `$STRATA_CONFIG`). API keys are
+//! stored as SHA-256 hashes only (`strata hash-key` prints one).
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// What an API key may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Queries, the log, exports.
+    Read,
+    /// Updates and Graph Store writes.
+    Write,
+    /// Creating and deleting graphs.
+    Admin,
+}
+
+/// One API key, as configured.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiKeyConfig {
+    /// A name for logs (never the key itself).
+    pub name: String,
+    /// Lowercase hex SHA-256 of the key.
+    pub sha256: String,
+    pub scopes: Vec<Scope>,
+    /// Graphs the key may touch; absent means all graphs.
+    #[serde(default)]
+    pub graphs: Option<Vec<String>>,
+}
+
+/// Settings of the HTTP server.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    pub api_keys: Vec<ApiKeyConfig>,
+    /// Host header values accepted besides loopback names and the listen address
+    /// (DNS-rebinding protection).
+    pub allowed_hosts: Vec<String>,
+    /// Origin header values accepted besides the allowed hosts' own origins.
+    pub allowed_origins: Vec<String>,
+    /// Origins that get CORS headers; empty turns CORS off.
+    pub cors_origins: Vec<String>,
+    /// Largest accepted request body (413 beyond).
+    pub body_limit_bytes: usize,
+    /// Time to produce a response's head (408 beyond).
+    pub request_timeout_secs: f64,
+    /// Time limit of a query; it is cancelled, not left running.
+    pub query_timeout_secs: f64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            api_keys: Vec::new(),
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            cors_origins: Vec::new(),
+            body_limit_bytes: 256 << 20,
+            request_timeout_secs: 300.0,
+            query_timeout_secs: 60.0,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Reads a JSON configuration file.
+    pub fn from_file(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let config: Self = serde_json::from_str(&text)
+            .map_err(|e| format!("invalid configuration {}: {e}", path.display()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks values a typo could make dangerous or useless.
+    pub fn validate(&self) -> Result<(), String> {
+        for key in &self.api_keys {
+            let is_hex = key.sha256.len() == 64
+                && key
+                    .sha256
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+            if !is_hex {
+                return Err(format!(
+                    "api key {:?}: sha256 must be 64 lowercase hex characters (use `strata hash-key`)",
+                    key.name
+                ));
+            }
+            if key.scopes.is_empty() {
+                return Err(format!("api key {:?}: scopes must not be empty", key.name));
+            }
+        }
+        for (name, secs) in [
+            ("request_timeout_secs", self.request_timeout_secs),
+            ("query_timeout_secs", self.query_timeout_secs),
+        ] {
+            if !(secs > 0.0 && secs.is_finite()) {
+                return Err(format!("{name} must be a positive number of seconds"));
+            }
+        }
+        if self.body_limit_bytes == 0 {
+            return Err("body_limit_bytes must be positive".into());
+        }
+        Ok(())
+    }
+
+    /// Refuses to listen beyond loopback without API keys: anyone on the network could
+    /// otherwise read and write every graph.
+    pub fn check_listen_address(&self, addr: &SocketAddr) -> Result<(), String> {
+        if !addr.ip().is_loopback() && self.api_keys.is_empty() {
+            return Err(format!(
+                "refusing to listen on {addr} without API keys: configure api_keys (see `strata hash-key`) or listen on 127.0.0.1"
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.request_timeout_secs)
+    }
+
+    pub fn query_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.query_timeout_secs)
+    }
+}

@@ -1,0 +1,251 @@
+//! The log over HTTP: commits (newest first, paged), one commit with its changes, diffs
+//! between commits, and the list of graphs (with admin create and delete).
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use super::AppState;
+use super::auth::{authenticate, authorize};
+use super::config::Scope;
+use super::error::HttpError;
+use super::params::Params;
+use super::stream::blocking;
+use crate::engine::CommitInfo;
+use crate::log::format_time;
+use crate::model::Quad;
+
+const DEFAULT_PAGE: usize = 100;
+const MAX_PAGE: usize = 10_000;
+
+fn page(params: &Params) -> Result<(usize, usize), HttpError> {
+    let number = |key: &str, default: usize| -> Result<usize, HttpError> {
+        params
+            .one(key)?
+            .map(|v| {
+                v.parse::<usize>()
+                    .map_err(|_| HttpError::bad_param(key, format!("expected a number, got {v:?}")))
+            })
+            .transpose()
+            .map(|v| v.unwrap_or(default))
+    };
+    let limit = number("limit", DEFAULT_PAGE)?;
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(HttpError::bad_param(
+            "limit",
+            format!("limit must be 1..={MAX_PAGE}"),
+        ));
+    }
+    Ok((number("offset", 0)?, limit))
+}
+
+fn commit_json(commit: &CommitInfo) -> serde_json::Value {
+    let h = &commit.header;
+    serde_json::json!({
+        "commit_seq": h.commit_seq,
+        "hash": commit.hash.to_hex(),
+        "parent_hash": h.parent_hash.to_hex(),
+        "committed_at": format_time(h.committed_at),
+        "observed_at": h.observed_at.map(format_time),
+        "author": h.author,
+        "message": h.message,
+        "idempotency_key": h.idempotency_key,
+        "inserted": h.n_inserted,
+        "deleted": h.n_deleted,
+    })
+}
+
+fn quads_json(quads: &[Quad], offset: usize, limit: usize) -> Vec<String> {
+    quads
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|q| format!("{q} ."))
+        .collect()
+}
+
+/// `GET /graphs`
+pub async fn list_graphs(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    authenticate(&state.config, &headers)?;
+    let engine = state.engine.clone();
+    let graphs = blocking(move || {
+        let mut out = Vec::new();
+        for name in engine.graph_names() {
+            let graph = engine.graph(name.as_str())?;
+            out.push(serde_json::json!({ "name": name.as_str(), "head_seq": graph.head_seq() }));
+        }
+        Ok(out)
+    })
+    .await?;
+    Ok(Json(serde_json::json!({ "graphs": graphs })).into_response())
+}
+
+#[derive(Deserialize)]
+pub struct CreateGraph {
+    name: String,
+}
+
+/// `POST /graphs` with `{"name": "..."}` (admin).
+pub async fn create_graph(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, HttpError> {
+    authorize(&state.config, &headers, Scope::Admin, None)?;
+    let request: CreateGraph = serde_json::from_slice(&body).map_err(|e| {
+        HttpError::bad_param(
+            "name",
+            format!("expected a JSON body {{\"name\": \"...\"}}: {e}"),
+        )
+    })?;
+    let engine = state.engine.clone();
+    let name = request.name.clone();
+    let head = blocking(move || Ok(engine.create_graph(&name)?.head_seq())).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({ "name": request.name, "head_seq": head })),
+    )
+        .into_response())
+}
+
+/// `DELETE /graphs/{g}` (admin): removes the graph and its whole history.
+pub async fn delete_graph(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+    let engine = state.engine.clone();
+    blocking(move || Ok(engine.delete_graph(&graph)?)).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `GET /graphs/{g}/commits?offset=&limit=`: newest first.
+pub async fn commits(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let (offset, limit) = page(&params)?;
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let (head, commits) = blocking(move || {
+        let graph = engine.graph(&name)?;
+        // Pin the page to the head seen now, so later pages do not shift.
+        let head = match params.one("head")? {
+            Some(v) => v
+                .parse::<u64>()
+                .map_err(|_| HttpError::bad_param("head", "expected a commit number"))?,
+            None => graph.head_seq(),
+        };
+        let skip = (graph.head_seq().saturating_sub(head)) as usize + offset;
+        Ok((head, graph.commits_newest_first(skip, limit)))
+    })
+    .await?;
+    let next = (offset + commits.len() < head as usize).then(|| {
+        format!(
+            "/graphs/{graph}/commits?head={head}&offset={}&limit={limit}",
+            offset + limit
+        )
+    });
+    Ok(Json(serde_json::json!({
+        "graph": graph,
+        "head_seq": head,
+        "commits": commits.iter().map(commit_json).collect::<Vec<_>>(),
+        "next": next,
+    }))
+    .into_response())
+}
+
+/// `GET /graphs/{g}/commits/{seq}?offset=&limit=`: metadata and changes, paged.
+pub async fn commit(
+    State(state): State<AppState>,
+    Path((graph, seq)): Path<(String, String)>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let seq: u64 = seq.parse().map_err(|_| {
+        HttpError::bad_param("seq", format!("expected a commit number, got {seq:?}"))
+    })?;
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let (offset, limit) = page(&params)?;
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let (info, changes) = blocking(move || {
+        let graph = engine.graph(&name)?;
+        Ok((graph.commit_info(seq)?, graph.commit_changes(seq)?))
+    })
+    .await?;
+    let total = changes.added.len() + changes.removed.len();
+    let inserted = quads_json(&changes.added, offset, limit);
+    let deleted_offset = offset.saturating_sub(changes.added.len());
+    let deleted = quads_json(&changes.removed, deleted_offset, limit - inserted.len());
+    let next = (offset + limit < total).then(|| {
+        format!(
+            "/graphs/{graph}/commits/{seq}?offset={}&limit={limit}",
+            offset + limit
+        )
+    });
+    Ok(Json(serde_json::json!({
+        "commit": commit_json(&info),
+        "inserted": inserted,
+        "deleted": deleted,
+        "next": next,
+    }))
+    .into_response())
+}
+
+/// `GET /graphs/{g}/diff?from=&to=&offset=&limit=`
+pub async fn diff(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let seq = |key: &str| -> Result<u64, HttpError> {
+        let value = params
+            .one(key)?
+            .ok_or_else(|| HttpError::bad_param(key, format!("missing {key}")))?;
+        value.parse().map_err(|_| {
+            HttpError::bad_param(key, format!("expected a commit number, got {value:?}"))
+        })
+    };
+    let (from, to) = (seq("from")?, seq("to")?);
+    let (offset, limit) = page(&params)?;
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let changes = blocking(move || Ok(engine.graph(&name)?.diff(from, to)?)).await?;
+    let total = changes.added.len() + changes.removed.len();
+    let added = quads_json(&changes.added, offset, limit);
+    let removed = quads_json(
+        &changes.removed,
+        offset.saturating_sub(changes.added.len()),
+        limit - added.len(),
+    );
+    let next = (offset + limit < total).then(|| {
+        format!(
+            "/graphs/{graph}/diff?from={from}&to={to}&offset={}&limit={limit}",
+            offset + limit
+        )
+    });
+    Ok(Json(serde_json::json!({
+        "from": from,
+        "to": to,
+        "counts": { "added": changes.added.len(), "removed": changes.removed.len() },
+        "added": added,
+        "removed": removed,
+        "next": next,
+    }))
+    .into_response())
+}

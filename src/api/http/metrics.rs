@@ -1,0 +1,114 @@
+//! Prometheus metrics, kept by hand: request counts and latencies per route and status,
+//! commits, query timeouts, and each open graph's head.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use crate::engine::Engine;
+
+/// Upper bounds (seconds) of the latency histogram buckets.
+const BUCKETS: [f64; 10] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
+
+#[derive(Default)]
+pub struct Metrics {
+    /// (method, route, status) → count.
+    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    /// route → (bucket counts, sum of seconds, count).
+    latencies: Mutex<BTreeMap<String, ([u64; BUCKETS.len()], f64, u64)>>,
+    pub commits: AtomicU64,
+    pub query_timeouts: AtomicU64,
+}
+
+impl Metrics {
+    pub fn record_request(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
+        *self
+            .requests
+            .lock()
+            .entry((method.to_owned(), route.to_owned(), status))
+            .or_default() += 1;
+        let seconds = elapsed.as_secs_f64();
+        let mut latencies = self.latencies.lock();
+        let entry = latencies.entry(route.to_owned()).or_default();
+        for (bucket, bound) in entry.0.iter_mut().zip(BUCKETS) {
+            if seconds <= bound {
+                *bucket += 1;
+            }
+        }
+        entry.1 += seconds;
+        entry.2 += 1;
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self, engine: &Engine) -> String {
+        let mut out = String::new();
+        out.push_str(
+            "# HELP strata_http_requests_total HTTP requests by method, route and status.\n",
+        );
+        out.push_str("# TYPE strata_http_requests_total counter\n");
+        for ((method, route, status), count) in self.requests.lock().iter() {
+            let _ = writeln!(
+                out,
+                "strata_http_requests_total{{method=\"{method}\",route=\"{}\",status=\"{status}\"}} {count}",
+                escape(route)
+            );
+        }
+        out.push_str(
+            "# HELP strata_http_request_duration_seconds Time to produce a response head.\n",
+        );
+        out.push_str("# TYPE strata_http_request_duration_seconds histogram\n");
+        for (route, (buckets, sum, count)) in self.latencies.lock().iter() {
+            let route = escape(route);
+            for (bucket, bound) in buckets.iter().zip(BUCKETS) {
+                let _ = writeln!(
+                    out,
+                    "strata_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"{bound}\"}} {bucket}"
+                );
+            }
+            let _ = writeln!(
+                out,
+                "strata_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {count}"
+            );
+            let _ = writeln!(
+                out,
+                "strata_http_request_duration_seconds_sum{{route=\"{route}\"}} {sum}"
+            );
+            let _ = writeln!(
+                out,
+                "strata_http_request_duration_seconds_count{{route=\"{route}\"}} {count}"
+            );
+        }
+        out.push_str("# HELP strata_commits_total Commits made through the HTTP API.\n");
+        out.push_str("# TYPE strata_commits_total counter\n");
+        let _ = writeln!(
+            out,
+            "strata_commits_total {}",
+            self.commits.load(Ordering::Relaxed)
+        );
+        out.push_str("# HELP strata_query_timeouts_total Queries cancelled at their time limit.\n");
+        out.push_str("# TYPE strata_query_timeouts_total counter\n");
+        let _ = writeln!(
+            out,
+            "strata_query_timeouts_total {}",
+            self.query_timeouts.load(Ordering::Relaxed)
+        );
+        out.push_str("# HELP strata_head_seq The newest commit of each open graph.\n");
+        out.push_str("# TYPE strata_head_seq gauge\n");
+        for graph in engine.open_graphs() {
+            let _ = writeln!(
+                out,
+                "strata_head_seq{{graph=\"{}\"}} {}",
+                graph.name(),
+                graph.head_seq()
+            );
+        }
+        out
+    }
+}
+
+fn escape(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
+}

@@ -1,0 +1,178 @@
+//! The HTTP server: SPARQL 1.1 Protocol, Graph Store Protocol, the log, health and
+//! metrics, behind API keys and Host/Origin allow-lists.
+//!
+//! Handlers are thin: they check access, parse parameters, and run engine calls on
+//! blocking threads (the engine is synchronous). Every read response names the commit it
+//! was served at in a `Strata-Commit` header; every write response names the head after it.
+
+mod auth;
+mod config;
+mod error;
+mod graph_store;
+mod health;
+mod history;
+mod metrics;
+mod middleware;
+mod negotiate;
+mod params;
+mod sparql;
+mod stream;
+mod update;
+
+pub use auth::hash_key;
+pub use config::{ApiKeyConfig, HttpConfig, Scope};
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::routing::{get, post};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::engine::{CommitOutcome, Engine};
+use error::HttpError;
+use metrics::Metrics;
+
+/// The graph `/sparql`, `/update` and `/store` serve.
+const DEFAULT_GRAPH_NAME: &str = crate::model::GraphName::DEFAULT;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    engine: Arc<Engine>,
+    config: Arc<HttpConfig>,
+    metrics: Arc<Metrics>,
+    /// Host header values accepted: loopback names, the listen address, configured hosts.
+    allowed_hosts: Arc<BTreeSet<String>>,
+}
+
+impl AppState {
+    pub fn new(engine: Arc<Engine>, config: HttpConfig, listen: SocketAddr) -> Self {
+        let mut allowed_hosts: BTreeSet<String> = ["localhost", "127.0.0.1", "::1"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        allowed_hosts.insert(listen.ip().to_string());
+        allowed_hosts.insert(listen.to_string());
+        allowed_hosts.extend(config.allowed_hosts.iter().cloned());
+        Self {
+            engine,
+            config: Arc::new(config),
+            metrics: Arc::new(Metrics::default()),
+            allowed_hosts: Arc::new(allowed_hosts),
+        }
+    }
+}
+
+/// Every route of the server.
+pub fn router(state: AppState) -> Router {
+    let graph_routes = Router::new()
+        .route(
+            "/graphs",
+            get(history::list_graphs).post(history::create_graph),
+        )
+        .route("/graphs/{g}", axum::routing::delete(history::delete_graph))
+        .route("/graphs/{g}/sparql", get(sparql::get).post(sparql::post))
+        .route("/graphs/{g}/update", post(update::post))
+        .route(
+            "/graphs/{g}/store",
+            get(graph_store::get)
+                .put(graph_store::put)
+                .post(graph_store::post)
+                .delete(graph_store::delete),
+        )
+        .route("/graphs/{g}/commits", get(history::commits))
+        .route("/graphs/{g}/commits/{seq}", get(history::commit))
+        .route("/graphs/{g}/diff", get(history::diff))
+        .route(
+            "/sparql",
+            get(sparql::get_default).post(sparql::post_default),
+        )
+        .route("/update", post(update::post_default))
+        .route(
+            "/store",
+            get(graph_store::get_default)
+                .put(graph_store::put_default)
+                .post(graph_store::post_default)
+                .delete(graph_store::delete_default),
+        )
+        .route("/healthz", get(health::healthz))
+        .route("/metrics", get(health::metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed);
+    let mut app = graph_routes
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::observe,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::guard,
+        ));
+    if !state.config.cors_origins.is_empty() {
+        let origins: Vec<_> = state
+            .config
+            .cors_origins
+            .iter()
+            .filter_map(|o| o.parse().ok())
+            .collect();
+        app = app.layer(
+            CorsLayer::new()
+                .allow_origin(AllowOrigin::list(origins))
+                .allow_methods(tower_http::cors::Any)
+                .allow_headers(tower_http::cors::Any)
+                .expose_headers([axum::http::HeaderName::from_static("strata-commit")]),
+        );
+    }
+    app.with_state(state)
+}
+
+/// Serves until `shutdown` resolves; requests in flight finish first.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn not_found() -> HttpError {
+    HttpError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "no such route; see the README for the routes",
+    )
+}
+
+async fn method_not_allowed() -> HttpError {
+    HttpError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this route does not accept that method",
+    )
+}
+
+/// The base IRI of a request: `http://<host><path>`.
+fn request_base_iri(headers: &HeaderMap, path: &str) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    format!("http://{host}{path}")
+}
+
+/// The JSON body of a write response.
+fn outcome_json(outcome: &CommitOutcome) -> serde_json::Value {
+    serde_json::json!({
+        "commit_seq": outcome.commit_seq,
+        "head_seq": outcome.head_seq,
+        "hash": outcome.hash.map(|h| h.to_hex()),
+        "inserted": outcome.inserted,
+        "deleted": outcome.deleted,
+        "idempotent_replay": outcome.idempotent_replay,
+    })
+}

@@ -1,0 +1,211 @@
+//! Request parameters and bodies: URL query strings and forms (with repeated keys),
+//! commit metadata headers, pinned-read parameters, and bounded body reads.
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode, header};
+
+use super::error::HttpError;
+use crate::engine::{CommitRequest, ReadOptions};
+use crate::model::NamedNode;
+
+/// Decoded `key=value` pairs in order, keys repeated as sent.
+#[derive(Debug, Default, Clone)]
+pub struct Params(pub Vec<(String, String)>);
+
+impl Params {
+    /// Parses a URL query string or an `application/x-www-form-urlencoded` body. Values
+    /// that do not decode to UTF-8 are a 400, not silently replaced.
+    pub fn parse(raw: &[u8]) -> Result<Self, HttpError> {
+        let mut pairs = Vec::new();
+        for piece in raw.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
+            let (key, value) = match piece.iter().position(|&b| b == b'=') {
+                Some(i) => (&piece[..i], &piece[i + 1..]),
+                None => (piece, &b""[..]),
+            };
+            let key = decode(key).ok_or_else(|| {
+                HttpError::bad_param("parameters", "parameter names must be UTF-8")
+            })?;
+            let value = decode(value)
+                .ok_or_else(|| HttpError::bad_param(&key, format!("{key} must be UTF-8")))?;
+            pairs.push((key, value));
+        }
+        Ok(Self(pairs))
+    }
+
+    pub fn all(&self, key: &str) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// The single value of `key`; 400 when it is repeated.
+    pub fn one(&self, key: &str) -> Result<Option<&str>, HttpError> {
+        match self.all(key).as_slice() {
+            [] => Ok(None),
+            [value] => Ok(Some(value)),
+            _ => Err(HttpError::bad_param(
+                key,
+                format!("{key} must be given once"),
+            )),
+        }
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.0.iter().any(|(k, _)| k == key)
+    }
+
+    pub fn extend(&mut self, other: Params) {
+        self.0.extend(other.0);
+    }
+
+    /// IRIs of a repeated parameter (`default-graph-uri`, `named-graph-uri`, …).
+    pub fn iris(&self, key: &str) -> Result<Vec<NamedNode>, HttpError> {
+        self.all(key)
+            .into_iter()
+            .map(|iri| {
+                NamedNode::new(iri)
+                    .map_err(|e| HttpError::bad_param(key, format!("invalid IRI {iri:?}: {e}")))
+            })
+            .collect()
+    }
+
+    /// `as_of` / `as_of_time` into read options.
+    pub fn read_options(&self) -> Result<ReadOptions, HttpError> {
+        let as_of = self
+            .one("as_of")?
+            .map(|v| {
+                v.trim().parse::<u64>().map_err(|_| {
+                    HttpError::bad_param("as_of", format!("expected a commit number, got {v:?}"))
+                })
+            })
+            .transpose()?;
+        let as_of_time = self
+            .one("as_of_time")?
+            .map(|v| {
+                crate::log::parse_time(v.trim()).ok_or_else(|| {
+                    HttpError::bad_param(
+                        "as_of_time",
+                        format!("expected an RFC 3339 moment, got {v:?}"),
+                    )
+                })
+            })
+            .transpose()?;
+        if as_of.is_some() && as_of_time.is_some() {
+            return Err(HttpError::bad_param(
+                "as_of",
+                "give as_of or as_of_time, not both",
+            ));
+        }
+        Ok(ReadOptions {
+            as_of,
+            as_of_time,
+            ..ReadOptions::default()
+        })
+    }
+}
+
+/// The media type of a request body, lowercased, without parameters.
+pub fn content_type(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|v| !v.is_empty())
+}
+
+/// Reads a body up to `limit` bytes (413 beyond).
+pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, HttpError> {
+    axum::body::to_bytes(body, limit).await.map_err(|_| {
+        HttpError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("request body larger than {limit} bytes"),
+        )
+    })
+}
+
+/// A body that must be UTF-8 text (queries, updates).
+pub fn utf8_body(bytes: &Bytes, param: &str) -> Result<String, HttpError> {
+    String::from_utf8(bytes.to_vec())
+        .map_err(|_| HttpError::bad_param(param, "the body must be UTF-8"))
+}
+
+/// Commit metadata from headers: `Strata-Author`, `Strata-Message`, `Strata-Observed-At`,
+/// `Idempotency-Key`.
+pub fn commit_request(headers: &HeaderMap) -> Result<CommitRequest, HttpError> {
+    let text = |name: &str| -> Result<Option<String>, HttpError> {
+        headers
+            .get(name)
+            .map(|v| {
+                v.to_str()
+                    .map(str::to_owned)
+                    .map_err(|_| HttpError::bad_param(name, "header must be visible ASCII"))
+            })
+            .transpose()
+    };
+    let observed_at = text("strata-observed-at")?
+        .map(|v| {
+            crate::log::parse_time(&v).ok_or_else(|| {
+                HttpError::bad_param("Strata-Observed-At", "expected an RFC 3339 moment")
+            })
+        })
+        .transpose()?;
+    Ok(CommitRequest {
+        author: text("strata-author")?,
+        message: text("strata-message")?,
+        observed_at,
+        idempotency_key: text("idempotency-key")?,
+    })
+}
+
+/// Decodes `+` and `%XX` escapes; `None` when the result is not UTF-8.
+fn decode(raw: &[u8]) -> Option<String> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        match raw[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < raw.len() => {
+                let hex = std::str::from_utf8(&raw[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(byte) => {
+                        out.push(byte);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_decode_repeated_keys_and_reject_bad_utf8() {
+        let params = Params::parse(b"query=ASK%20%7B%7D&g=a&g=b+c&empty=&flag").unwrap();
+        assert_eq!(params.one("query").unwrap(), Some("ASK {}"));
+        assert_eq!(params.all("g"), vec!["a", "b c"]);
+        assert!(params.one("g").is_err());
+        assert_eq!(params.one("empty").unwrap(), Some(""));
+        assert!(params.contains("flag"));
+        assert!(Params::parse(b"query=%FF%FE").is_err());
+        assert_eq!(
+            Params::parse(b"q=100%").unwrap().one("q").unwrap(),
+            Some("100%")
+        );
+    }
+}

@@ -1,0 +1,161 @@
+//! SPARQL 1.1 Protocol queries: `GET`/`POST /graphs/{g}/sparql` (and `/sparql` for the
+//! default graph), with content negotiation and pinned reads.
+
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+
+use super::auth::authorize;
+use super::config::Scope;
+use super::error::HttpError;
+use super::negotiate::{self, GRAPHS, SOLUTIONS};
+use super::params::{Params, content_type, read_body, utf8_body};
+use super::stream::{Head, stream};
+use super::{AppState, DEFAULT_GRAPH_NAME, request_base_iri};
+use crate::engine::EngineError;
+use crate::sparql::{Query, QueryError, write_results};
+
+pub async fn get_default(
+    state: State<AppState>,
+    raw: RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    get(state, Path(DEFAULT_GRAPH_NAME.to_owned()), raw, headers).await
+}
+
+pub async fn post_default(
+    state: State<AppState>,
+    raw: RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    post(
+        state,
+        Path(DEFAULT_GRAPH_NAME.to_owned()),
+        raw,
+        headers,
+        body,
+    )
+    .await
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    if params.contains("update") {
+        return Err(HttpError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "updates must be sent with POST to the update endpoint",
+        ));
+    }
+    let text = params
+        .one("query")?
+        .ok_or_else(|| HttpError::bad_param("query", "missing query parameter"))?
+        .to_owned();
+    run(state, graph, text, params, headers).await
+}
+
+pub async fn post(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    let mut params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let body = read_body(body, state.config.body_limit_bytes).await?;
+    let text = match content_type(&headers).as_deref() {
+        Some("application/sparql-query") => {
+            if params.contains("query") {
+                return Err(HttpError::bad_param(
+                    "query",
+                    "the query is the body; do not also pass query=",
+                ));
+            }
+            utf8_body(&body, "query")?
+        }
+        Some("application/x-www-form-urlencoded") => {
+            params.extend(Params::parse(&body)?);
+            if params.contains("update") {
+                return Err(HttpError::bad_param(
+                    "update",
+                    "send updates to the update endpoint",
+                ));
+            }
+            params
+                .one("query")?
+                .ok_or_else(|| HttpError::bad_param("query", "missing query parameter"))?
+                .to_owned()
+        }
+        other => {
+            return Err(HttpError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                format!(
+                    "Content-Type {} is not accepted; use application/sparql-query or application/x-www-form-urlencoded",
+                    other.unwrap_or("(none)")
+                ),
+            ));
+        }
+    };
+    run(state, graph, text, params, headers).await
+}
+
+async fn run(
+    state: AppState,
+    graph: String,
+    text: String,
+    params: Params,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let mut options = params.read_options()?;
+    options.default_graph_uris = params.iris("default-graph-uri")?;
+    options.named_graph_uris = params.iris("named-graph-uri")?;
+    options.timeout = Some(state.config.query_timeout());
+    let base = request_base_iri(&headers, &format!("/graphs/{graph}/sparql"));
+    let query = crate::sparql::parse_query(&text, Some(&base)).map_err(EngineError::from)?;
+    let (content_type, format) = match &query {
+        Query::Select { .. } | Query::Ask { .. } => negotiate::choose(&headers, SOLUTIONS)?,
+        Query::Construct { .. } | Query::Describe { .. } => negotiate::choose(&headers, GRAPHS)?,
+    };
+    let engine = state.engine.clone();
+    let metrics = state.metrics.clone();
+    let limit = state.config.query_timeout();
+    Ok(stream(move |writer| {
+        let graph = engine.graph(&graph)?;
+        let answer = match graph.query_parsed(&query, &options) {
+            Err(EngineError::Query(QueryError::Cancelled)) => {
+                metrics
+                    .query_timeouts
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return Err(EngineError::from(QueryError::Timeout(limit)).into());
+            }
+            other => other?,
+        };
+        writer.set_head(
+            Head::ok(content_type)
+                .with("strata-commit", answer.served_at_seq)
+                .with("vary", "accept"),
+        );
+        let written = write_results(answer.results, format, &mut *writer);
+        let timed_out = answer.deadline.as_ref().is_some_and(|d| d.fired());
+        match written {
+            Ok(_) => Ok(()),
+            Err(_) if timed_out => {
+                metrics
+                    .query_timeouts
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Err(EngineError::from(QueryError::Timeout(limit)).into())
+            }
+            Err(error) => Err(EngineError::from(error).into()),
+        }
+    })
+    .await)
+}

@@ -1,0 +1,165 @@
+//! Streaming responses from blocking work: the engine is synchronous, so a response body
+//! is produced on a blocking thread and handed to the client in 64 KiB chunks.
+//!
+//! The response head is sent only once the first chunk is full or the work is done. Work
+//! that fails before that (a bad query, a timeout before the first rows) still gets a
+//! proper error status; a failure later can only cut the body short, which clients see
+//! as an incomplete response.
+
+use std::io::Write;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+
+use super::error::HttpError;
+
+const CHUNK_BYTES: usize = 64 << 10;
+
+/// Status and headers of a streamed response.
+pub struct Head {
+    pub status: StatusCode,
+    pub headers: Vec<(HeaderName, String)>,
+}
+
+impl Head {
+    /// 200 with a content type.
+    pub fn ok(content_type: &str) -> Self {
+        Self {
+            status: StatusCode::OK,
+            headers: vec![(header::CONTENT_TYPE, content_type.to_owned())],
+        }
+    }
+
+    pub fn with(mut self, name: &'static str, value: impl ToString) -> Self {
+        self.headers
+            .push((HeaderName::from_static(name), value.to_string()));
+        self
+    }
+}
+
+type First = Result<(Head, Bytes), HttpError>;
+
+/// Where blocking work writes a response body.
+pub struct ChunkWriter {
+    head: Option<Head>,
+    first: Option<oneshot::Sender<First>>,
+    rest: mpsc::Sender<Result<Bytes, std::io::Error>>,
+    buffer: Vec<u8>,
+}
+
+impl ChunkWriter {
+    /// Sets the status and headers; must come before the first chunk fills.
+    pub fn set_head(&mut self, head: Head) {
+        self.head = Some(head);
+    }
+
+    fn send(&mut self) -> std::io::Result<()> {
+        let chunk = Bytes::from(std::mem::replace(
+            &mut self.buffer,
+            Vec::with_capacity(CHUNK_BYTES),
+        ));
+        if let Some(first) = self.first.take() {
+            let head = self
+                .head
+                .take()
+                .unwrap_or_else(|| Head::ok("application/octet-stream"));
+            return first
+                .send(Ok((head, chunk)))
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        }
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        self.rest
+            .blocking_send(Ok(chunk))
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl Write for ChunkWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.buffer.extend_from_slice(buf);
+        if self.buffer.len() >= CHUNK_BYTES {
+            self.send()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs `produce` on a blocking thread and streams what it writes.
+pub async fn stream<F>(produce: F) -> Response
+where
+    F: FnOnce(&mut ChunkWriter) -> Result<(), HttpError> + Send + 'static,
+{
+    let (first_sender, first_receiver) = oneshot::channel::<First>();
+    let (rest_sender, rest_receiver) = mpsc::channel(4);
+    tokio::task::spawn_blocking(move || {
+        let mut writer = ChunkWriter {
+            head: None,
+            first: Some(first_sender),
+            rest: rest_sender,
+            buffer: Vec::with_capacity(CHUNK_BYTES),
+        };
+        match produce(&mut writer) {
+            Ok(()) => {
+                // A send error means the client went away; nothing is left to tell.
+                let _ = writer.send();
+            }
+            Err(error) => match writer.first.take() {
+                Some(first) => {
+                    let _ = first.send(Err(error));
+                }
+                None => {
+                    tracing::warn!(code = error.code, message = %error.message, "response cut short");
+                    let _ = writer
+                        .rest
+                        .blocking_send(Err(std::io::Error::other(error.message)));
+                }
+            },
+        }
+    });
+    match first_receiver.await {
+        Ok(Ok((head, first_chunk))) => {
+            let body =
+                tokio_stream::once(Ok(first_chunk)).chain(ReceiverStream::new(rest_receiver));
+            let mut response = Response::new(Body::from_stream(body));
+            *response.status_mut() = head.status;
+            for (name, value) in head.headers {
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    response.headers_mut().insert(name, value);
+                }
+            }
+            response
+        }
+        Ok(Err(error)) => error.into_response(),
+        Err(_) => HttpError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the request's worker stopped without an answer",
+        )
+        .into_response(),
+    }
+}
+
+/// Runs blocking engine work that returns a small value.
+pub async fn blocking<T, F>(work: F) -> Result<T, HttpError>
+where
+    F: FnOnce() -> Result<T, HttpError> + Send + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+        Err(HttpError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the request's worker failed",
+        ))
+    })
+}

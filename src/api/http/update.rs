@@ -1,0 +1,115 @@
+//! SPARQL 1.1 Protocol updates: `POST /graphs/{g}/update` (and `/update`); each request
+//! is one commit.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use spargebra::GraphUpdateOperation;
+
+use super::auth::authorize;
+use super::config::Scope;
+use super::error::HttpError;
+use super::params::{Params, commit_request, content_type, read_body, utf8_body};
+use super::stream::blocking;
+use super::{AppState, DEFAULT_GRAPH_NAME, outcome_json, request_base_iri};
+use crate::engine::EngineError;
+use crate::sparql::UpdateOptions;
+
+pub async fn post_default(
+    state: State<AppState>,
+    raw: RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    post(
+        state,
+        Path(DEFAULT_GRAPH_NAME.to_owned()),
+        raw,
+        headers,
+        body,
+    )
+    .await
+}
+
+pub async fn post(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
+    let mut params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let body = read_body(body, state.config.body_limit_bytes).await?;
+    let text = match content_type(&headers).as_deref() {
+        Some("application/sparql-update") => utf8_body(&body, "update")?,
+        Some("application/x-www-form-urlencoded") => {
+            params.extend(Params::parse(&body)?);
+            if params.contains("query") {
+                return Err(HttpError::bad_param(
+                    "query",
+                    "send queries to the sparql endpoint",
+                ));
+            }
+            params
+                .one("update")?
+                .ok_or_else(|| HttpError::bad_param("update", "missing update parameter"))?
+                .to_owned()
+        }
+        other => {
+            return Err(HttpError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                format!(
+                    "Content-Type {} is not accepted; use application/sparql-update or application/x-www-form-urlencoded",
+                    other.unwrap_or("(none)")
+                ),
+            ));
+        }
+    };
+    let options = UpdateOptions {
+        using_graph_uris: params.iris("using-graph-uri")?,
+        using_named_graph_uris: params.iris("using-named-graph-uri")?,
+        ..UpdateOptions::default()
+    };
+    let base = request_base_iri(&headers, &format!("/graphs/{graph}/update"));
+    let update = crate::sparql::parse_update(&text, Some(&base)).map_err(EngineError::from)?;
+    let protocol_dataset =
+        !options.using_graph_uris.is_empty() || !options.using_named_graph_uris.is_empty();
+    let text_dataset = update.operations.iter().any(|op| {
+        matches!(
+            op,
+            GraphUpdateOperation::DeleteInsert { using: Some(_), .. }
+        )
+    });
+    if protocol_dataset && text_dataset {
+        return Err(HttpError::bad_param(
+            "using-graph-uri",
+            "the update names its dataset (USING or WITH); do not also pass using-graph-uri or using-named-graph-uri",
+        ));
+    }
+    let request = commit_request(&headers)?;
+    let engine = state.engine.clone();
+    let outcome = blocking(move || {
+        let graph = if graph == DEFAULT_GRAPH_NAME {
+            engine.graph_or_create(&graph)?
+        } else {
+            engine.graph(&graph)?
+        };
+        Ok(graph.update(&text, Some(&base), &options, &request)?)
+    })
+    .await?;
+    if outcome.commit_seq.is_some() && !outcome.idempotent_replay {
+        state
+            .metrics
+            .commits
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    let mut response = Json(outcome_json(&outcome)).into_response();
+    if let Ok(value) = HeaderValue::from_str(&outcome.head_seq.to_string()) {
+        response.headers_mut().insert("strata-commit", value);
+    }
+    Ok(response)
+}
