@@ -54,6 +54,7 @@ pub async fn get(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let name = match target(&params)? {
@@ -193,6 +194,7 @@ async fn write(
     body: Body,
     mode: GraphWrite,
 ) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let store_path = format!("/graphs/{graph}/store");

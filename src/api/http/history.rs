@@ -119,6 +119,7 @@ pub async fn delete_graph(
     Path(graph): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
     let engine = state.engine.clone();
     blocking(move || Ok(engine.delete_graph(&graph)?)).await?;
@@ -132,6 +133,7 @@ pub async fn commits(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let (offset, limit) = page(&params)?;
@@ -172,6 +174,7 @@ pub async fn commit(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
     let seq: u64 = seq.parse().map_err(|_| {
         HttpError::bad_param("seq", format!("expected a commit number, got {seq:?}"))
@@ -211,6 +214,7 @@ pub async fn diff(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let seq = |key: &str| -> Result<u64, HttpError> {

@@ -156,6 +156,13 @@ async fn method_not_allowed() -> HttpError {
     )
 }
 
+/// A graph name from a path, checked before anything else looks at the request.
+fn check_graph_name(name: &str) -> Result<(), HttpError> {
+    crate::model::GraphName::new(name)
+        .map(|_| ())
+        .map_err(|e| HttpError::from(crate::engine::EngineError::from(e)))
+}
+
 /// The base IRI of a request: `http://<host><path>`.
 fn request_base_iri(headers: &HeaderMap, path: &str) -> String {
     let host = headers

@@ -40,6 +40,7 @@ pub async fn post(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
     let mut params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let body = read_body(body, state.config.body_limit_bytes).await?;

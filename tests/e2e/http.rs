@@ -1,0 +1,636 @@
+//! The HTTP server through a real client: routes, status codes, auth, limits, pinned
+//! reads, streaming, the log, and shutdown. Every rejected request leaves the head as it was.
+
+use std::io::Read;
+
+use crate::util::{Server, Strata, agent};
+
+fn sha256_hex(key: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(key.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A data dir with one commit, served with the given configuration (JSON) if any.
+fn server_with(config: Option<serde_json::Value>) -> (Strata, Server) {
+    let strata = Strata::new();
+    let file = strata.file(
+        "people.ttl",
+        "@prefix ex: <http://example.org/> . ex:ada ex:name \"Ada\" ; ex:knows ex:alan . ex:alan ex:name \"Alan\" .",
+    );
+    strata.run(&["import", file.to_str().unwrap()]).ok();
+    let server = match config {
+        None => strata.serve(&[]),
+        Some(config) => {
+            let path = strata.file("config.json", config.to_string());
+            strata.serve(&["--config", path.to_str().unwrap()])
+        }
+    };
+    (strata, server)
+}
+
+fn keyed_config() -> serde_json::Value {
+    serde_json::json!({
+        "api_keys": [
+            {"name": "reader", "sha256": sha256_hex("reader-key"), "scopes": ["read"]},
+            {"name": "writer", "sha256": sha256_hex("writer-key"), "scopes": ["read", "write"], "graphs": ["main"]},
+            {"name": "admin", "sha256": sha256_hex("admin-key"), "scopes": ["read", "write", "admin"]}
+        ],
+        "body_limit_bytes": 2048,
+        "query_timeout_secs": 0.5,
+        "cors_origins": ["https://yasgui.example"]
+    })
+}
+
+fn head_seq(server: &Server, key: Option<&str>) -> u64 {
+    let mut request = agent().get(server.url("/graphs/main/commits?limit=1"));
+    if let Some(key) = key {
+        request = request.header("authorization", &format!("Bearer {key}"));
+    }
+    let mut response = request.call().unwrap();
+    assert_eq!(response.status(), 200);
+    let body: serde_json::Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    body["head_seq"].as_u64().unwrap()
+}
+
+fn error_code(response: &mut ureq::http::Response<ureq::Body>) -> String {
+    let body: serde_json::Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap())
+            .expect("JSON error body");
+    body["error"]["code"]
+        .as_str()
+        .expect("error.code")
+        .to_owned()
+}
+
+#[test]
+fn queries_by_get_and_post_with_negotiation_and_commit_headers() {
+    let (_strata, server) = server_with(None);
+    let query = "SELECT ?n WHERE { ?s <http://example.org/name> ?n } ORDER BY ?n";
+    let mut get = agent()
+        .get(server.url("/sparql"))
+        .query("query", query)
+        .call()
+        .unwrap();
+    assert_eq!(get.status(), 200);
+    assert_eq!(
+        get.headers()["content-type"],
+        "application/sparql-results+json"
+    );
+    assert_eq!(get.headers()["strata-commit"], "1");
+    let json: serde_json::Value =
+        serde_json::from_str(&get.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(json["results"]["bindings"][0]["n"]["value"], "Ada");
+
+    let mut post = agent()
+        .post(server.url("/graphs/main/sparql"))
+        .header("content-type", "application/sparql-query")
+        .header("accept", "text/csv")
+        .send(query)
+        .unwrap();
+    assert_eq!(post.status(), 200);
+    assert_eq!(
+        post.body_mut().read_to_string().unwrap(),
+        "n\r\nAda\r\nAlan\r\n"
+    );
+
+    let mut form = agent()
+        .post(server.url("/sparql"))
+        .header("accept", "application/sparql-results+xml")
+        .send_form([("query", "ASK { ?s ?p ?o }")])
+        .unwrap();
+    assert_eq!(form.status(), 200);
+    assert!(
+        form.body_mut()
+            .read_to_string()
+            .unwrap()
+            .contains("<boolean>true</boolean>")
+    );
+
+    let mut construct = agent()
+        .get(server.url("/sparql"))
+        .query(
+            "query",
+            "CONSTRUCT WHERE { ?s <http://example.org/knows> ?o }",
+        )
+        .header("accept", "application/n-triples")
+        .call()
+        .unwrap();
+    assert_eq!(construct.headers()["content-type"], "application/n-triples");
+    assert_eq!(
+        construct.body_mut().read_to_string().unwrap(),
+        "<http://example.org/ada> <http://example.org/knows> <http://example.org/alan> .\n"
+    );
+}
+
+#[test]
+fn updates_are_commits_and_reads_can_be_pinned() {
+    let (_strata, server) = server_with(None);
+    let mut update = agent()
+        .post(server.url("/update"))
+        .header("content-type", "application/sparql-update")
+        .header("strata-author", "ana")
+        .send("DELETE DATA { <http://example.org/alan> <http://example.org/name> \"Alan\" }")
+        .unwrap();
+    assert_eq!(update.status(), 200);
+    assert_eq!(update.headers()["strata-commit"], "2");
+    let outcome: serde_json::Value =
+        serde_json::from_str(&update.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(outcome["commit_seq"], 2);
+    assert_eq!(outcome["deleted"], 1);
+
+    let ask = "ASK { <http://example.org/alan> <http://example.org/name> \"Alan\" }";
+    let at = |as_of: Option<&str>| -> (String, String) {
+        let mut request = agent()
+            .get(server.url("/sparql"))
+            .query("query", ask)
+            .header("accept", "text/csv");
+        if let Some(as_of) = as_of {
+            request = request.query("as_of", as_of);
+        }
+        let mut response = request.call().unwrap();
+        assert_eq!(response.status(), 200);
+        let commit = response.headers()["strata-commit"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        (commit, response.body_mut().read_to_string().unwrap())
+    };
+    assert_eq!(at(None), ("2".to_owned(), "false".to_owned()));
+    assert_eq!(at(Some("1")), ("1".to_owned(), "true".to_owned()));
+
+    // A no-op update makes no commit.
+    let mut noop = agent()
+        .post(server.url("/update"))
+        .send_form([(
+            "update",
+            "DELETE DATA { <http://example.org/alan> <http://example.org/name> \"Alan\" }",
+        )])
+        .unwrap();
+    let outcome: serde_json::Value =
+        serde_json::from_str(&noop.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(outcome["commit_seq"], serde_json::Value::Null);
+    assert_eq!(outcome["head_seq"], 2);
+    assert_eq!(head_seq(&server, None), 2);
+}
+
+#[test]
+fn the_log_is_served_paged_with_commit_details_and_diffs() {
+    let (_strata, server) = server_with(None);
+    for i in 0..3 {
+        agent()
+            .post(server.url("/update"))
+            .header("content-type", "application/sparql-update")
+            .header("strata-message", &format!("step {i}"))
+            .send(format!(
+                "INSERT DATA {{ <http://e/x{i}> <http://e/p> {i} }}"
+            ))
+            .unwrap();
+    }
+    let mut page = agent()
+        .get(server.url("/graphs/main/commits?limit=2"))
+        .call()
+        .unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(&page.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(body["commits"][0]["commit_seq"], 4);
+    assert_eq!(body["commits"][0]["message"], "step 2");
+    assert_eq!(body["commits"][1]["commit_seq"], 3);
+    let next = body["next"].as_str().expect("a next page").to_owned();
+    // A commit landing between pages does not shift them: the cursor pins the head.
+    agent()
+        .post(server.url("/update"))
+        .header("content-type", "application/sparql-update")
+        .send("INSERT DATA { <http://e/late> <http://e/p> 9 }")
+        .unwrap();
+    let mut second = agent().get(server.url(&next)).call().unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(&second.body_mut().read_to_string().unwrap()).unwrap();
+    let seqs: Vec<u64> = body["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["commit_seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, vec![2, 1]);
+    assert_eq!(body["next"], serde_json::Value::Null);
+
+    let mut commit = agent()
+        .get(server.url("/graphs/main/commits/2"))
+        .call()
+        .unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(&commit.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(body["commit"]["commit_seq"], 2);
+    assert_eq!(
+        body["inserted"][0],
+        "<http://e/x0> <http://e/p> \"0\"^^<http://www.w3.org/2001/XMLSchema#integer> ."
+    );
+    let mut diff = agent()
+        .get(server.url("/graphs/main/diff?from=1&to=4"))
+        .call()
+        .unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(&diff.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(body["counts"]["added"], 3);
+    assert_eq!(body["counts"]["removed"], 0);
+    let mut missing = agent()
+        .get(server.url("/graphs/main/commits/99"))
+        .call()
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    assert_eq!(error_code(&mut missing), "commit_not_found");
+}
+
+#[test]
+fn graph_store_protocol_round_trips_graphs() {
+    let (_strata, server) = server_with(None);
+    let graph = "/graphs/main/store?graph=http%3A%2F%2Fe%2Fg";
+    let mut put = agent()
+        .put(server.url(graph))
+        .header("content-type", "text/turtle")
+        .send("<http://e/a> <http://e/p> 1 , 2 .")
+        .unwrap();
+    assert_eq!(put.status(), 201);
+    let outcome: serde_json::Value =
+        serde_json::from_str(&put.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(outcome["inserted"], 2);
+    let mut get = agent()
+        .get(server.url(graph))
+        .header("accept", "application/n-triples")
+        .call()
+        .unwrap();
+    assert_eq!(get.status(), 200);
+    assert_eq!(get.body_mut().read_to_string().unwrap().lines().count(), 2);
+    let head = agent().head(server.url(graph)).call().unwrap();
+    assert_eq!(head.status(), 200);
+    let put_again = agent()
+        .put(server.url(graph))
+        .header("content-type", "application/n-triples")
+        .send("<http://e/a> <http://e/p> \"3\" .\n")
+        .unwrap();
+    assert_eq!(put_again.status(), 200);
+    let post = agent()
+        .post(server.url(graph))
+        .header("content-type", "text/turtle")
+        .send("<http://e/b> <http://e/p> 4 .")
+        .unwrap();
+    assert_eq!(post.status(), 200);
+    let mut get = agent()
+        .get(server.url(graph))
+        .header("accept", "application/n-triples")
+        .call()
+        .unwrap();
+    let body = get.body_mut().read_to_string().unwrap();
+    assert_eq!(body.lines().count(), 2, "{body}");
+    assert!(body.contains("\"3\"") && body.contains("<http://e/b>"));
+    let delete = agent().delete(server.url(graph)).call().unwrap();
+    assert_eq!(delete.status(), 200);
+    let mut gone = agent().get(server.url(graph)).call().unwrap();
+    assert_eq!(gone.status(), 404);
+    assert_eq!(error_code(&mut gone), "rdf_graph_not_found");
+    let delete_again = agent().delete(server.url(graph)).call().unwrap();
+    assert_eq!(delete_again.status(), 404);
+    let default = agent().get(server.url("/store?default")).call().unwrap();
+    assert_eq!(default.status(), 200);
+    assert_eq!(default.headers()["content-type"], "text/turtle");
+    let created = agent()
+        .post(server.url("/store"))
+        .header("content-type", "text/turtle")
+        .send("<http://e/new> <http://e/p> 5 .")
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    let location = created.headers()["location"].to_str().unwrap().to_owned();
+    let mut fetched = agent()
+        .get(server.url(&location))
+        .header("accept", "application/n-triples")
+        .call()
+        .unwrap();
+    assert_eq!(fetched.status(), 200);
+    assert!(
+        fetched
+            .body_mut()
+            .read_to_string()
+            .unwrap()
+            .contains("<http://e/new>")
+    );
+}
+
+#[test]
+fn bad_requests_get_coded_errors_and_change_nothing() {
+    let (_strata, server) = server_with(Some(serde_json::json!({"body_limit_bytes": 1024})));
+    let cases: Vec<(u16, &str, ureq::http::Response<ureq::Body>)> = vec![
+        (400, "invalid_sparql", agent().get(server.url("/sparql")).query("query", "SELEC nothing").call().unwrap()),
+        (400, "invalid_argument", agent().get(server.url("/sparql")).call().unwrap()),
+        (400, "invalid_argument", agent().get(server.url("/sparql?query=ASK%7B%7D&query=ASK%7B%7D")).call().unwrap()),
+        (400, "invalid_argument", agent().get(server.url("/sparql?query=ASK%7B%7D&as_of=soon")).call().unwrap()),
+        (404, "commit_not_found", agent().get(server.url("/sparql?query=ASK%7B%7D&as_of=42")).call().unwrap()),
+        (404, "graph_not_found", agent().get(server.url("/graphs/nope/sparql?query=ASK%7B%7D")).call().unwrap()),
+        (400, "invalid_graph_name", agent().get(server.url("/graphs/No%20Way/sparql?query=ASK%7B%7D")).call().unwrap()),
+        (404, "not_found", agent().get(server.url("/no/such/route")).call().unwrap()),
+        (405, "method_not_allowed", agent().get(server.url("/update")).call().unwrap()),
+        (406, "not_acceptable", agent().get(server.url("/sparql?query=ASK%7B%7D")).header("accept", "image/png").call().unwrap()),
+        (415, "unsupported_media_type", agent().post(server.url("/sparql")).header("content-type", "text/plain").send("ASK {}").unwrap()),
+        (415, "unsupported_media_type", agent().post(server.url("/update")).header("content-type", "text/plain").send("CLEAR ALL").unwrap()),
+        (400, "invalid_sparql", agent().post(server.url("/update")).header("content-type", "application/sparql-update").send("INSERT DATA { <http://e/a> }").unwrap()),
+        (413, "payload_too_large", agent().post(server.url("/update")).header("content-type", "application/sparql-update").send(format!("INSERT DATA {{ <http://e/a> <http://e/b> \"{}\" }}", "x".repeat(4096))).unwrap()),
+        (415, "unsupported_media_type", agent().put(server.url("/store?default")).header("content-type", "application/pdf").send("%PDF").unwrap()),
+        (400, "invalid_rdf", agent().put(server.url("/store?default")).header("content-type", "text/turtle").send("<http://e/a> <http://e/b> .").unwrap()),
+        (403, "service_not_allowed", agent().get(server.url("/sparql")).query("query", "SELECT * WHERE { SERVICE <http://169.254.169.254/latest/meta-data/> { ?s ?p ?o } }").call().unwrap()),
+        (403, "host_not_allowed", agent().get(server.url("/sparql?query=ASK%7B%7D")).header("host", "attacker.example").call().unwrap()),
+        (403, "origin_not_allowed", agent().post(server.url("/update")).header("origin", "http://attacker.example").header("content-type", "application/sparql-update").send("CLEAR ALL").unwrap()),
+    ];
+    for (status, code, mut response) in cases {
+        assert_eq!(response.status(), status, "expected {status} {code}");
+        assert_eq!(error_code(&mut response), code, "status {status}");
+    }
+    assert_eq!(
+        head_seq(&server, None),
+        1,
+        "rejected requests changed nothing"
+    );
+}
+
+#[test]
+fn api_keys_scopes_and_graph_limits_are_enforced() {
+    let (_strata, server) = server_with(Some(keyed_config()));
+    let ask = "/sparql?query=ASK%7B%7D";
+    let bearer = |key: &str| format!("Bearer {key}");
+    let mut anonymous = agent().get(server.url(ask)).call().unwrap();
+    assert_eq!(anonymous.status(), 401);
+    assert_eq!(error_code(&mut anonymous), "unauthorized");
+    assert_eq!(
+        agent()
+            .get(server.url(ask))
+            .header("authorization", &bearer("nope"))
+            .call()
+            .unwrap()
+            .status(),
+        401
+    );
+    assert_eq!(
+        agent()
+            .get(server.url(ask))
+            .header("authorization", &bearer("reader-key"))
+            .call()
+            .unwrap()
+            .status(),
+        200
+    );
+    let update = |key: &str| {
+        agent()
+            .post(server.url("/update"))
+            .header("authorization", &bearer(key))
+            .header("content-type", "application/sparql-update")
+            .send("INSERT DATA { <http://e/a> <http://e/b> 1 }")
+            .unwrap()
+            .status()
+    };
+    assert_eq!(update("reader-key"), 403);
+    assert_eq!(head_seq(&server, Some("reader-key")), 1);
+    assert_eq!(update("writer-key"), 200);
+    assert_eq!(head_seq(&server, Some("reader-key")), 2);
+    // Admin routes need the admin scope; graph-limited keys stay in their graphs.
+    let create = |key: &str, name: &str| {
+        agent()
+            .post(server.url("/graphs"))
+            .header("authorization", &bearer(key))
+            .header("content-type", "application/json")
+            .send(format!("{{\"name\": \"{name}\"}}"))
+            .unwrap()
+            .status()
+    };
+    assert_eq!(create("writer-key", "other"), 403);
+    assert_eq!(create("admin-key", "other"), 201);
+    assert_eq!(create("admin-key", "other"), 409);
+    let other_update = agent()
+        .post(server.url("/graphs/other/update"))
+        .header("authorization", &bearer("writer-key"))
+        .header("content-type", "application/sparql-update")
+        .send("INSERT DATA { <http://e/a> <http://e/b> 1 }")
+        .unwrap();
+    assert_eq!(other_update.status(), 403);
+    let mut graphs = agent()
+        .get(server.url("/graphs"))
+        .header("authorization", &bearer("reader-key"))
+        .call()
+        .unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(&graphs.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(body["graphs"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        agent()
+            .delete(server.url("/graphs/other"))
+            .header("authorization", &bearer("writer-key"))
+            .call()
+            .unwrap()
+            .status(),
+        403
+    );
+    assert_eq!(
+        agent()
+            .delete(server.url("/graphs/other"))
+            .header("authorization", &bearer("admin-key"))
+            .call()
+            .unwrap()
+            .status(),
+        204
+    );
+    assert_eq!(
+        agent()
+            .delete(server.url("/graphs/other"))
+            .header("authorization", &bearer("admin-key"))
+            .call()
+            .unwrap()
+            .status(),
+        404
+    );
+    // Health needs no key; metrics needs one.
+    assert_eq!(
+        agent().get(server.url("/healthz")).call().unwrap().status(),
+        200
+    );
+    assert_eq!(
+        agent().get(server.url("/metrics")).call().unwrap().status(),
+        401
+    );
+    let mut metrics = agent()
+        .get(server.url("/metrics"))
+        .header("authorization", &bearer("reader-key"))
+        .call()
+        .unwrap();
+    let text = metrics.body_mut().read_to_string().unwrap();
+    assert!(text.contains("strata_head_seq{graph=\"main\"} 2"), "{text}");
+    assert!(
+        text.contains(
+            "strata_http_requests_total{method=\"POST\",route=\"/update\",status=\"403\"} 1"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn cors_is_off_unless_configured() {
+    let (_strata, open) = server_with(None);
+    let response = agent()
+        .get(open.url("/healthz"))
+        .header("origin", "http://127.0.0.1")
+        .call()
+        .unwrap();
+    assert!(
+        response
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none()
+    );
+    let (_strata, configured) = server_with(Some(keyed_config()));
+    let response = agent()
+        .get(configured.url("/healthz"))
+        .header("origin", "https://yasgui.example")
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["access-control-allow-origin"],
+        "https://yasgui.example"
+    );
+}
+
+#[test]
+fn a_query_past_its_time_limit_is_cancelled_with_503() {
+    let strata = Strata::new();
+    let mut data = String::new();
+    for i in 0..400 {
+        data.push_str(&format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"));
+    }
+    let file = strata.file("data.nt", data);
+    strata.run(&["import", file.to_str().unwrap()]).ok();
+    let config = strata.file("config.json", r#"{"query_timeout_secs": 0.3}"#);
+    let server = strata.serve(&["--config", config.to_str().unwrap()]);
+    let started = std::time::Instant::now();
+    // 64 million combinations to count: far beyond the limit.
+    let heavy = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }";
+    let mut response = agent()
+        .get(server.url("/sparql"))
+        .query("query", heavy)
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 503);
+    assert_eq!(error_code(&mut response), "query_timeout");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // The cancelled query stopped: the server answers the next query at once.
+    let quick = std::time::Instant::now();
+    let response = agent()
+        .get(server.url("/sparql?query=ASK%7B%7D"))
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(quick.elapsed() < std::time::Duration::from_secs(2));
+    let mut metrics = agent().get(server.url("/metrics")).call().unwrap();
+    assert!(
+        metrics
+            .body_mut()
+            .read_to_string()
+            .unwrap()
+            .contains("strata_query_timeouts_total 1")
+    );
+}
+
+/// The resident memory of a process, in bytes.
+fn rss_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    kib * 1024
+}
+
+#[test]
+fn a_million_row_select_is_streamed_not_buffered() {
+    let strata = Strata::new();
+    let mut data = String::new();
+    for i in 0..1000 {
+        data.push_str(&format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"));
+    }
+    let file = strata.file("thousand.nt", data);
+    strata.run(&["import", file.to_str().unwrap()]).ok();
+    let server = strata.serve(&[]);
+    let pid = server.child.id();
+    let baseline = rss_bytes(pid);
+    let mut response = agent()
+        .get(server.url("/sparql"))
+        .query(
+            "query",
+            "SELECT ?a ?b WHERE { ?a <http://e/p> ?x . ?b <http://e/p> ?y }",
+        )
+        .header("accept", "text/tab-separated-values")
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let mut reader = response.body_mut().as_reader();
+    let mut first = [0u8; 4096];
+    reader.read_exact(&mut first).unwrap();
+    // The client stops reading: the server must wait, not buffer the remaining rows.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let stalled = rss_bytes(pid);
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).unwrap();
+    let n_lines = first.iter().chain(&rest).filter(|&&b| b == b'\n').count();
+    assert_eq!(n_lines, 1_000_000 + 1, "header plus one line per row");
+    let total_bytes = (first.len() + rest.len()) as u64;
+    assert!(
+        stalled.saturating_sub(baseline) < total_bytes / 4,
+        "server memory grew by {} bytes while a {total_bytes}-byte response was stalled",
+        stalled.saturating_sub(baseline)
+    );
+}
+
+#[test]
+fn listening_beyond_loopback_needs_api_keys() {
+    let strata = Strata::new();
+    let run = strata.run(&["serve", "--http", "0.0.0.0:0", "--no-demo"]);
+    let stderr = run.fails_with(1);
+    assert!(stderr.contains("without API keys"), "{stderr}");
+}
+
+#[test]
+fn sigterm_finishes_in_flight_work_and_keeps_every_commit() {
+    let (strata, server) = server_with(None);
+    let url = server.url("/update");
+    let writer = std::thread::spawn(move || {
+        let mut acknowledged = 0;
+        for i in 0..200 {
+            let response = agent()
+                .post(&url)
+                .header("content-type", "application/sparql-update")
+                .send(format!(
+                    "INSERT DATA {{ <http://e/s{i}> <http://e/p> {i} }}"
+                ));
+            match response {
+                Ok(r) if r.status() == 200 => acknowledged += 1,
+                _ => break,
+            }
+        }
+        acknowledged
+    });
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    let acknowledged = writer.join().unwrap();
+    assert!(acknowledged > 0);
+    assert!(
+        strata.n_commits("main") > acknowledged,
+        "1 import + {acknowledged} updates"
+    );
+    assert!(strata.run(&["verify"]).ok().starts_with("ok:"));
+}
