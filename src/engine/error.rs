@@ -17,7 +17,7 @@ pub enum EngineError {
     GraphNotFound { name: String, existing: Vec<String> },
     #[error("graph {name:?} already exists")]
     GraphExists { name: String },
-    #[error("commit {requested} not found in graph {graph:?}: commits are 1..={head}")]
+    #[error("commit {requested} not found in graph {graph:?}: {}", if *head == 0 { "it has no commits yet".to_owned() } else { format!("commits are 1..={head}") })]
     CommitNotFound {
         graph: String,
         requested: CommitSeq,

@@ -194,7 +194,8 @@ impl Graph {
             return Ok(());
         }
         let seq = self.store.published_seq();
-        let Some(hash) = self.commits.read().get(seq as usize - 1).map(|e| e.hash) else {
+        let index = (seq as usize).checked_sub(1);
+        let Some(hash) = index.and_then(|i| self.commits.read().get(i).map(|e| e.hash)) else {
             return Ok(());
         };
         let snapshot = self.store.snapshot_at(seq);

@@ -91,6 +91,15 @@ impl ParsedDocument {
         self.keys.len()
     }
 
+    /// Adds another document's quads (several parts of one request).
+    pub fn append(&mut self, other: ParsedDocument) {
+        self.keys.extend(other.keys);
+        let mut hasher = Sha256::new();
+        hasher.update(self.digest);
+        hasher.update(other.digest);
+        self.digest = hasher.finalize().into();
+    }
+
     /// True when the document held no quads.
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()

@@ -26,6 +26,8 @@ pub struct ReadOptions {
     pub named_graph_uris: Vec<NamedNode>,
     /// Cancels the query from outside (a client that went away, an MCP cancellation).
     pub cancellation: Option<CancellationToken>,
+    /// Remote endpoints `SERVICE` may call (exact IRIs); every other one is refused.
+    pub allowed_services: Vec<NamedNode>,
     /// Overrides the engine's query timeout (`None`: the engine's).
     pub timeout: Option<std::time::Duration>,
 }
@@ -55,7 +57,9 @@ impl Graph {
     ) -> Result<CommitSeq, EngineError> {
         let head = self.head_seq();
         if let Some(seq) = as_of {
-            if seq == 0 || seq > head {
+            // Commit 0 is the empty graph before the first commit: a head read on a new
+            // graph reports it, so it can be pinned like any other.
+            if seq > head {
                 return Err(EngineError::CommitNotFound {
                     graph: self.name.to_string(),
                     requested: seq,
@@ -113,6 +117,7 @@ impl Graph {
             default_graph_uris: options.default_graph_uris.clone(),
             named_graph_uris: options.named_graph_uris.clone(),
             cancellation,
+            allowed_services: options.allowed_services.clone(),
         };
         let results = sparql::evaluate_query(&snapshot, query, &query_options)?;
         Ok(QueryAnswer {
@@ -138,6 +143,13 @@ impl Graph {
     /// One commit's metadata.
     pub fn commit_info(&self, seq: CommitSeq) -> Result<CommitInfo, EngineError> {
         self.resolve_seq(Some(seq), None)?;
+        if seq == 0 {
+            return Err(EngineError::CommitNotFound {
+                graph: self.name.to_string(),
+                requested: 0,
+                head: self.head_seq(),
+            });
+        }
         Ok(self.commits.read()[seq as usize - 1].clone())
     }
 

@@ -7,6 +7,7 @@
 mod dataset;
 mod query;
 mod results;
+mod service;
 mod update;
 
 pub use dataset::{EvalTerm, SnapshotDataset};

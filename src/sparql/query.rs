@@ -27,7 +27,12 @@ pub struct QueryOptions {
     pub named_graph_uris: Vec<NamedNode>,
     /// Cancels evaluation when triggered (a timeout, or a client going away).
     pub cancellation: CancellationToken,
+    /// Remote endpoints a `SERVICE` clause may call (exact IRIs); all others are refused.
+    pub allowed_services: Vec<NamedNode>,
 }
+
+/// Time limit of one remote `SERVICE` call.
+const SERVICE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Parses a query, resolving relative IRIs against `base_iri`.
 pub fn parse_query(text: &str, base_iri: Option<&str>) -> Result<Query, QueryError> {
@@ -49,7 +54,13 @@ pub fn evaluate_query(
     query: &Query,
     options: &QueryOptions,
 ) -> Result<QueryResults<'static>, QueryError> {
-    let evaluator = QueryEvaluator::new().with_cancellation_token(options.cancellation.clone());
+    let mut evaluator = QueryEvaluator::new().with_cancellation_token(options.cancellation.clone());
+    for endpoint in &options.allowed_services {
+        evaluator = evaluator.with_service_handler(
+            endpoint.clone(),
+            super::service::RemoteService::new(endpoint.as_str(), SERVICE_TIMEOUT),
+        );
+    }
     let mut prepared = evaluator.prepare(query);
     if !options.default_graph_uris.is_empty() || !options.named_graph_uris.is_empty() {
         let dataset = prepared.dataset_mut();

@@ -304,8 +304,9 @@ fn graph_store_protocol_round_trips_graphs() {
         .unwrap();
     assert_eq!(created.status(), 201);
     let location = created.headers()["location"].to_str().unwrap().to_owned();
+    assert!(location.starts_with(&server.base), "{location}");
     let mut fetched = agent()
-        .get(server.url(&location))
+        .get(&location)
         .header("accept", "application/n-triples")
         .call()
         .unwrap();

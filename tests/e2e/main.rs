@@ -1,6 +1,9 @@
 //! End-to-end tests: they run the real `strata` binary in a fresh data directory.
 
 mod cli;
+mod clients;
 mod crash;
 mod docs;
+mod http;
 mod util;
+mod w3c_protocol;

@@ -36,6 +36,9 @@ pub(super) fn run(engine: &Arc<Engine>, cli: &Cli, args: &ServeArgs) -> Result<E
     if !args.no_demo && engine.graph_names().is_empty() {
         load_demo(engine, &cli.graph)?;
     }
+    // `/sparql`, `/update` and `/store` serve graph `main`: it exists from the start, so
+    // a SPARQL Protocol client on a new server sees an empty dataset, not an error.
+    engine.graph_or_create(crate::model::GraphName::DEFAULT)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

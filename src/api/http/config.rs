@@ -53,6 +53,9 @@ pub struct HttpConfig {
     pub request_timeout_secs: f64,
     /// Time limit of a query; it is cancelled, not left running.
     pub query_timeout_secs: f64,
+    /// Remote SPARQL endpoints a query's `SERVICE` may call (exact IRIs). Empty: every
+    /// `SERVICE` is refused, so readers cannot make the server fetch internal URLs.
+    pub service_allowlist: Vec<String>,
 }
 
 impl Default for HttpConfig {
@@ -65,6 +68,7 @@ impl Default for HttpConfig {
             body_limit_bytes: 256 << 20,
             request_timeout_secs: 300.0,
             query_timeout_secs: 60.0,
+            service_allowlist: Vec::new(),
         }
     }
 }
@@ -104,6 +108,15 @@ impl HttpConfig {
         ] {
             if !(secs > 0.0 && secs.is_finite()) {
                 return Err(format!("{name} must be a positive number of seconds"));
+            }
+        }
+        for endpoint in &self.service_allowlist {
+            let ok = crate::model::NamedNode::new(endpoint.as_str()).is_ok()
+                && (endpoint.starts_with("http://") || endpoint.starts_with("https://"));
+            if !ok {
+                return Err(format!(
+                    "service_allowlist: {endpoint:?} is not an http(s) IRI"
+                ));
             }
         }
         if self.body_limit_bytes == 0 {

@@ -1,8 +1,10 @@
-//! SPARQL 1.1 Graph Store HTTP Protocol at `/graphs/{g}/store` (and `/store`):
-//! `?default` or `?graph=IRI`; GET, HEAD, PUT, POST, DELETE. Each write is one commit.
+//! SPARQL 1.1 Graph Store HTTP Protocol at `/graphs/{g}/store` (and `/store` for graph
+//! `main`). Graphs are named indirectly (`?default`, `?graph=IRI`) or directly: the
+//! request URL `…/store/<path>` is itself the graph IRI. GET, HEAD, PUT, POST
+//! (`multipart/form-data` too), DELETE; each write is one commit.
 
 use axum::Json;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -22,54 +24,340 @@ use crate::sparql::QueryResults;
 enum Target {
     Default,
     Named(NamedNode),
-    /// No `?default` nor `?graph`: the store itself (POST creates a new graph).
+    /// No `?default`, no `?graph`, no path: the store itself (POST creates a graph).
     Store,
 }
 
-fn target(params: &Params) -> Result<Target, HttpError> {
-    match (params.contains("default"), params.one("graph")?) {
-        (true, Some(_)) => Err(HttpError::bad_param(
-            "graph",
-            "give ?default or ?graph=IRI, not both",
-        )),
-        (true, None) => Ok(Target::Default),
-        (false, Some(iri)) => NamedNode::new(iri)
-            .map(Target::Named)
-            .map_err(|e| HttpError::bad_param("graph", format!("invalid IRI {iri:?}: {e}"))),
-        (false, None) => Ok(Target::Store),
+/// Where a request came in: the Strata graph, and the direct-identification path if any.
+struct Location {
+    graph: String,
+    /// The route prefix, `/store` or `/graphs/{g}/store`.
+    store_path: String,
+    direct: Option<String>,
+}
+
+impl Location {
+    fn new(graph: String, alias: bool, direct: Option<String>) -> Self {
+        let store_path = if alias {
+            "/store".to_owned()
+        } else {
+            format!("/graphs/{graph}/store")
+        };
+        Self {
+            graph,
+            store_path,
+            direct,
+        }
+    }
+
+    fn target(&self, params: &Params, headers: &HeaderMap) -> Result<Target, HttpError> {
+        if let Some(rest) = &self.direct {
+            if params.contains("default") || params.contains("graph") {
+                return Err(HttpError::bad_param(
+                    "graph",
+                    "a graph named by its URL takes no ?default or ?graph",
+                ));
+            }
+            let iri = request_base_iri(headers, &format!("{}/{rest}", self.store_path));
+            return NamedNode::new(&iri)
+                .map(Target::Named)
+                .map_err(|e| HttpError::bad_param("graph", format!("the URL is not an IRI: {e}")));
+        }
+        match (params.contains("default"), params.one("graph")?) {
+            (true, Some(_)) => Err(HttpError::bad_param(
+                "graph",
+                "give ?default or ?graph=IRI, not both",
+            )),
+            (true, None) => Ok(Target::Default),
+            (false, Some(iri)) => NamedNode::new(iri)
+                .map(Target::Named)
+                .map_err(|e| HttpError::bad_param("graph", format!("invalid IRI {iri:?}: {e}"))),
+            (false, None) => Ok(Target::Store),
+        }
     }
 }
 
+type Raw = RawQuery;
+
 pub async fn get_default(
     state: State<AppState>,
-    raw: RawQuery,
+    raw: Raw,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
-    get(state, Path(DEFAULT_GRAPH_NAME.to_owned()), raw, headers).await
+    read(
+        state,
+        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, None),
+        raw,
+        headers,
+    )
+    .await
+}
+
+pub async fn get_default_direct(
+    state: State<AppState>,
+    Path(rest): Path<String>,
+    raw: Raw,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    read(
+        state,
+        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, Some(rest)),
+        raw,
+        headers,
+    )
+    .await
 }
 
 pub async fn get(
-    State(state): State<AppState>,
+    state: State<AppState>,
     Path(graph): Path<String>,
+    raw: Raw,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    read(state, Location::new(graph, false, None), raw, headers).await
+}
+
+pub async fn get_direct(
+    state: State<AppState>,
+    Path((graph, rest)): Path<(String, String)>,
+    raw: Raw,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    read(state, Location::new(graph, false, Some(rest)), raw, headers).await
+}
+
+pub async fn put_default(
+    state: State<AppState>,
+    raw: Raw,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, None),
+        raw,
+        headers,
+        body,
+        GraphWrite::Replace,
+    )
+    .await
+}
+
+pub async fn put_default_direct(
+    state: State<AppState>,
+    Path(rest): Path<String>,
+    raw: Raw,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, Some(rest)),
+        raw,
+        headers,
+        body,
+        GraphWrite::Replace,
+    )
+    .await
+}
+
+pub async fn post_default(
+    state: State<AppState>,
+    raw: Raw,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, None),
+        raw,
+        headers,
+        body,
+        GraphWrite::Merge,
+    )
+    .await
+}
+
+pub async fn post_default_direct(
+    state: State<AppState>,
+    Path(rest): Path<String>,
+    raw: Raw,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, Some(rest)),
+        raw,
+        headers,
+        body,
+        GraphWrite::Merge,
+    )
+    .await
+}
+
+pub async fn delete_default(
+    state: State<AppState>,
+    raw: Raw,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, None),
+        raw,
+        headers,
+        Body::empty(),
+        GraphWrite::Delete,
+    )
+    .await
+}
+
+pub async fn delete_default_direct(
+    state: State<AppState>,
+    Path(rest): Path<String>,
+    raw: Raw,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, Some(rest)),
+        raw,
+        headers,
+        Body::empty(),
+        GraphWrite::Delete,
+    )
+    .await
+}
+
+pub async fn put(
+    state: State<AppState>,
+    Path(graph): Path<String>,
+    raw: Raw,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(graph, false, None),
+        raw,
+        headers,
+        body,
+        GraphWrite::Replace,
+    )
+    .await
+}
+
+pub async fn put_direct(
+    state: State<AppState>,
+    Path((graph, rest)): Path<(String, String)>,
+    raw: Raw,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(graph, false, Some(rest)),
+        raw,
+        headers,
+        body,
+        GraphWrite::Replace,
+    )
+    .await
+}
+
+pub async fn post(
+    state: State<AppState>,
+    Path(graph): Path<String>,
+    raw: Raw,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(graph, false, None),
+        raw,
+        headers,
+        body,
+        GraphWrite::Merge,
+    )
+    .await
+}
+
+pub async fn post_direct(
+    state: State<AppState>,
+    Path((graph, rest)): Path<(String, String)>,
+    raw: Raw,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(graph, false, Some(rest)),
+        raw,
+        headers,
+        body,
+        GraphWrite::Merge,
+    )
+    .await
+}
+
+pub async fn delete(
+    state: State<AppState>,
+    Path(graph): Path<String>,
+    raw: Raw,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(graph, false, None),
+        raw,
+        headers,
+        Body::empty(),
+        GraphWrite::Delete,
+    )
+    .await
+}
+
+pub async fn delete_direct(
+    state: State<AppState>,
+    Path((graph, rest)): Path<(String, String)>,
+    raw: Raw,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    write(
+        state,
+        Location::new(graph, false, Some(rest)),
+        raw,
+        headers,
+        Body::empty(),
+        GraphWrite::Delete,
+    )
+    .await
+}
+
+async fn read(
+    State(state): State<AppState>,
+    location: Location,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
-    super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    super::check_graph_name(&location.graph)?;
+    authorize(&state.config, &headers, Scope::Read, Some(&location.graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
-    let name = match target(&params)? {
+    let name = match location.target(&params, &headers)? {
         Target::Default => None,
         Target::Named(name) => Some(name),
         Target::Store => {
             return Err(HttpError::bad_param(
                 "graph",
-                "name a graph: ?default or ?graph=IRI",
+                "name a graph: ?default, ?graph=IRI, or the graph's URL",
             ));
         }
     };
     let options = params.read_options()?;
     let (content_type, format) = negotiate::choose(&headers, GRAPHS)?;
     let engine = state.engine.clone();
+    let graph = location.graph;
     Ok(stream(move |writer| {
         let graph = engine.graph(&graph)?;
         let seq = graph.resolve_seq(options.as_of, options.as_of_time)?;
@@ -99,157 +387,81 @@ pub async fn get(
     .await)
 }
 
-pub async fn put_default(
-    state: State<AppState>,
-    raw: RawQuery,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        DEFAULT_GRAPH_NAME.to_owned(),
-        raw,
-        headers,
-        body,
-        GraphWrite::Replace,
-    )
-    .await
-}
-
-pub async fn post_default(
-    state: State<AppState>,
-    raw: RawQuery,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        DEFAULT_GRAPH_NAME.to_owned(),
-        raw,
-        headers,
-        body,
-        GraphWrite::Merge,
-    )
-    .await
-}
-
-pub async fn delete_default(
-    state: State<AppState>,
-    raw: RawQuery,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        DEFAULT_GRAPH_NAME.to_owned(),
-        raw,
-        headers,
-        Body::empty(),
-        GraphWrite::Delete,
-    )
-    .await
-}
-
-pub async fn put(
-    state: State<AppState>,
-    Path(graph): Path<String>,
-    raw: RawQuery,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(state, graph, raw, headers, body, GraphWrite::Replace).await
-}
-
-pub async fn post(
-    state: State<AppState>,
-    Path(graph): Path<String>,
-    raw: RawQuery,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(state, graph, raw, headers, body, GraphWrite::Merge).await
-}
-
-pub async fn delete(
-    state: State<AppState>,
-    Path(graph): Path<String>,
-    raw: RawQuery,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        graph,
-        raw,
-        headers,
-        Body::empty(),
-        GraphWrite::Delete,
-    )
-    .await
-}
-
 async fn write(
     State(state): State<AppState>,
-    graph: String,
+    location: Location,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
     body: Body,
     mode: GraphWrite,
 ) -> Result<Response, HttpError> {
-    super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
+    super::check_graph_name(&location.graph)?;
+    authorize(&state.config, &headers, Scope::Write, Some(&location.graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
-    let store_path = format!("/graphs/{graph}/store");
-    let (name, created_iri) = match (target(&params)?, mode) {
-        (Target::Default, _) => (None, None),
-        (Target::Named(name), _) => (Some(name), None),
+    let (name, created) = match (location.target(&params, &headers)?, mode) {
+        (Target::Default, _) => (None, false),
+        (Target::Named(name), _) => (Some(name), false),
         (Target::Store, GraphWrite::Merge) => {
-            // POST to the store itself: a new graph with a server-chosen IRI (201 + Location).
-            let base = request_base_iri(&headers, &store_path);
-            let iri = format!("{base}/{}", oxrdf::BlankNode::default().as_str());
+            // POST to the store itself: a new graph whose IRI is a URL of this store, so
+            // the Location header can be fetched as is (201 + Location).
+            let id = oxrdf::BlankNode::default();
+            let iri = request_base_iri(
+                &headers,
+                &format!("{}/{}", location.store_path, id.as_str()),
+            );
             let name = NamedNode::new(&iri).map_err(|e| {
                 HttpError::bad_param("graph", format!("cannot mint a graph IRI: {e}"))
             })?;
-            (Some(name), Some(iri))
+            (Some(name), true)
         }
         (Target::Store, _) => {
             return Err(HttpError::bad_param(
                 "graph",
-                "name a graph: ?default or ?graph=IRI",
+                "name a graph: ?default, ?graph=IRI, or the graph's URL",
             ));
         }
     };
-    let document = if mode == GraphWrite::Delete {
-        None
+    let documents = if mode == GraphWrite::Delete {
+        Vec::new()
     } else {
-        let format = rdf_format(&headers)?;
         let body = read_body(body, state.config.body_limit_bytes).await?;
         let base = name
             .as_ref()
             .map(|n| n.as_str().to_owned())
-            .unwrap_or_else(|| request_base_iri(&headers, &store_path));
-        Some((format, body, base))
+            .unwrap_or_else(|| request_base_iri(&headers, &location.store_path));
+        body_documents(&headers, body, mode)?
+            .into_iter()
+            .map(|(format, bytes)| (format, bytes, base.clone()))
+            .collect()
     };
     let request = commit_request(&headers)?;
     let engine = state.engine.clone();
     let target_name = name.clone();
+    let graph = location.graph.clone();
     let (outcome, existed) = blocking(move || {
         let graph = if graph == DEFAULT_GRAPH_NAME {
             engine.graph_or_create(&graph)?
         } else {
             engine.graph(&graph)?
         };
-        let parsed = match document {
-            None => None,
-            Some((format, body, base)) => {
-                let options = ImportOptions {
-                    format,
-                    base_iri: Some(base),
-                    into_graph: target_name.clone(),
-                    source_name: "request body".into(),
-                };
-                // Only triple formats are accepted, so every quad lands in the target graph.
-                Some(graph.parse_document(&body[..], &options, |_| {})?)
-            }
-        };
+        let mut parsed = None;
+        for (format, body, base) in documents {
+            let options = ImportOptions {
+                format,
+                base_iri: Some(base),
+                into_graph: target_name.clone(),
+                source_name: "request body".into(),
+            };
+            // Only triple formats are accepted, so every quad lands in the target graph.
+            let document = graph.parse_document(&body[..], &options, |_| {})?;
+            parsed = Some(match parsed.take() {
+                None => document,
+                Some(mut all) => {
+                    crate::engine::ParsedDocument::append(&mut all, document);
+                    all
+                }
+            });
+        }
         Ok(graph.write_graph(target_name.as_ref(), mode, parsed, &request)?)
     })
     .await?;
@@ -266,29 +478,110 @@ async fn write(
             .commits
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
-    let status = if !existed
-        && mode != GraphWrite::Delete
-        && (outcome.inserted > 0 || created_iri.is_some())
-    {
+    let status = if created || (!existed && mode != GraphWrite::Delete && outcome.inserted > 0) {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
     let mut response = (status, Json(outcome_json(&outcome))).into_response();
-    if let Ok(value) = HeaderValue::from_str(&outcome.head_seq.to_string()) {
+    if let Ok(value) =
+        HeaderValue::from_str(&outcome.commit_seq.unwrap_or(outcome.head_seq).to_string())
+    {
         response.headers_mut().insert("strata-commit", value);
     }
-    if let Some(iri) = created_iri
-        && let Ok(value) = HeaderValue::from_str(&format!("{store_path}?graph={}", encode(&iri)))
+    if created
+        && let Some(iri) = &name
+        && let Ok(value) = HeaderValue::from_str(iri.as_str())
     {
         response.headers_mut().insert(header::LOCATION, value);
     }
     Ok(response)
 }
 
-fn rdf_format(headers: &HeaderMap) -> Result<ImportFormat, HttpError> {
+/// The RDF documents of a write body: one, or one per part of a `multipart/form-data` POST.
+fn body_documents(
+    headers: &HeaderMap,
+    body: Bytes,
+    mode: GraphWrite,
+) -> Result<Vec<(ImportFormat, Bytes)>, HttpError> {
     let media = content_type(headers);
-    let format = match media.as_deref() {
+    if mode == GraphWrite::Merge && media.as_deref() == Some("multipart/form-data") {
+        let boundary = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.split(';')
+                    .find_map(|p| p.trim().strip_prefix("boundary="))
+            })
+            .map(|b| b.trim_matches('"').to_owned())
+            .ok_or_else(|| {
+                HttpError::bad_param("Content-Type", "multipart/form-data needs a boundary")
+            })?;
+        return multipart_parts(&body, &boundary)?
+            .into_iter()
+            .map(|(part_type, content)| Ok((rdf_format(part_type.as_deref())?, content)))
+            .collect();
+    }
+    Ok(vec![(rdf_format(media.as_deref())?, body)])
+}
+
+/// Splits a multipart body into (Content-Type, content) parts.
+fn multipart_parts(
+    body: &Bytes,
+    boundary: &str,
+) -> Result<Vec<(Option<String>, Bytes)>, HttpError> {
+    let delimiter = format!("--{boundary}");
+    let bad = || HttpError::bad_param("body", "malformed multipart/form-data body");
+    let text = &body[..];
+    let mut parts = Vec::new();
+    let positions: Vec<usize> = find_all(text, delimiter.as_bytes());
+    for window in positions.windows(2) {
+        let part = &text[window[0] + delimiter.len()..window[1]];
+        let part = part
+            .strip_prefix(b"\r\n")
+            .or_else(|| part.strip_prefix(b"\n"))
+            .ok_or_else(bad)?;
+        let split = find_all(part, b"\r\n\r\n")
+            .first()
+            .map(|&i| (i, 4))
+            .or_else(|| find_all(part, b"\n\n").first().map(|&i| (i, 2)))
+            .ok_or_else(bad)?;
+        let (head, content) = (&part[..split.0], &part[split.0 + split.1..]);
+        let content = content
+            .strip_suffix(b"\r\n")
+            .or_else(|| content.strip_suffix(b"\n"))
+            .unwrap_or(content);
+        let head = String::from_utf8_lossy(head);
+        let part_type = head.lines().find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.trim().eq_ignore_ascii_case("content-type").then(|| {
+                value
+                    .split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase()
+            })
+        });
+        parts.push((part_type, body.slice_ref(content)));
+    }
+    if parts.is_empty() {
+        return Err(bad());
+    }
+    Ok(parts)
+}
+
+fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+    if needle.is_empty() || haystack.len() < needle.len() {
+        return Vec::new();
+    }
+    (0..=haystack.len() - needle.len())
+        .filter(|&i| &haystack[i..i + needle.len()] == needle)
+        .collect()
+}
+
+fn rdf_format(media: Option<&str>) -> Result<ImportFormat, HttpError> {
+    let format = match media {
         Some("text/turtle" | "application/x-turtle") => ImportFormat::from_name("turtle"),
         Some("application/n-triples" | "text/plain") => ImportFormat::from_name("ntriples"),
         Some("application/rdf+xml" | "application/xml") => ImportFormat::from_name("rdfxml"),
@@ -300,21 +593,28 @@ fn rdf_format(headers: &HeaderMap) -> Result<ImportFormat, HttpError> {
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media_type",
             format!(
-                "Content-Type {} is not accepted; use text/turtle, application/n-triples, application/rdf+xml or application/ld+json",
-                media.as_deref().unwrap_or("(none)")
+                "Content-Type {} is not accepted; use text/turtle, application/n-triples, application/rdf+xml, application/ld+json (or multipart/form-data of those for POST)",
+                media.unwrap_or("(none)")
             ),
         )
     })
 }
 
-fn encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() * 3);
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multipart_bodies_split_into_typed_parts() {
+        let body = Bytes::from_static(
+            b"--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\nContent-Type: text/turtle\r\n\r\n<a> <b> <c> .\r\n--XyZ\r\nContent-Type: application/n-triples\r\n\r\n<d> <e> <f> .\n\r\n--XyZ--\r\n",
+        );
+        let parts = multipart_parts(&body, "XyZ").unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].0.as_deref(), Some("text/turtle"));
+        assert_eq!(&parts[0].1[..], b"<a> <b> <c> .");
+        assert_eq!(parts[1].0.as_deref(), Some("application/n-triples"));
+        assert_eq!(&parts[1].1[..], b"<d> <e> <f> .\n");
+        assert!(multipart_parts(&Bytes::from_static(b"nothing"), "XyZ").is_err());
     }
-    out
 }

@@ -13,12 +13,15 @@ use crate::engine::Engine;
 /// Upper bounds (seconds) of the latency histogram buckets.
 const BUCKETS: [f64; 10] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
 
+/// Bucket counts, sum of seconds, count.
+type Histogram = ([u64; BUCKETS.len()], f64, u64);
+
 #[derive(Default)]
 pub struct Metrics {
     /// (method, route, status) → count.
     requests: Mutex<BTreeMap<(String, String, u16), u64>>,
-    /// route → (bucket counts, sum of seconds, count).
-    latencies: Mutex<BTreeMap<String, ([u64; BUCKETS.len()], f64, u64)>>,
+    /// route → latency histogram.
+    latencies: Mutex<BTreeMap<String, Histogram>>,
     pub commits: AtomicU64,
     pub query_timeouts: AtomicU64,
 }

@@ -83,6 +83,13 @@ pub fn router(state: AppState) -> Router {
                 .post(graph_store::post)
                 .delete(graph_store::delete),
         )
+        .route(
+            "/graphs/{g}/store/{*path}",
+            get(graph_store::get_direct)
+                .put(graph_store::put_direct)
+                .post(graph_store::post_direct)
+                .delete(graph_store::delete_direct),
+        )
         .route("/graphs/{g}/commits", get(history::commits))
         .route("/graphs/{g}/commits/{seq}", get(history::commit))
         .route("/graphs/{g}/diff", get(history::diff))
@@ -97,6 +104,13 @@ pub fn router(state: AppState) -> Router {
                 .put(graph_store::put_default)
                 .post(graph_store::post_default)
                 .delete(graph_store::delete_default),
+        )
+        .route(
+            "/store/{*path}",
+            get(graph_store::get_default_direct)
+                .put(graph_store::put_default_direct)
+                .post(graph_store::post_default_direct)
+                .delete(graph_store::delete_default_direct),
         )
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(health::metrics))

@@ -124,6 +124,12 @@ async fn run(
     options.default_graph_uris = params.iris("default-graph-uri")?;
     options.named_graph_uris = params.iris("named-graph-uri")?;
     options.timeout = Some(state.config.query_timeout());
+    options.allowed_services = state
+        .config
+        .service_allowlist
+        .iter()
+        .filter_map(|iri| crate::model::NamedNode::new(iri.as_str()).ok())
+        .collect();
     let base = request_base_iri(&headers, &format!("/graphs/{graph}/sparql"));
     let query = crate::sparql::parse_query(&text, Some(&base)).map_err(EngineError::from)?;
     let (content_type, format) = match &query {

@@ -109,7 +109,9 @@ pub async fn post(
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
     let mut response = Json(outcome_json(&outcome)).into_response();
-    if let Ok(value) = HeaderValue::from_str(&outcome.head_seq.to_string()) {
+    if let Ok(value) =
+        HeaderValue::from_str(&outcome.commit_seq.unwrap_or(outcome.head_seq).to_string())
+    {
         response.headers_mut().insert("strata-commit", value);
     }
     Ok(response)
