@@ -635,3 +635,62 @@ fn sigterm_finishes_in_flight_work_and_keeps_every_commit() {
     );
     assert!(strata.run(&["verify"]).ok().starts_with("ok:"));
 }
+
+#[test]
+fn service_calls_only_the_endpoints_an_operator_allows() {
+    // A second Strata is the remote endpoint.
+    let (_remote_strata, remote) = server_with(None);
+    let remote_endpoint = remote.url("/sparql");
+    let config = serde_json::json!({ "service_allowlist": [remote_endpoint] });
+    let (_strata, server) = server_with(Some(config));
+    let query = format!(
+        "SELECT ?n WHERE {{ SERVICE <{remote_endpoint}> {{ ?s <http://example.org/name> ?n }} }} ORDER BY ?n"
+    );
+    let mut allowed = agent()
+        .get(server.url("/sparql"))
+        .query("query", &query)
+        .header("accept", "text/csv")
+        .call()
+        .unwrap();
+    assert_eq!(allowed.status(), 200);
+    assert_eq!(
+        allowed.body_mut().read_to_string().unwrap(),
+        "n\r\nAda\r\nAlan\r\n"
+    );
+    let other = query.replace("/sparql>", "/update>");
+    let mut refused = agent()
+        .get(server.url("/sparql"))
+        .query("query", &other)
+        .call()
+        .unwrap();
+    assert_eq!(refused.status(), 403);
+    assert_eq!(error_code(&mut refused), "service_not_allowed");
+}
+
+#[test]
+fn a_response_slower_than_the_request_timeout_gets_408() {
+    let strata = Strata::new();
+    let mut data = String::new();
+    for i in 0..400 {
+        data.push_str(&format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"));
+    }
+    let file = strata.file("data.nt", data);
+    strata.run(&["import", file.to_str().unwrap()]).ok();
+    let config = strata.file(
+        "config.json",
+        r#"{"request_timeout_secs": 0.3, "query_timeout_secs": 5}"#,
+    );
+    let server = strata.serve(&["--config", config.to_str().unwrap()]);
+    let started = std::time::Instant::now();
+    let mut response = agent()
+        .get(server.url("/sparql"))
+        .query(
+            "query",
+            "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }",
+        )
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 408);
+    assert_eq!(error_code(&mut response), "request_timeout");
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+}
