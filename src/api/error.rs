@@ -27,6 +27,11 @@ pub enum ErrorCode {
     UpdateFailed,
     IdempotencyConflict,
     DataDirLocked,
+    CursorMismatch,
+    Forbidden,
+    ApprovalRequired,
+    ApprovalDeclined,
+    PayloadTooLarge,
     Corruption,
     Internal,
 }
@@ -50,6 +55,11 @@ impl ErrorCode {
             Self::UpdateFailed => "update_failed",
             Self::IdempotencyConflict => "idempotency_conflict",
             Self::DataDirLocked => "data_dir_locked",
+            Self::CursorMismatch => "cursor_mismatch",
+            Self::Forbidden => "forbidden",
+            Self::ApprovalRequired => "approval_required",
+            Self::ApprovalDeclined => "approval_declined",
+            Self::PayloadTooLarge => "payload_too_large",
             Self::Corruption => "corruption",
             Self::Internal => "internal",
         }
@@ -114,6 +124,7 @@ impl From<EngineError> for ApiError {
                 (ErrorCode::IdempotencyConflict, Some("idempotency_key"))
             }
             EngineError::InvalidArgument { .. } => (ErrorCode::InvalidArgument, None),
+            EngineError::ApprovalStale => (ErrorCode::ApprovalDeclined, None),
             EngineError::DataDirLocked { .. } => (ErrorCode::DataDirLocked, Some("data")),
             EngineError::Log(crate::log::LogError::Corruption { .. }) => {
                 (ErrorCode::Corruption, None)

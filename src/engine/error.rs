@@ -42,6 +42,8 @@ pub enum EngineError {
         "idempotency key {key:?} was already used by commit {commit_seq} with different content"
     )]
     IdempotencyConflict { key: String, commit_seq: CommitSeq },
+    #[error("the data changed since the deletion was approved; preview and approve again")]
+    ApprovalStale,
     #[error("invalid argument {param}: {message}")]
     InvalidArgument { param: String, message: String },
     #[error("data directory {path} is in use by another strata process")]

@@ -14,7 +14,7 @@ pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
 pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
-pub use write::{CommitOutcome, CommitRequest};
+pub use write::{CommitOutcome, CommitRequest, UpdatePreview};
 
 use std::collections::BTreeMap;
 use std::fs::File;

@@ -249,6 +249,12 @@ impl Graph {
         )
     }
 
+    /// Materializes quads from their keys (as returned by `preview_update`).
+    pub fn quads_of(&self, keys: &[QuadKey]) -> Vec<Quad> {
+        let dict = self.store.dict();
+        keys.iter().filter_map(|k| dict.quad(k)).collect()
+    }
+
     /// Number of quads visible at `seq`.
     pub fn count_quads(&self, seq: CommitSeq) -> u64 {
         self.snapshot(seq)

@@ -7,6 +7,7 @@
 
 use std::sync::atomic::Ordering;
 
+use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
@@ -59,6 +60,47 @@ impl Graph {
         let digest = request_digest(&["update", update_text, base_iri.unwrap_or("")]);
         self.commit_with(request, digest, |txn| {
             sparql::apply_update(txn, &update, options).map_err(EngineError::from)
+        })
+    }
+
+    /// Computes what an update would change, without committing (for approval prompts).
+    pub fn preview_update(
+        &self,
+        update_text: &str,
+        base_iri: Option<&str>,
+        options: &UpdateOptions,
+    ) -> Result<UpdatePreview, EngineError> {
+        let update = sparql::parse_update(update_text, base_iri)?;
+        let mut txn = self.store.begin();
+        sparql::apply_update(&mut txn, &update, options)?;
+        let base_seq = txn.base_seq();
+        let (inserts, deletes) = txn.into_changes();
+        Ok(UpdatePreview {
+            base_seq,
+            inserts,
+            deletes,
+        })
+    }
+
+    /// Runs an update as one commit, but only if every quad it deletes is in
+    /// `allowed_deletes` (what a person approved): data that changed since the approval
+    /// makes the call fail instead of deleting more than was approved.
+    pub fn update_within(
+        &self,
+        update_text: &str,
+        base_iri: Option<&str>,
+        options: &UpdateOptions,
+        request: &CommitRequest,
+        allowed_deletes: &FxHashSet<QuadKey>,
+    ) -> Result<CommitOutcome, EngineError> {
+        let update = sparql::parse_update(update_text, base_iri)?;
+        let digest = request_digest(&["update", update_text, base_iri.unwrap_or("")]);
+        self.commit_with(request, digest, |txn| {
+            sparql::apply_update(txn, &update, options)?;
+            if txn.deleted().any(|key| !allowed_deletes.contains(key)) {
+                return Err(EngineError::ApprovalStale);
+            }
+            Ok(())
         })
     }
 
@@ -247,6 +289,14 @@ impl Graph {
             idempotent_replay: true,
         }))
     }
+}
+
+/// What an update would change, computed against `base_seq`.
+#[derive(Clone, Debug)]
+pub struct UpdatePreview {
+    pub base_seq: CommitSeq,
+    pub inserts: Vec<QuadKey>,
+    pub deletes: Vec<QuadKey>,
 }
 
 /// A digest of what a client asked for, to tell a retry from a reused idempotency key.

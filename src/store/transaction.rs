@@ -96,6 +96,11 @@ impl Transaction {
         &self.base
     }
 
+    /// The quads this transaction deletes so far.
+    pub fn deleted(&self) -> impl Iterator<Item = &QuadKey> {
+        self.overlay.deleted.iter()
+    }
+
     /// True when nothing would change.
     pub fn is_empty(&self) -> bool {
         self.bulk.is_empty() && self.overlay.inserted.is_empty() && self.overlay.deleted.is_empty()

@@ -194,6 +194,10 @@ pub struct ServeArgs {
     /// Do not load the demo graph into an empty data directory.
     #[arg(long)]
     pub no_demo: bool,
+    /// Speak MCP over standard input and output instead of serving HTTP (for MCP clients
+    /// that start Strata themselves; logs go to standard error).
+    #[arg(long)]
+    pub stdio: bool,
 }
 
 #[derive(Args, Debug)]

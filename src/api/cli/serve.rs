@@ -34,7 +34,7 @@ pub(super) fn run(engine: &Arc<Engine>, cli: &Cli, args: &ServeArgs) -> Result<E
         .check_listen_address(&addr)
         .map_err(|e| ApiError::invalid_argument("--http", e))?;
     if !args.no_demo && engine.graph_names().is_empty() {
-        load_demo(engine, &cli.graph)?;
+        load_demo(engine, &cli.graph, args.stdio)?;
     }
     // `/sparql`, `/update` and `/store` serve graph `main`: it exists from the start, so
     // a SPARQL Protocol client on a new server sees an empty dataset, not an error.
@@ -45,6 +45,22 @@ pub(super) fn run(engine: &Arc<Engine>, cli: &Cli, args: &ServeArgs) -> Result<E
         .map_err(|e| {
             ApiError::invalid_argument("serve", format!("cannot start the runtime: {e}"))
         })?;
+    if args.stdio {
+        let context = Arc::new(crate::api::mcp::Context::new(
+            engine.clone(),
+            config.query_timeout(),
+        ));
+        eprintln!(
+            "Strata MCP server on stdio (data {})",
+            engine.data_dir().display()
+        );
+        runtime
+            .block_on(crate::api::mcp::serve_stdio(context))
+            .map_err(|e| {
+                ApiError::invalid_argument("--stdio", format!("MCP over stdio failed: {e}"))
+            })?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let served: std::io::Result<()> = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
@@ -90,7 +106,7 @@ async fn shutdown_signal() {
 
 /// Loads `demo/demo.trig` as commit 1 and resolves an incident in commit 2, so pinned
 /// reads have something to show.
-fn load_demo(engine: &Engine, graph_name: &str) -> Result<(), ApiError> {
+fn load_demo(engine: &Engine, graph_name: &str, quiet_stdout: bool) -> Result<(), ApiError> {
     let graph = engine.graph_or_create(graph_name)?;
     if graph.head_seq() > 0 {
         return Ok(());
@@ -116,7 +132,12 @@ WHERE { ?i ex:severity ?s . FILTER(?i = ex:inc1) }";
         ..CommitRequest::default()
     };
     graph.update(resolve, None, &UpdateOptions::default(), &request)?;
-    println!("loaded the demo graph into {graph_name:?} (commits 1 and 2)");
+    // Over stdio, standard output belongs to the protocol.
+    if quiet_stdout {
+        eprintln!("loaded the demo graph into {graph_name:?} (commits 1 and 2)");
+    } else {
+        println!("loaded the demo graph into {graph_name:?} (commits 1 and 2)");
+    }
     Ok(())
 }
 

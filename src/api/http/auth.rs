@@ -37,6 +37,26 @@ pub fn authorize(
     Ok(())
 }
 
+/// What the request's key allows, for MCP tools (all, without keys).
+pub fn access(config: &HttpConfig, headers: &HeaderMap) -> crate::api::mcp::McpAccess {
+    if config.api_keys.is_empty() {
+        return crate::api::mcp::McpAccess {
+            write: true,
+            graphs: None,
+        };
+    }
+    match find_key(config, headers) {
+        Ok(key) => crate::api::mcp::McpAccess {
+            write: key.scopes.contains(&Scope::Write),
+            graphs: key.graphs.clone(),
+        },
+        Err(_) => crate::api::mcp::McpAccess {
+            write: false,
+            graphs: Some(Vec::new()),
+        },
+    }
+}
+
 /// Checks only that the request carries a valid key (any scope).
 pub fn authenticate(config: &HttpConfig, headers: &HeaderMap) -> Result<(), HttpError> {
     if config.api_keys.is_empty() {

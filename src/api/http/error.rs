@@ -42,7 +42,7 @@ impl From<ApiError> for HttpError {
             ErrorCode::GraphNotFound | ErrorCode::CommitNotFound => StatusCode::NOT_FOUND,
             ErrorCode::GraphExists | ErrorCode::IdempotencyConflict => StatusCode::CONFLICT,
             ErrorCode::QueryTimeout => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::ServiceNotAllowed => StatusCode::FORBIDDEN,
+            ErrorCode::ServiceNotAllowed | ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::Unsupported => StatusCode::NOT_IMPLEMENTED,
             ErrorCode::DataDirLocked | ErrorCode::Corruption | ErrorCode::Internal => {
                 StatusCode::INTERNAL_SERVER_ERROR

@@ -42,6 +42,8 @@ const DEFAULT_GRAPH_NAME: &str = crate::model::GraphName::DEFAULT;
 #[derive(Clone)]
 pub struct AppState {
     engine: Arc<Engine>,
+    /// The MCP tools served at `/mcp` (streamable HTTP).
+    mcp: Arc<crate::api::mcp::Context>,
     config: Arc<HttpConfig>,
     metrics: Arc<Metrics>,
     /// Host header values accepted: loopback names, the listen address, configured hosts.
@@ -57,7 +59,12 @@ impl AppState {
         allowed_hosts.insert(listen.ip().to_string());
         allowed_hosts.insert(listen.to_string());
         allowed_hosts.extend(config.allowed_hosts.iter().cloned());
+        let mcp = Arc::new(crate::api::mcp::Context::new(
+            engine.clone(),
+            config.query_timeout(),
+        ));
         Self {
+            mcp,
             engine,
             config: Arc::new(config),
             metrics: Arc::new(Metrics::default()),
@@ -112,6 +119,19 @@ pub fn router(state: AppState) -> Router {
                 .post(graph_store::post_default_direct)
                 .delete(graph_store::delete_default_direct),
         )
+        .nest_service(
+            "/mcp",
+            tower::ServiceBuilder::new()
+                .layer(axum::middleware::from_fn_with_state(
+                    state.clone(),
+                    mcp_auth,
+                ))
+                .service(crate::api::mcp::http_service(
+                    state.mcp.clone(),
+                    state.allowed_hosts.iter().cloned().collect(),
+                    state.config.body_limit_bytes,
+                )),
+        )
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(health::metrics))
         .fallback(not_found)
@@ -152,6 +172,23 @@ pub async fn serve(
     axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown)
         .await
+}
+
+/// `/mcp` needs a valid key (read scope) when keys are configured; what the key allows
+/// travels with the request for the tools to check.
+async fn mcp_auth(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let headers = request.headers().clone();
+    if let Err(error) = auth::authorize(&state.config, &headers, Scope::Read, None) {
+        return error.into_response();
+    }
+    let access = auth::access(&state.config, &headers);
+    request.extensions_mut().insert(access);
+    next.run(request).await
 }
 
 async fn not_found() -> HttpError {

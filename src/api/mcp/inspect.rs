@@ -1,0 +1,384 @@
+//! The `inspect` tool: what is in a graph and how it got there.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Context, graph_name, render};
+use crate::api::envelope::{CursorState, Detail, Envelope, args_digest};
+use crate::api::error::{ApiError, ErrorCode};
+use crate::engine::{CommitInfo, ReadOptions};
+use crate::log::format_time;
+use crate::sparql::QueryResults;
+
+/// Arguments of the `inspect` tool.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InspectArgs {
+    pub action: InspectAction,
+    /// The graph to inspect (default `main`).
+    #[serde(default)]
+    pub graph: Option<String>,
+    /// For `entity`: the record's IRI.
+    #[serde(default)]
+    pub iri: Option<String>,
+    /// For `commit`: the commit number.
+    #[serde(default)]
+    pub commit_seq: Option<u64>,
+    /// For `entity` and `guide`: read at this commit instead of the head.
+    #[serde(default)]
+    pub as_of_commit_seq: Option<u64>,
+    /// For `log` and `commit`: the `cursor` from a previous answer's `next`.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// `compact` (default), `standard` or `full`.
+    #[serde(default)]
+    pub detail: Option<Detail>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InspectAction {
+    /// Counts, main types and links, and suggested next calls.
+    Guide,
+    /// The graphs that exist, with their head commits.
+    Graphs,
+    /// `head_seq`, `published_seq` and the lag of derived indexes.
+    Publication,
+    /// Commits, newest first.
+    Log,
+    /// One commit with its inserted and deleted quads.
+    Commit,
+    /// One record: its properties and the links to and from it.
+    Entity,
+}
+
+pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
+    match args.action {
+        InspectAction::Graphs => graphs(ctx),
+        InspectAction::Guide => guide(ctx, &args),
+        InspectAction::Publication => publication(ctx, &args),
+        InspectAction::Log => log(ctx, &args),
+        InspectAction::Commit => commit(ctx, &args),
+        InspectAction::Entity => entity(ctx, &args),
+    }
+}
+
+fn graphs(ctx: &Context) -> Result<Envelope, ApiError> {
+    let mut list = Vec::new();
+    for name in ctx.engine.graph_names() {
+        let graph = ctx.engine.graph(name.as_str())?;
+        list.push(json!({ "graph": name.as_str(), "head_seq": graph.head_seq() }));
+    }
+    let summary = format!(
+        "{} graph(s): {}",
+        list.len(),
+        ctx.engine
+            .graph_names()
+            .iter()
+            .map(|n| n.as_str().to_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(Envelope::new(summary, json!({ "graphs": list }), 0))
+}
+
+fn publication(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let head = graph.head_seq();
+    Ok(Envelope::new(
+        format!("graph {name} is at commit {head}; every index is up to date"),
+        json!({ "head_seq": head, "published_seq": head, "lag": 0 }),
+        head,
+    ))
+}
+
+/// Runs a SELECT and returns its rows as (variable → term) maps, rendered compactly.
+fn select(
+    ctx: &Context,
+    graph: &crate::engine::Graph,
+    seq: u64,
+    query: &str,
+    max_chars: usize,
+) -> Result<Vec<serde_json::Map<String, Value>>, ApiError> {
+    let options = ReadOptions {
+        as_of: Some(seq),
+        timeout: Some(ctx.query_timeout),
+        ..ReadOptions::default()
+    };
+    let answer = graph.query(query, &options)?;
+    let QueryResults::Solutions(solutions) = answer.results else {
+        return Ok(Vec::new());
+    };
+    let mut rows = Vec::new();
+    for solution in solutions {
+        let solution = solution
+            .map_err(|e| crate::engine::EngineError::from(crate::sparql::evaluation_error(e)))?;
+        let mut row = serde_json::Map::new();
+        for (variable, value) in solution.iter() {
+            row.insert(
+                variable.as_str().to_owned(),
+                render::term(value, false, max_chars).0,
+            );
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name).map_err(|e| {
+        let mut error = ApiError::from(e);
+        if error.code == ErrorCode::GraphNotFound {
+            error.message.push_str("; create one by importing data with the `rdf` tool (action `import`) or a SPARQL update into it");
+        }
+        error
+    })?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let n_quads = graph.count_quads(seq);
+    let types = select(
+        ctx,
+        &graph,
+        seq,
+        "SELECT ?type (COUNT(?s) AS ?count) WHERE { ?s a ?type } GROUP BY ?type ORDER BY DESC(?count) LIMIT 20",
+        200,
+    )?;
+    let links = select(
+        ctx,
+        &graph,
+        seq,
+        "SELECT ?property (COUNT(*) AS ?count) WHERE { ?s ?property ?o } GROUP BY ?property ORDER BY DESC(?count) LIMIT 25",
+        200,
+    )?;
+    let named = select(
+        ctx,
+        &graph,
+        seq,
+        "SELECT ?graph (COUNT(*) AS ?count) WHERE { GRAPH ?graph { ?s ?p ?o } } GROUP BY ?graph ORDER BY DESC(?count) LIMIT 10",
+        200,
+    )?;
+    let example_type = types
+        .first()
+        .and_then(|row| row.get("type"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut suggestions = vec![json!({
+        "tool": "query",
+        "arguments": {
+            "mode": "sparql",
+            "graph": name,
+            "sparql": match &example_type {
+                Some(t) => format!("SELECT ?s ?label WHERE {{ ?s a {t} . OPTIONAL {{ ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label }} }} LIMIT 20"),
+                None => "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 20".to_owned(),
+            }
+        }
+    })];
+    suggestions.push(json!({ "tool": "inspect", "arguments": { "action": "log", "graph": name } }));
+    let summary = format!(
+        "graph {name} at commit {seq}: {n_quads} quads, {} types, {} properties",
+        types.len(),
+        links.len()
+    );
+    let mut envelope = Envelope::new(
+        summary,
+        json!({
+            "graph": name,
+            "quads": n_quads,
+            "types": types,
+            "properties": links,
+            "named_graphs": named,
+            "suggested_next_calls": suggestions,
+        }),
+        seq,
+    );
+    if n_quads == 0 {
+        envelope = envelope
+            .note("the graph is empty: add data with the `rdf` tool (action `import` or `update`)");
+    }
+    Ok(envelope)
+}
+
+fn commit_json(commit: &CommitInfo) -> Value {
+    let h = &commit.header;
+    json!({
+        "commit_seq": h.commit_seq,
+        "hash": commit.hash.to_hex(),
+        "parent_hash": h.parent_hash.to_hex(),
+        "committed_at": format_time(h.committed_at),
+        "observed_at": h.observed_at.map(format_time),
+        "author": h.author,
+        "message": h.message,
+        "inserted": h.n_inserted,
+        "deleted": h.n_deleted,
+    })
+}
+
+fn log(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let budget = args.detail.unwrap_or_default().budget();
+    let digest = args_digest(&["log"]);
+    let (head, offset) = match &args.cursor {
+        Some(cursor) => {
+            let state = ctx.cursors.open(cursor, "inspect.log", &name, &digest)?;
+            (state.seq, state.position)
+        }
+        None => (graph.head_seq(), 0),
+    };
+    let skip = (graph.head_seq() - head) as usize + offset as usize;
+    let commits = graph.commits_newest_first(skip, budget.rows);
+    let n = commits.len() as u64;
+    let more = offset + n < head;
+    let mut envelope = Envelope::new(
+        format!(
+            "commits {}–{} of graph {name} (head {head}), newest first",
+            head.saturating_sub(offset),
+            head.saturating_sub(offset + n) + 1
+        ),
+        json!({ "commits": commits.iter().map(commit_json).collect::<Vec<_>>() }),
+        head,
+    );
+    if more {
+        let cursor = ctx.cursors.seal(&CursorState {
+            kind: "inspect.log".into(),
+            graph: name.clone(),
+            args: digest,
+            seq: head,
+            position: offset + n,
+        });
+        envelope.next = Some(json!({ "action": "log", "graph": name, "cursor": cursor }));
+        envelope.truncated = Some(true);
+    }
+    Ok(envelope)
+}
+
+fn commit(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let seq = args.commit_seq.ok_or_else(|| {
+        ApiError::invalid_argument("commit_seq", "give the commit number in `commit_seq`")
+    })?;
+    let info = graph.commit_info(seq)?;
+    let changes = graph.commit_changes(seq)?;
+    let budget = args.detail.unwrap_or_default().budget();
+    let digest = args_digest(&["commit", &seq.to_string()]);
+    let offset = match &args.cursor {
+        Some(cursor) => {
+            ctx.cursors
+                .open(cursor, "inspect.commit", &name, &digest)?
+                .position as usize
+        }
+        None => 0,
+    };
+    let all: Vec<(bool, String)> = changes
+        .added
+        .iter()
+        .map(|q| (true, format!("{q} .")))
+        .chain(changes.removed.iter().map(|q| (false, format!("{q} ."))))
+        .collect();
+    let page: Vec<&(bool, String)> = all.iter().skip(offset).take(budget.rows).collect();
+    let inserted: Vec<&str> = page
+        .iter()
+        .filter(|(added, _)| *added)
+        .map(|(_, q)| q.as_str())
+        .collect();
+    let deleted: Vec<&str> = page
+        .iter()
+        .filter(|(added, _)| !*added)
+        .map(|(_, q)| q.as_str())
+        .collect();
+    let more = offset + page.len() < all.len();
+    let mut envelope = Envelope::new(
+        format!(
+            "commit {seq} of graph {name}: +{} -{} quads",
+            changes.added.len(),
+            changes.removed.len()
+        ),
+        json!({ "commit": commit_json(&info), "inserted": inserted, "deleted": deleted }),
+        graph.head_seq(),
+    );
+    if more {
+        let cursor = ctx.cursors.seal(&CursorState {
+            kind: "inspect.commit".into(),
+            graph: name.clone(),
+            args: digest,
+            seq,
+            position: (offset + page.len()) as u64,
+        });
+        envelope.next =
+            Some(json!({ "action": "commit", "graph": name, "commit_seq": seq, "cursor": cursor }));
+        envelope.truncated = Some(true);
+    }
+    Ok(envelope)
+}
+
+fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let iri = args
+        .iri
+        .as_deref()
+        .ok_or_else(|| ApiError::invalid_argument("iri", "give the record's IRI in `iri`"))?;
+    let iri = iri.trim().trim_start_matches('<').trim_end_matches('>');
+    let node = crate::model::NamedNode::new(iri)
+        .map_err(|e| ApiError::invalid_argument("iri", format!("not an IRI: {e}")))?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let budget = args.detail.unwrap_or_default().budget();
+    let out = select(
+        ctx,
+        &graph,
+        seq,
+        &format!(
+            "SELECT ?property ?value WHERE {{ <{}> ?property ?value }} LIMIT {}",
+            node.as_str(),
+            budget.rows * 5
+        ),
+        budget.string_chars,
+    )?;
+    let incoming = select(
+        ctx,
+        &graph,
+        seq,
+        &format!(
+            "SELECT ?source ?property WHERE {{ ?source ?property <{}> }} LIMIT {}",
+            node.as_str(),
+            budget.rows
+        ),
+        budget.string_chars,
+    )?;
+    if out.is_empty() && incoming.is_empty() {
+        return Err(ApiError {
+            code: ErrorCode::InvalidArgument,
+            message: format!(
+                "no record <{}> in graph {name} at commit {seq}",
+                node.as_str()
+            ),
+            param: Some("iri".into()),
+        });
+    }
+    let mut properties = serde_json::Map::new();
+    for row in &out {
+        let (Some(Value::String(property)), Some(value)) = (row.get("property"), row.get("value"))
+        else {
+            continue;
+        };
+        let entry = properties
+            .entry(property.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(values) = entry {
+            values.push(value.clone());
+        }
+    }
+    Ok(Envelope::new(
+        format!(
+            "<{}> at commit {seq} of graph {name}: {} properties, {} incoming links",
+            node.as_str(),
+            properties.len(),
+            incoming.len()
+        ),
+        json!({ "iri": node.as_str(), "properties": properties, "incoming": incoming }),
+        seq,
+    ))
+}

@@ -1,0 +1,314 @@
+//! The MCP server: task-shaped tools over stdio and streamable HTTP (rmcp).
+//!
+//! Every read answers with an `Envelope` naming the commit it was served at; pages are
+//! pinned by HMAC-sealed cursors; errors carry stable codes and name the argument at
+//! fault; writes that remove data ask the person first. One JSON audit line per call
+//! (tool, action, outcome, code, duration, approval; never argument values).
+
+mod approval;
+mod inspect;
+mod query;
+mod rdf;
+mod render;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+
+use crate::api::envelope::{CursorCodec, Envelope};
+use crate::api::error::ApiError;
+use crate::engine::Engine;
+
+pub use inspect::InspectArgs;
+pub use query::QueryArgs;
+pub use rdf::RdfArgs;
+
+/// What the tools share.
+pub struct Context {
+    pub engine: Arc<Engine>,
+    pub cursors: CursorCodec,
+    pub query_timeout: Duration,
+    /// The operator set `STRATA_DESTRUCTIVE=allow`: removals need no approval.
+    pub destructive_allowed: bool,
+}
+
+impl Context {
+    /// Settings from the environment (`STRATA_DESTRUCTIVE`) and a fresh cursor key.
+    pub fn new(engine: Arc<Engine>, query_timeout: Duration) -> Self {
+        Self {
+            engine,
+            cursors: CursorCodec::random(),
+            query_timeout,
+            destructive_allowed: std::env::var("STRATA_DESTRUCTIVE").is_ok_and(|v| v == "allow"),
+        }
+    }
+}
+
+/// What an HTTP caller's API key allows, put in the request by the HTTP layer. Calls over
+/// stdio carry none: the person who started the process has full access.
+#[derive(Clone, Debug)]
+pub struct McpAccess {
+    pub write: bool,
+    /// Graphs the key may touch; `None`: all.
+    pub graphs: Option<Vec<String>>,
+}
+
+/// Checks the caller may read (or, with `write`, write) `graph`.
+fn check_access(
+    ctx: &RequestContext<RoleServer>,
+    graph: &str,
+    write: bool,
+) -> Result<(), ApiError> {
+    let Some(access) = ctx
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<McpAccess>())
+    else {
+        return Ok(());
+    };
+    let forbidden = |message: String| ApiError {
+        code: crate::api::error::ErrorCode::Forbidden,
+        message,
+        param: Some("graph".into()),
+    };
+    if write && !access.write {
+        return Err(forbidden("this API key may not write".into()));
+    }
+    if let Some(graphs) = &access.graphs
+        && !graphs.iter().any(|g| g == graph)
+    {
+        return Err(forbidden(format!(
+            "this API key may not access graph {graph:?}"
+        )));
+    }
+    Ok(())
+}
+
+/// The graph a call names, `main` when it names none.
+fn graph_name(graph: &Option<String>) -> String {
+    graph
+        .as_deref()
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .unwrap_or(crate::model::GraphName::DEFAULT)
+        .to_owned()
+}
+
+/// The MCP server.
+#[derive(Clone)]
+pub struct StrataMcp {
+    context: Arc<Context>,
+    tool_router: ToolRouter<StrataMcp>,
+}
+
+#[tool_router]
+impl StrataMcp {
+    pub fn new(context: Arc<Context>) -> Self {
+        Self {
+            context,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        name = "inspect",
+        description = "Look at a graph before querying it. Actions: `guide` (counts, main types and properties, suggested next calls — start here), `graphs` (which graphs exist), `publication` (head commit and index lag), `log` (commits, newest first, paged), `commit` (one commit's inserted and deleted quads; needs `commit_seq`), `entity` (one record's properties and incoming links; needs `iri`, pinnable with `as_of_commit_seq`). Every answer names the commit it was read at (`served_at_seq`). Example: {\"action\": \"guide\", \"graph\": \"main\"}",
+        output_schema = schema_for_output::<Envelope>(),
+        annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
+    )]
+    async fn inspect(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        Parameters(args): Parameters<InspectArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let action = format!("{:?}", args.action).to_lowercase();
+        let context = self.context.clone();
+        let started = Instant::now();
+        let result = match check_access(&ctx, &graph_name(&args.graph), false) {
+            Err(error) => Err(error),
+            Ok(()) => run_blocking(move || inspect::run(&context, args)).await,
+        };
+        Ok(finish(
+            "inspect",
+            &action,
+            started,
+            result.map(|e| (e, None)),
+        ))
+    }
+
+    #[tool(
+        name = "query",
+        description = "Read a graph with SPARQL 1.1. Mode `sparql` runs SELECT, ASK, CONSTRUCT or DESCRIBE at the head, or at an earlier commit with `as_of_commit_seq`. Answers are pages: when `next` is present, call again with exactly those arguments (its cursor pins the commit, so later commits never change later pages). `detail` (compact|standard|full) sets rows per page (20/100/1000) and string lengths. Cite `served_at_seq` when you report a fact. Example: {\"mode\": \"sparql\", \"sparql\": \"SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 50\"}",
+        output_schema = schema_for_output::<Envelope>(),
+        annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
+    )]
+    async fn query(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        Parameters(args): Parameters<QueryArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let action = format!("{:?}", args.mode).to_lowercase();
+        let context = self.context.clone();
+        let started = Instant::now();
+        let result = match check_access(&ctx, &graph_name(&args.graph), false) {
+            Err(error) => Err(error),
+            Ok(()) => run_blocking(move || query::run(&context, args)).await,
+        };
+        Ok(finish("query", &action, started, result.map(|e| (e, None))))
+    }
+
+    #[tool(
+        name = "rdf",
+        description = "Write RDF. Action `import` parses `content` (turtle, trig with named graphs, ntriples, nquads, rdfxml, jsonld; up to 16 MiB) and commits its quads; action `update` runs a SPARQL 1.1 Update (`sparql`). Each call is one commit; the answer names its `commit_seq`. An update that removes data (DELETE, CLEAR, DROP, MOVE, COPY) first asks the person to approve, listing what will be removed; without a way to ask, it fails with `approval_required` and writes nothing. Pass `idempotency_key` to make retries safe. Example: {\"action\": \"update\", \"sparql\": \"INSERT DATA { <http://example.org/a> <http://example.org/knows> <http://example.org/b> }\"}",
+        output_schema = schema_for_output::<Envelope>(),
+        annotations(read_only_hint = false, idempotent_hint = false, destructive_hint = true, open_world_hint = false)
+    )]
+    async fn rdf(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        Parameters(args): Parameters<RdfArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let action = format!("{:?}", args.action).to_lowercase();
+        let started = Instant::now();
+        let result = match check_access(&ctx, &graph_name(&args.graph), true) {
+            Err(error) => Err(error),
+            Ok(()) => rdf::run(&self.context, &ctx, args).await,
+        };
+        Ok(finish("rdf", &action, started, result))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for StrataMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("strata", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Strata is a knowledge graph with commit history. Start with `inspect` (action `guide`), read with `query` (mode `sparql`), write with `rdf`. Every answer names the commit it was read at (`served_at_seq`); cite it, and pin follow-up reads with `as_of_commit_seq` to get the same answer forever.",
+            )
+    }
+}
+
+async fn run_blocking(
+    work: impl FnOnce() -> Result<Envelope, ApiError> + Send + 'static,
+) -> Result<Envelope, ApiError> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+        Err(ApiError {
+            code: crate::api::error::ErrorCode::Internal,
+            message: "the tool's worker failed".into(),
+            param: None,
+        })
+    })
+}
+
+/// Turns an outcome into the tool result and writes the audit line.
+fn finish(
+    tool: &str,
+    action: &str,
+    started: Instant,
+    result: Result<(Envelope, Option<&'static str>), ApiError>,
+) -> CallToolResult {
+    let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let (outcome, code, approval, response) = match result {
+        Ok((envelope, approval)) => {
+            let value = serde_json::to_value(&envelope).unwrap_or_default();
+            ("ok", None, approval, CallToolResult::structured(value))
+        }
+        Err(error) => {
+            let code = error.code.as_str();
+            let mut body = serde_json::json!({
+                "type": error_type(&error),
+                "code": code,
+                "message": error.message,
+            });
+            if let Some(param) = &error.param {
+                body["param"] = param.clone().into();
+            }
+            if let Some(hint) = hint(&error) {
+                body["hint"] = hint.into();
+            }
+            (
+                "error",
+                Some(code),
+                None,
+                CallToolResult::structured_error(serde_json::json!({ "error": body })),
+            )
+        }
+    };
+    let audit = serde_json::json!({
+        "audit": "mcp_tool_call",
+        "tool": tool,
+        "action": action,
+        "outcome": outcome,
+        "code": code,
+        "duration_ms": (duration_ms * 100.0).round() / 100.0,
+        "approval": approval,
+    });
+    tracing::info!(target: "strata::audit", "{audit}");
+    response
+}
+
+fn error_type(error: &ApiError) -> &'static str {
+    use crate::api::error::ErrorCode::*;
+    match error.code {
+        ApprovalRequired | ApprovalDeclined => "approval",
+        QueryTimeout | Cancelled => "limit",
+        Internal | Corruption | DataDirLocked => "internal",
+        _ => "invalid_request",
+    }
+}
+
+fn hint(error: &ApiError) -> Option<&'static str> {
+    use crate::api::error::ErrorCode::*;
+    match error.code {
+        GraphNotFound => Some("call inspect with action `graphs` to list graphs"),
+        InvalidSparql => {
+            Some("fix the query at the line and column given; prefixes must be declared")
+        }
+        CursorMismatch => Some("pass the exact arguments from the previous answer's `next`"),
+        QueryTimeout => Some("narrow the query (more selective patterns, LIMIT) and try again"),
+        ApprovalRequired => Some(
+            "ask the person to run this from a client that supports elicitation, or the operator to set STRATA_DESTRUCTIVE=allow",
+        ),
+        ApprovalDeclined => Some("do not retry unless the person asks for it"),
+        _ => None,
+    }
+}
+
+/// Serves MCP over stdio until the client closes it.
+pub async fn serve_stdio(context: Arc<Context>) -> std::io::Result<()> {
+    let service = StrataMcp::new(context)
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(std::io::Error::other)?;
+    service.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// The streamable HTTP transport, to nest at `/mcp` in the HTTP router.
+pub fn http_service(
+    context: Arc<Context>,
+    allowed_hosts: Vec<String>,
+    body_limit: usize,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<
+    StrataMcp,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let mut config = StreamableHttpServerConfig::default();
+    config.allowed_hosts = allowed_hosts;
+    config.max_request_body_bytes = body_limit;
+    StreamableHttpService::new(
+        move || Ok(StrataMcp::new(context.clone())),
+        Default::default(),
+        config,
+    )
+}

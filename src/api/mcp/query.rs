@@ -1,0 +1,219 @@
+//! The `query` tool, mode `sparql`: SELECT, ASK, CONSTRUCT and DESCRIBE at the head or a
+//! pinned commit, paged with cursors that pin the commit of page 1.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Context, graph_name, render};
+use crate::api::envelope::{CursorState, Detail, Envelope, args_digest};
+use crate::api::error::ApiError;
+use crate::engine::ReadOptions;
+use crate::sparql::{Query, QueryResults};
+
+/// Arguments of the `query` tool.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryArgs {
+    /// `sparql`: run a SPARQL 1.1 query (SELECT, ASK, CONSTRUCT, DESCRIBE).
+    pub mode: QueryMode,
+    /// The graph to read (default `main`).
+    #[serde(default)]
+    pub graph: Option<String>,
+    /// The SPARQL query text (mode `sparql`).
+    #[serde(default)]
+    pub sparql: Option<String>,
+    /// Read at this commit instead of the head.
+    #[serde(default)]
+    pub as_of_commit_seq: Option<u64>,
+    /// At most this many rows per page (capped by `detail`).
+    #[serde(default)]
+    pub row_limit: Option<usize>,
+    /// The `cursor` from a previous answer's `next` (pass the other arguments unchanged).
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// `compact` (default), `standard` or `full`: rows per page and string lengths.
+    #[serde(default)]
+    pub detail: Option<Detail>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryMode {
+    Sparql,
+}
+
+pub fn run(ctx: &Context, args: QueryArgs) -> Result<Envelope, ApiError> {
+    match args.mode {
+        QueryMode::Sparql => sparql(ctx, args),
+    }
+}
+
+fn sparql(ctx: &Context, args: QueryArgs) -> Result<Envelope, ApiError> {
+    let graph_name = graph_name(&args.graph);
+    let text = args
+        .sparql
+        .clone()
+        .filter(|t| !t.trim().is_empty())
+        .ok_or_else(|| {
+            ApiError::invalid_argument("sparql", "give the SPARQL query text in `sparql`")
+        })?;
+    let detail = args.detail.unwrap_or_default();
+    let budget = detail.budget();
+    let row_limit = args.row_limit.unwrap_or(budget.rows).clamp(1, budget.rows);
+    let graph = ctx.engine.graph(&graph_name)?;
+    let query =
+        crate::sparql::parse_query(&text, None).map_err(crate::engine::EngineError::from)?;
+    let digest = args_digest(&[&text]);
+    let (seq, position) = match &args.cursor {
+        Some(cursor) => {
+            let state = ctx
+                .cursors
+                .open(cursor, "query.sparql", &graph_name, &digest)?;
+            if args.as_of_commit_seq.is_some_and(|s| s != state.seq) {
+                return Err(ApiError {
+                    code: crate::api::error::ErrorCode::CursorMismatch,
+                    message: format!(
+                        "the cursor is pinned to commit {}; drop as_of_commit_seq or pass {}",
+                        state.seq, state.seq
+                    ),
+                    param: Some("as_of_commit_seq".into()),
+                });
+            }
+            (state.seq, state.position)
+        }
+        None => (graph.resolve_seq(args.as_of_commit_seq, None)?, 0),
+    };
+    let options = ReadOptions {
+        as_of: Some(seq),
+        timeout: Some(ctx.query_timeout),
+        ..ReadOptions::default()
+    };
+    let answer = graph.query_parsed(&query, &options)?;
+    let typed = detail != Detail::Compact;
+    let mut truncated = false;
+    let mut bytes = 0usize;
+    let mut rows: Vec<Value> = Vec::new();
+    let mut more = false;
+    let mut skipped = 0u64;
+    let kind = match &query {
+        Query::Select { .. } => "rows",
+        Query::Ask { .. } => "boolean",
+        _ => "triples",
+    };
+    let data = match answer.results {
+        QueryResults::Boolean(value) => json!({ "boolean": value }),
+        QueryResults::Solutions(solutions) => {
+            let variables: Vec<String> = solutions
+                .variables()
+                .iter()
+                .map(|v| v.as_str().to_owned())
+                .collect();
+            for solution in solutions {
+                let solution = solution.map_err(|e| {
+                    crate::engine::EngineError::from(crate::sparql::evaluation_error(e))
+                })?;
+                if skipped < position {
+                    skipped += 1;
+                    continue;
+                }
+                if rows.len() == row_limit {
+                    more = true;
+                    break;
+                }
+                let mut row = serde_json::Map::new();
+                for (variable, value) in solution.iter() {
+                    let (value, was_cut) = render::term(value, typed, budget.string_chars);
+                    truncated |= was_cut;
+                    row.insert(variable.as_str().to_owned(), value);
+                }
+                let row = Value::Object(row);
+                let size = row.to_string().len();
+                if bytes + size > budget.bytes && !rows.is_empty() {
+                    more = true;
+                    break;
+                }
+                bytes += size;
+                rows.push(row);
+            }
+            json!({ "variables": variables, "rows": rows })
+        }
+        QueryResults::Graph(triples) => {
+            for triple in triples {
+                let triple = triple.map_err(|e| {
+                    crate::engine::EngineError::from(crate::sparql::evaluation_error(e))
+                })?;
+                if skipped < position {
+                    skipped += 1;
+                    continue;
+                }
+                if rows.len() == row_limit {
+                    more = true;
+                    break;
+                }
+                let (line, was_cut) =
+                    crate::api::envelope::cut(&format!("{triple} ."), budget.string_chars.max(200));
+                truncated |= was_cut;
+                if bytes + line.len() > budget.bytes && !rows.is_empty() {
+                    more = true;
+                    break;
+                }
+                bytes += line.len();
+                rows.push(Value::String(line));
+            }
+            json!({ "triples": rows })
+        }
+    };
+    let n_rows = rows.len();
+    let first = position + 1;
+    let summary = match kind {
+        "boolean" => format!(
+            "ASK is {} at commit {seq} of graph {graph_name}",
+            data["boolean"]
+        ),
+        "rows" if n_rows == 0 && position == 0 => {
+            format!("no rows at commit {seq} of graph {graph_name}")
+        }
+        _ => format!(
+            "{kind} {first}–{} at commit {seq} of graph {graph_name}{}",
+            position + n_rows as u64,
+            if more {
+                " (more: call again with `next`)"
+            } else {
+                ""
+            }
+        ),
+    };
+    let mut envelope = Envelope::new(summary, data, seq);
+    envelope.counts = Some(json!({ "returned": n_rows, "offset": position }));
+    if truncated {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(
+            "some strings were cut (marked …); ask with detail `standard` or `full` for more",
+        );
+    }
+    if more {
+        envelope.truncated = Some(true);
+        let cursor = ctx.cursors.seal(&CursorState {
+            kind: "query.sparql".into(),
+            graph: graph_name.clone(),
+            args: digest,
+            seq,
+            position: position + n_rows as u64,
+        });
+        let mut next = json!({
+            "mode": "sparql",
+            "graph": graph_name,
+            "sparql": text,
+            "cursor": cursor,
+        });
+        if let Some(detail) = args.detail {
+            next["detail"] = serde_json::to_value(detail).unwrap_or(Value::Null);
+        }
+        if let Some(limit) = args.row_limit {
+            next["row_limit"] = limit.into();
+        }
+        envelope.next = Some(next);
+    }
+    Ok(envelope)
+}

@@ -1,0 +1,230 @@
+//! The `rdf` tool: import RDF documents and run SPARQL 1.1 Updates, each as one commit.
+//! Updates that remove data ask the person first (see `approval`).
+
+use rmcp::service::{RequestContext, RoleServer};
+use rustc_hash::FxHashSet;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Context, approval, graph_name};
+use crate::api::envelope::Envelope;
+use crate::api::error::{ApiError, ErrorCode};
+use crate::engine::{CommitOutcome, CommitRequest, ImportFormat, ImportOptions};
+use crate::model::NamedNode;
+use crate::sparql::UpdateOptions;
+
+/// Largest document the `import` action takes inline.
+pub const IMPORT_LIMIT_BYTES: usize = 16 << 20;
+
+/// Arguments of the `rdf` tool.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RdfArgs {
+    pub action: RdfAction,
+    /// The graph to write (default `main`; created by the first write).
+    #[serde(default)]
+    pub graph: Option<String>,
+    /// `import`: the document text.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// `import`: turtle, trig, ntriples, nquads, rdfxml or jsonld.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// `import`: base IRI for relative IRIs.
+    #[serde(default)]
+    pub base_iri: Option<String>,
+    /// `import`: put the document's triples into this named graph.
+    #[serde(default)]
+    pub into_graph: Option<String>,
+    /// `update`: the SPARQL 1.1 Update text.
+    #[serde(default)]
+    pub sparql: Option<String>,
+    /// A retry with the same key and content returns the first commit.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
+    /// Commit message.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RdfAction {
+    /// Parse a document and commit its quads.
+    Import,
+    /// Run a SPARQL 1.1 Update as one commit.
+    Update,
+}
+
+fn outcome_envelope(graph: &str, outcome: &CommitOutcome, what: &str) -> Envelope {
+    let summary = match outcome.commit_seq {
+        Some(seq) if outcome.idempotent_replay => {
+            format!("{what}: already done as commit {seq} of graph {graph} (idempotent replay)")
+        }
+        Some(seq) => format!(
+            "{what}: commit {seq} of graph {graph} (+{} -{} quads)",
+            outcome.inserted, outcome.deleted
+        ),
+        None => format!(
+            "{what}: nothing changed; graph {graph} stays at commit {}",
+            outcome.head_seq
+        ),
+    };
+    Envelope::new(
+        summary,
+        json!({
+            "commit_seq": outcome.commit_seq,
+            "head_seq": outcome.head_seq,
+            "hash": outcome.hash.map(|h| h.to_hex()),
+            "inserted": outcome.inserted,
+            "deleted": outcome.deleted,
+            "idempotent_replay": outcome.idempotent_replay,
+        }),
+        outcome.head_seq,
+    )
+}
+
+fn request(args: &RdfArgs) -> CommitRequest {
+    CommitRequest {
+        author: Some("mcp".into()),
+        message: args.message.clone(),
+        observed_at: None,
+        idempotency_key: args.idempotency_key.clone(),
+    }
+}
+
+/// Runs the tool: blocking engine work on blocking threads, approval in between.
+pub async fn run(
+    ctx: &Context,
+    request_ctx: &RequestContext<RoleServer>,
+    args: RdfArgs,
+) -> Result<(Envelope, Option<&'static str>), ApiError> {
+    match args.action {
+        RdfAction::Import => import(ctx, args).await.map(|e| (e, None)),
+        RdfAction::Update => update(ctx, request_ctx, args).await,
+    }
+}
+
+async fn import(ctx: &Context, args: RdfArgs) -> Result<Envelope, ApiError> {
+    let content = args.content.clone().ok_or_else(|| {
+        ApiError::invalid_argument("content", "give the document text in `content`")
+    })?;
+    if content.len() > IMPORT_LIMIT_BYTES {
+        return Err(ApiError {
+            code: ErrorCode::PayloadTooLarge,
+            message: format!(
+                "the document has {} bytes; the limit is {IMPORT_LIMIT_BYTES} (use the CLI or the Graph Store endpoint for larger files)",
+                content.len()
+            ),
+            param: Some("content".into()),
+        });
+    }
+    let format_name = args.format.clone().ok_or_else(|| {
+        ApiError::invalid_argument(
+            "format",
+            "give the format: turtle, trig, ntriples, nquads, rdfxml or jsonld",
+        )
+    })?;
+    let format = ImportFormat::from_name(&format_name).ok_or_else(|| {
+        ApiError::invalid_argument("format", format!("unknown format {format_name:?}; use turtle, trig, ntriples, nquads, rdfxml or jsonld"))
+    })?;
+    let into_graph = args
+        .into_graph
+        .as_deref()
+        .map(|iri| {
+            NamedNode::new(iri)
+                .map_err(|e| ApiError::invalid_argument("into_graph", format!("not an IRI: {e}")))
+        })
+        .transpose()?;
+    let graph = graph_name(&args.graph);
+    let options = ImportOptions {
+        format,
+        base_iri: args.base_iri.clone(),
+        into_graph,
+        source_name: "content".into(),
+    };
+    let commit_request = request(&args);
+    let engine = ctx.engine.clone();
+    let name = graph.clone();
+    let outcome = blocking(move || {
+        let graph = engine.graph_or_create(&name)?;
+        Ok(graph.import(content.as_bytes(), &options, &commit_request)?)
+    })
+    .await?;
+    Ok(outcome_envelope(&graph, &outcome, "import"))
+}
+
+async fn update(
+    ctx: &Context,
+    request_ctx: &RequestContext<RoleServer>,
+    args: RdfArgs,
+) -> Result<(Envelope, Option<&'static str>), ApiError> {
+    let text = args
+        .sparql
+        .clone()
+        .filter(|t| !t.trim().is_empty())
+        .ok_or_else(|| {
+            ApiError::invalid_argument("sparql", "give the SPARQL Update text in `sparql`")
+        })?;
+    let graph = graph_name(&args.graph);
+    let engine = ctx.engine.clone();
+    let (name, preview_text) = (graph.clone(), text.clone());
+    let (preview, removed) = blocking(move || {
+        crate::sparql::parse_update(&preview_text, None)
+            .map_err(crate::engine::EngineError::from)?;
+        let graph = engine.graph_or_create(&name)?;
+        let preview = graph.preview_update(&preview_text, None, &UpdateOptions::default())?;
+        let removed = graph.quads_of(&preview.deletes[..preview.deletes.len().min(20)]);
+        Ok((preview, removed))
+    })
+    .await?;
+    let commit_request = request(&args);
+    let engine = ctx.engine.clone();
+    let name = graph.clone();
+    if preview.deletes.is_empty() {
+        let outcome = blocking(move || {
+            let graph = engine.graph_or_create(&name)?;
+            Ok(graph.update(&text, None, &UpdateOptions::default(), &commit_request)?)
+        })
+        .await?;
+        return Ok((outcome_envelope(&graph, &outcome, "update"), None));
+    }
+    let approved_by = approval::ask(
+        request_ctx,
+        ctx.destructive_allowed,
+        &graph,
+        "This update",
+        &removed,
+        preview.deletes.len(),
+    )
+    .await?;
+    let allowed: FxHashSet<_> = preview.deletes.iter().copied().collect();
+    let outcome = blocking(move || {
+        let graph = engine.graph_or_create(&name)?;
+        Ok(graph.update_within(
+            &text,
+            None,
+            &UpdateOptions::default(),
+            &commit_request,
+            &allowed,
+        )?)
+    })
+    .await?;
+    Ok((
+        outcome_envelope(&graph, &outcome, "update"),
+        Some(approved_by),
+    ))
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+        Err(ApiError {
+            code: ErrorCode::Internal,
+            message: "the tool's worker failed".into(),
+            param: None,
+        })
+    })
+}
