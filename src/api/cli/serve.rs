@@ -123,12 +123,14 @@ fn load_demo(engine: &Engine, graph_name: &str, quiet_stdout: bool) -> Result<()
         ..CommitRequest::default()
     };
     graph.import(DEMO.as_bytes(), &options, &request)?;
-    let resolve = "PREFIX ex: <http://example.org/strata/demo/>
-DELETE { ?i ex:severity ?s } INSERT { ?i ex:severity 4 ; ex:status \"resolved\" }
-WHERE { ?i ex:severity ?s . FILTER(?i = ex:inc1) }";
+    // Commit 2: BUG-117 is fixed in 2.4.1 and its tickets are closed, so a read pinned
+    // to commit 1 shows the desk before the fix.
+    let resolve = "PREFIX ex: <http://example.org/support/>
+DELETE { ?ticket ex:status \"open\" } INSERT { ex:bug-117 ex:fixedIn ex:r2-4-1 . ?ticket ex:status \"closed\" }
+WHERE { ?ticket ex:reportedAs ex:bug-117 ; ex:status \"open\" }";
     let request = CommitRequest {
         author: Some("strata".into()),
-        message: Some("resolve inc1".into()),
+        message: Some("BUG-117 fixed in 2.4.1".into()),
         ..CommitRequest::default()
     };
     graph.update(resolve, None, &UpdateOptions::default(), &request)?;
