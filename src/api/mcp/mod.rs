@@ -312,3 +312,58 @@ pub fn http_service(
         config,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tool's name, description, schemas and annotations, as clients see them.
+    fn contract() -> String {
+        let tools = StrataMcp::tool_router().list_all();
+        let mut tools: Vec<serde_json::Value> = tools
+            .iter()
+            .map(|tool| serde_json::to_value(tool).unwrap_or_default())
+            .collect();
+        tools.sort_by_key(|tool| tool["name"].as_str().unwrap_or_default().to_owned());
+        serde_json::to_string_pretty(&tools).unwrap_or_default() + "\n"
+    }
+
+    /// The tool contract is a reviewed file: a change to a tool's name, description,
+    /// schema or annotations must update `contract.json` in the same commit. Run with
+    /// `STRATA_UPDATE_CONTRACT=1` to rewrite it, then review the diff.
+    #[test]
+    fn tool_contract_matches_the_reviewed_snapshot() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/api/mcp/contract.json");
+        let current = contract();
+        if std::env::var_os("STRATA_UPDATE_CONTRACT").is_some() {
+            std::fs::write(&path, &current).unwrap();
+        }
+        let reviewed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            reviewed == current,
+            "the MCP tool contract changed; review it and run with STRATA_UPDATE_CONTRACT=1 to accept (digest now {})",
+            crate::api::envelope::args_digest(&[&current])
+        );
+        let tools: serde_json::Value = serde_json::from_str(&current).unwrap();
+        let names: Vec<&str> = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert_eq!(names, ["inspect", "query", "rdf"]);
+        for tool in tools.as_array().unwrap() {
+            assert!(
+                tool["outputSchema"].is_object(),
+                "{} has an output schema",
+                tool["name"]
+            );
+            assert!(
+                tool["description"].as_str().unwrap().contains("Example"),
+                "{} shows an example",
+                tool["name"]
+            );
+        }
+    }
+}
