@@ -156,10 +156,20 @@ impl StrataMcp {
         let action = format!("{:?}", args.mode).to_lowercase();
         let context = self.context.clone();
         let started = Instant::now();
+        // An MCP cancellation (notifications/cancelled) stops the evaluation.
+        let cancellation = crate::sparql::CancellationToken::new();
+        let watcher = {
+            let (request_token, cancellation) = (ctx.ct.clone(), cancellation.clone());
+            tokio::spawn(async move {
+                request_token.cancelled().await;
+                cancellation.cancel();
+            })
+        };
         let result = match check_access(&ctx, &graph_name(&args.graph), false) {
             Err(error) => Err(error),
-            Ok(()) => run_blocking(move || query::run(&context, args)).await,
+            Ok(()) => run_blocking(move || query::run(&context, args, cancellation)).await,
         };
+        watcher.abort();
         Ok(finish("query", &action, started, result.map(|e| (e, None))))
     }
 

@@ -9,7 +9,7 @@ use super::{Context, graph_name, render};
 use crate::api::envelope::{CursorState, Detail, Envelope, args_digest};
 use crate::api::error::ApiError;
 use crate::engine::ReadOptions;
-use crate::sparql::{Query, QueryResults};
+use crate::sparql::{CancellationToken, Query, QueryResults};
 
 /// Arguments of the `query` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -43,13 +43,21 @@ pub enum QueryMode {
     Sparql,
 }
 
-pub fn run(ctx: &Context, args: QueryArgs) -> Result<Envelope, ApiError> {
+pub fn run(
+    ctx: &Context,
+    args: QueryArgs,
+    cancellation: CancellationToken,
+) -> Result<Envelope, ApiError> {
     match args.mode {
-        QueryMode::Sparql => sparql(ctx, args),
+        QueryMode::Sparql => sparql(ctx, args, cancellation),
     }
 }
 
-fn sparql(ctx: &Context, args: QueryArgs) -> Result<Envelope, ApiError> {
+fn sparql(
+    ctx: &Context,
+    args: QueryArgs,
+    cancellation: CancellationToken,
+) -> Result<Envelope, ApiError> {
     let graph_name = graph_name(&args.graph);
     let text = args
         .sparql
@@ -87,9 +95,21 @@ fn sparql(ctx: &Context, args: QueryArgs) -> Result<Envelope, ApiError> {
     let options = ReadOptions {
         as_of: Some(seq),
         timeout: Some(ctx.query_timeout),
+        cancellation: Some(cancellation),
         ..ReadOptions::default()
     };
     let answer = graph.query_parsed(&query, &options)?;
+    let deadline = answer.deadline;
+    let limit = ctx.query_timeout;
+    // Once the time limit passed, whatever the evaluator reports is a timeout.
+    let eval_error = |error: spareval::QueryEvaluationError| -> ApiError {
+        let error = if deadline.as_ref().is_some_and(|d| d.fired()) {
+            crate::sparql::QueryError::Timeout(limit)
+        } else {
+            crate::sparql::evaluation_error(error)
+        };
+        crate::engine::EngineError::from(error).into()
+    };
     let typed = detail != Detail::Compact;
     let mut truncated = false;
     let mut bytes = 0usize;
@@ -110,9 +130,7 @@ fn sparql(ctx: &Context, args: QueryArgs) -> Result<Envelope, ApiError> {
                 .map(|v| v.as_str().to_owned())
                 .collect();
             for solution in solutions {
-                let solution = solution.map_err(|e| {
-                    crate::engine::EngineError::from(crate::sparql::evaluation_error(e))
-                })?;
+                let solution = solution.map_err(eval_error)?;
                 if skipped < position {
                     skipped += 1;
                     continue;
@@ -140,9 +158,7 @@ fn sparql(ctx: &Context, args: QueryArgs) -> Result<Envelope, ApiError> {
         }
         QueryResults::Graph(triples) => {
             for triple in triples {
-                let triple = triple.map_err(|e| {
-                    crate::engine::EngineError::from(crate::sparql::evaluation_error(e))
-                })?;
+                let triple = triple.map_err(eval_error)?;
                 if skipped < position {
                     skipped += 1;
                     continue;

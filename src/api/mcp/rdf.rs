@@ -1,6 +1,7 @@
 //! The `rdf` tool: import RDF documents and run SPARQL 1.1 Updates, each as one commit.
 //! Updates that remove data ask the person first (see `approval`).
 
+use rmcp::model::ProgressNotificationParam;
 use rmcp::service::{RequestContext, RoleServer};
 use rustc_hash::FxHashSet;
 use schemars::JsonSchema;
@@ -101,12 +102,16 @@ pub async fn run(
     args: RdfArgs,
 ) -> Result<(Envelope, Option<&'static str>), ApiError> {
     match args.action {
-        RdfAction::Import => import(ctx, args).await.map(|e| (e, None)),
+        RdfAction::Import => import(ctx, request_ctx, args).await.map(|e| (e, None)),
         RdfAction::Update => update(ctx, request_ctx, args).await,
     }
 }
 
-async fn import(ctx: &Context, args: RdfArgs) -> Result<Envelope, ApiError> {
+async fn import(
+    ctx: &Context,
+    request_ctx: &RequestContext<RoleServer>,
+    args: RdfArgs,
+) -> Result<Envelope, ApiError> {
     let content = args.content.clone().ok_or_else(|| {
         ApiError::invalid_argument("content", "give the document text in `content`")
     })?;
@@ -147,12 +152,30 @@ async fn import(ctx: &Context, args: RdfArgs) -> Result<Envelope, ApiError> {
     let commit_request = request(&args);
     let engine = ctx.engine.clone();
     let name = graph.clone();
+    // With a progress token, parsed-quad counts go to the client as progress notifications.
+    let (progress_sender, mut progress_receiver) = tokio::sync::mpsc::unbounded_channel::<u64>();
+    let forwarder = request_ctx.meta.get_progress_token().map(|token| {
+        let peer = request_ctx.peer.clone();
+        tokio::spawn(async move {
+            while let Some(n_quads) = progress_receiver.recv().await {
+                let param = ProgressNotificationParam::new(token.clone(), n_quads as f64)
+                    .with_message(format!("{n_quads} quads parsed"));
+                let _ = peer.notify_progress(param).await;
+            }
+        })
+    });
     let outcome = blocking(move || {
         let graph = engine.graph_or_create(&name)?;
-        Ok(graph.import(content.as_bytes(), &options, &commit_request)?)
+        let document = graph.parse_document(content.as_bytes(), &options, |n| {
+            let _ = progress_sender.send(n);
+        })?;
+        Ok(graph.commit_documents(vec![document], &commit_request)?)
     })
-    .await?;
-    Ok(outcome_envelope(&graph, &outcome, "import"))
+    .await;
+    if let Some(forwarder) = forwarder {
+        let _ = forwarder.await;
+    }
+    Ok(outcome_envelope(&graph, &outcome?, "import"))
 }
 
 async fn update(
