@@ -19,6 +19,7 @@ pub struct Envelope {
     pub data: serde_json::Value,
     /// The commit this answer was read at (for writes: the head after the write).
     pub served_at_seq: u64,
+    /// How many items the page holds and where it starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<serde_json::Value>,
     /// True when rows or strings were cut to fit the budget (see `next` and `notes`).
@@ -27,6 +28,7 @@ pub struct Envelope {
     /// The exact arguments of the call that returns the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<serde_json::Value>,
+    /// Remarks on the answer (what was cut, what was normalised).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<Vec<String>>,
 }
