@@ -65,10 +65,12 @@ fn rows_at(engine: &Engine, seq: u64) -> Model {
         .collect()
 }
 
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
 #[test]
-fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() {
+fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() -> TestResult {
     for seed in [1, 2, 3] {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir()?;
         let config = EngineConfig {
             // A small threshold so some runs write a checkpoint in the middle of the stream.
             checkpoint_every_quads: 40,
@@ -79,12 +81,12 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() {
         let mut history = vec![Model::new()];
         let head_hash;
         {
-            let engine = Engine::open(dir.path(), config.clone()).unwrap();
-            let graph = engine.graph_or_create("main").unwrap();
+            let engine = Engine::open(dir.path(), config.clone())?;
+            let graph = engine.graph_or_create("main")?;
             for round in 0..60 {
                 if round == 30 {
                     // A checkpoint in the middle of the stream (background ones may follow).
-                    graph.checkpoint_when_idle(1).unwrap();
+                    graph.checkpoint_when_idle(1)?;
                 }
                 let mut inserts = Vec::new();
                 let mut deletes = Vec::new();
@@ -118,14 +120,12 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() {
                     model.remove(quad);
                 }
                 model.extend(inserts.iter().copied());
-                let outcome = graph
-                    .update(
-                        &update,
-                        None,
-                        &UpdateOptions::default(),
-                        &CommitRequest::default(),
-                    )
-                    .unwrap();
+                let outcome = graph.update(
+                    &update,
+                    None,
+                    &UpdateOptions::default(),
+                    &CommitRequest::default(),
+                )?;
                 assert_eq!(outcome.commit_seq.is_some(), model != before, "{update}");
                 if outcome.commit_seq.is_some() {
                     history.push(model.clone());
@@ -146,8 +146,8 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() {
             if drop_checkpoint {
                 let _ = std::fs::remove_file(dir.path().join("graphs/main/checkpoint.bin"));
             }
-            let engine = Engine::open(dir.path(), config.clone()).unwrap();
-            let graph = engine.graph("main").unwrap();
+            let engine = Engine::open(dir.path(), config.clone())?;
+            let graph = engine.graph("main")?;
             assert_eq!(graph.head_seq() as usize, history.len() - 1);
             let stats = graph.open_stats();
             assert_eq!(stats.checkpoint_seq > 0, !drop_checkpoint, "{stats:?}");
@@ -166,18 +166,19 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() {
                     "seed {seed}, commit {seq} after reopen"
                 );
             }
-            let report = engine.verify_graph("main").unwrap();
+            let report = engine.verify_graph("main")?;
             assert!(report.first_bad.is_none());
             assert_eq!(report.n_commits as usize, history.len() - 1);
         }
     }
+    Ok(())
 }
 
 #[test]
-fn concurrent_writers_get_consecutive_commits_and_readers_see_whole_commits() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
-    let graph = engine.graph_or_create("main").unwrap();
+fn concurrent_writers_get_consecutive_commits_and_readers_see_whole_commits() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    let graph = engine.graph_or_create("main")?;
     std::thread::scope(|scope| {
         for writer in 0..4 {
             let graph = graph.clone();
@@ -234,4 +235,5 @@ fn concurrent_writers_get_consecutive_commits_and_readers_see_whole_commits() {
         .map(|c| c.header.commit_seq)
         .collect();
     assert_eq!(seqs, (1..=100).rev().collect::<Vec<_>>());
+    Ok(())
 }
