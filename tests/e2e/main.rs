@@ -5,5 +5,7 @@ mod clients;
 mod crash;
 mod docs;
 mod http;
+mod mcp;
+mod mcp_conformance;
 mod util;
 mod w3c_protocol;

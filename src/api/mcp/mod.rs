@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, Implementation, JsonObject, ServerCapabilities, ServerConfig};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
@@ -119,17 +119,22 @@ impl StrataMcp {
     #[tool(
         name = "inspect",
         description = "Look at a graph before querying it. Actions: `guide` (counts, main types and properties, suggested next calls — start here), `graphs` (which graphs exist), `publication` (head commit and index lag), `log` (commits, newest first, paged), `commit` (one commit's inserted and deleted quads; needs `commit_seq`), `entity` (one record's properties and incoming links; needs `iri`, pinnable with `as_of_commit_seq`). Every answer names the commit it was read at (`served_at_seq`). Example: {\"action\": \"guide\", \"graph\": \"main\"}",
+        input_schema = input_schema::<InspectArgs>(),
         output_schema = schema_for_output::<Envelope>(),
         annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn inspect(
         &self,
         ctx: RequestContext<RoleServer>,
-        Parameters(args): Parameters<InspectArgs>,
+        Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
+        let started = Instant::now();
+        let args: InspectArgs = match parse_args(raw) {
+            Ok(args) => args,
+            Err(error) => return Ok(finish("inspect", "?", started, Err(error))),
+        };
         let action = format!("{:?}", args.action).to_lowercase();
         let context = self.context.clone();
-        let started = Instant::now();
         let result = match check_access(&ctx, &graph_name(&args.graph), false) {
             Err(error) => Err(error),
             Ok(()) => run_blocking(move || inspect::run(&context, args)).await,
@@ -145,17 +150,22 @@ impl StrataMcp {
     #[tool(
         name = "query",
         description = "Read a graph with SPARQL 1.1. Mode `sparql` runs SELECT, ASK, CONSTRUCT or DESCRIBE at the head, or at an earlier commit with `as_of_commit_seq`. Answers are pages: when `next` is present, call again with exactly those arguments (its cursor pins the commit, so later commits never change later pages). `detail` (compact|standard|full) sets rows per page (20/100/1000) and string lengths. Cite `served_at_seq` when you report a fact. Example: {\"mode\": \"sparql\", \"sparql\": \"SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 50\"}",
+        input_schema = input_schema::<QueryArgs>(),
         output_schema = schema_for_output::<Envelope>(),
         annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn query(
         &self,
         ctx: RequestContext<RoleServer>,
-        Parameters(args): Parameters<QueryArgs>,
+        Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
+        let started = Instant::now();
+        let args: QueryArgs = match parse_args(raw) {
+            Ok(args) => args,
+            Err(error) => return Ok(finish("query", "?", started, Err(error))),
+        };
         let action = format!("{:?}", args.mode).to_lowercase();
         let context = self.context.clone();
-        let started = Instant::now();
         // An MCP cancellation (notifications/cancelled) stops the evaluation.
         let cancellation = crate::sparql::CancellationToken::new();
         let watcher = {
@@ -176,16 +186,21 @@ impl StrataMcp {
     #[tool(
         name = "rdf",
         description = "Write RDF. Action `import` parses `content` (turtle, trig with named graphs, ntriples, nquads, rdfxml, jsonld; up to 16 MiB) and commits its quads; action `update` runs a SPARQL 1.1 Update (`sparql`). Each call is one commit; the answer names its `commit_seq`. An update that removes data (DELETE, CLEAR, DROP, MOVE, COPY) first asks the person to approve, listing what will be removed; without a way to ask, it fails with `approval_required` and writes nothing. Pass `idempotency_key` to make retries safe. Example: {\"action\": \"update\", \"sparql\": \"INSERT DATA { <http://example.org/a> <http://example.org/knows> <http://example.org/b> }\"}",
+        input_schema = input_schema::<RdfArgs>(),
         output_schema = schema_for_output::<Envelope>(),
         annotations(read_only_hint = false, idempotent_hint = false, destructive_hint = true, open_world_hint = false)
     )]
     async fn rdf(
         &self,
         ctx: RequestContext<RoleServer>,
-        Parameters(args): Parameters<RdfArgs>,
+        Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
-        let action = format!("{:?}", args.action).to_lowercase();
         let started = Instant::now();
+        let args: RdfArgs = match parse_args(raw) {
+            Ok(args) => args,
+            Err(error) => return Ok(finish("rdf", "?", started, Err(error))),
+        };
+        let action = format!("{:?}", args.action).to_lowercase();
         let result = match check_access(&ctx, &graph_name(&args.graph), true) {
             Err(error) => Err(error),
             Ok(()) => rdf::run(&self.context, &ctx, args).await,
@@ -203,6 +218,42 @@ impl ServerHandler for StrataMcp {
                 "Strata is a knowledge graph with commit history. Start with `inspect` (action `guide`), read with `query` (mode `sparql`), write with `rdf`. Every answer names the commit it was read at (`served_at_seq`); cite it, and pin follow-up reads with `as_of_commit_seq` to get the same answer forever.",
             )
     }
+}
+
+/// A tool's input schema, from its argument type.
+fn input_schema<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_input::<T>()
+        .unwrap_or_else(|_| rmcp::handler::server::common::schema_for_type::<T>())
+}
+
+/// Parses tool arguments here rather than in rmcp's extractor, so a bad argument gets a
+/// structured error naming it (`param`) like every other error.
+fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Result<T, ApiError> {
+    serde_json::from_value(serde_json::Value::Object(raw)).map_err(|error| {
+        let message = error.to_string();
+        // serde names the culprit in backquotes: "unknown field `x`", "missing field `x`",
+        // "unknown variant `x`, expected one of …" (the variant's field is `action`/`mode`).
+        let named = message.split('`').nth(1).map(str::to_owned);
+        let param = if message.starts_with("unknown variant") {
+            Some(
+                if message.contains("`sparql`")
+                    && !message.contains("`guide`")
+                    && !message.contains("`import`")
+                {
+                    "mode".to_owned()
+                } else {
+                    "action".to_owned()
+                },
+            )
+        } else {
+            named
+        };
+        ApiError {
+            code: crate::api::error::ErrorCode::InvalidArgument,
+            message: format!("invalid arguments: {message}"),
+            param,
+        }
+    })
 }
 
 async fn run_blocking(
@@ -230,7 +281,11 @@ fn finish(
             let value = serde_json::to_value(&envelope).unwrap_or_default();
             ("ok", None, approval, CallToolResult::structured(value))
         }
-        Err(error) => {
+        Err(mut error) => {
+            // Engine errors name the HTTP/CLI parameter; tools call it differently.
+            if error.param.as_deref() == Some("as_of") {
+                error.param = Some("as_of_commit_seq".into());
+            }
             let code = error.code.as_str();
             let mut body = serde_json::json!({
                 "type": error_type(&error),

@@ -202,6 +202,13 @@ fn sparql(
     };
     let mut envelope = Envelope::new(summary, data, seq);
     envelope.counts = Some(json!({ "returned": n_rows, "offset": position }));
+    if args.row_limit.is_some_and(|limit| limit > budget.rows) {
+        envelope = envelope.note(format!(
+            "row_limit is capped at {} rows by detail `{}`; ask with a larger detail for bigger pages",
+            budget.rows,
+            serde_json::to_value(detail).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+        ));
+    }
     if truncated {
         envelope.truncated = Some(true);
         envelope = envelope.note(

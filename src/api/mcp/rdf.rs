@@ -196,12 +196,29 @@ async fn update(
     let (preview, removed) = blocking(move || {
         crate::sparql::parse_update(&preview_text, None)
             .map_err(crate::engine::EngineError::from)?;
+        let existed = engine.graph_names().iter().any(|g| g.as_str() == name);
         let graph = engine.graph_or_create(&name)?;
         let preview = graph.preview_update(&preview_text, None, &UpdateOptions::default())?;
         let removed = graph.quads_of(&preview.deletes[..preview.deletes.len().min(20)]);
+        if !existed && preview.inserts.is_empty() && preview.deletes.is_empty() {
+            // An update that changes nothing must not leave a new, empty graph behind.
+            drop(graph);
+            engine.delete_graph(&name)?;
+        }
         Ok((preview, removed))
     })
     .await?;
+    if preview.inserts.is_empty() && preview.deletes.is_empty() && args.idempotency_key.is_none() {
+        let outcome = CommitOutcome {
+            commit_seq: None,
+            head_seq: preview.base_seq,
+            hash: None,
+            inserted: 0,
+            deleted: 0,
+            idempotent_replay: false,
+        };
+        return Ok((outcome_envelope(&graph, &outcome, "update"), None));
+    }
     let commit_request = request(&args);
     let engine = ctx.engine.clone();
     let name = graph.clone();

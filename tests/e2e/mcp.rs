@@ -1,0 +1,307 @@
+//! The MCP server driven by the official Python MCP SDK (`mcp_client.py`), over stdio and
+//! streamable HTTP, with the installed SDK (2.x in CI) and with a 1.x SDK in a cached
+//! virtual environment: tool listing, the guide, a support-desk question answered with
+//! SPARQL, paging pinned to one commit while others land, pinned reads, approval of
+//! removals by elicitation (declined, accepted, impossible) and bad input.
+//!
+//! Skipped (with a message) when `python3` cannot import `mcp`, or the 1.x environment
+//! cannot be built, unless `STRATA_REQUIRE_MCP` is set.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::util::{Strata, agent, binary};
+
+/// The script that drives the server through the Python SDK.
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp_client.py")
+}
+
+fn required() -> bool {
+    std::env::var_os("STRATA_REQUIRE_MCP").is_some_and(|v| !v.is_empty())
+}
+
+/// Fails when `STRATA_REQUIRE_MCP` is set, otherwise prints why `test` is skipped.
+fn skip(test: &str, why: &str) {
+    assert!(
+        !required(),
+        "STRATA_REQUIRE_MCP is set but {test} cannot run: {why}"
+    );
+    eprintln!("SKIP {test}: {why}; set STRATA_REQUIRE_MCP=1 to make this a failure");
+}
+
+/// The version of `mcp` that `python` imports.
+fn mcp_version(python: &Path) -> Result<String, String> {
+    match Command::new(python)
+        .args([
+            "-c",
+            "import mcp, importlib.metadata as m; print(m.version('mcp'))",
+        ])
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(output) if output.status.success() => {
+            Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        }
+        Ok(output) => Err(String::from_utf8_lossy(&output.stderr).trim().to_owned()),
+        Err(error) => Err(format!("cannot run {}: {error}", python.display())),
+    }
+}
+
+/// `python3` when it imports `mcp`.
+fn system_python() -> Result<PathBuf, String> {
+    let python = PathBuf::from("python3");
+    mcp_version(&python).map(|_| python).map_err(|why| {
+        format!("`python3 -c 'import mcp'` failed ({why}); `python3 -m pip install mcp` to run it")
+    })
+}
+
+/// A virtual environment with `mcp<2`, built once under Cargo's test tmpdir and reused.
+fn sdk1_python() -> Result<PathBuf, String> {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp1-venv");
+            let python = venv.join("bin/python");
+            if mcp_version(&python).is_ok_and(|v| v.starts_with("1.")) {
+                return Ok(python);
+            }
+            let started = Instant::now();
+            let run = |command: &mut Command| -> Result<(), String> {
+                let (code, stdout, stderr) = run_with_timeout(command, Duration::from_secs(300));
+                if code == 0 {
+                    Ok(())
+                } else {
+                    Err(format!("{command:?} exited with {code}\n{stdout}{stderr}"))
+                }
+            };
+            run(Command::new("python3")
+                .args(["-m", "venv", "--clear"])
+                .arg(&venv))?;
+            run(Command::new(venv.join("bin/pip")).args([
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "mcp<2",
+            ]))?;
+            let version = mcp_version(&python)?;
+            eprintln!(
+                "built {} with mcp {version} in {:?}",
+                venv.display(),
+                started.elapsed()
+            );
+            if !version.starts_with("1.") {
+                return Err(format!("`pip install 'mcp<2'` installed mcp {version}"));
+            }
+            Ok(python)
+        })
+        .clone()
+        .map_err(|why| format!("no Python environment with mcp 1.x: {why}"))
+}
+
+/// Runs a command to completion, killing it after `limit`.
+fn run_with_timeout(command: &mut Command, limit: Duration) -> (i32, String, String) {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let output = child.wait_with_output().expect("wait");
+        let _ = done_tx.send(());
+        output
+    });
+    if done_rx.recv_timeout(limit).is_err() {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    let output = waiter.join().expect("waiter thread");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Checks every transport runs (see `mcp_client.py` for the full list).
+const CHECKS: &[&str] = &[
+    "tools-exactly-three",
+    "tool-inspect-output-schema",
+    "tool-query-output-schema",
+    "tool-rdf-output-schema",
+    "inspect-read-only",
+    "query-read-only",
+    "rdf-destructive",
+    "import-commits",
+    "guide-counts",
+    "guide-types",
+    "t42-fixed-in-2.1",
+    "t42-served-at-import",
+    "head-sees-later-fix",
+    "as-of-gives-earlier-answer",
+    "entity-as-of",
+    "graph-not-found-lists-graphs",
+    "paging-limit50-page-count",
+    "paging-limit50-exact-rows",
+    "paging-limit50-pinned",
+    "paging-limit50-cursor-other-query",
+    "paging-limit50-cursor-tampered",
+    "paging-default-page-count",
+    "paging-default-exact-rows",
+    "paging-default-pinned",
+    "paging-default-cursor-other-query",
+    "paging-default-cursor-tampered",
+    "paging-head-has-new-rows",
+    "approval-declined-error",
+    "approval-declined-data-kept",
+    "approval-approve-false-data-kept",
+    "approval-cancelled-data-kept",
+    "approval-question-lists-quads",
+    "approval-accepted-commits",
+    "approval-accepted-data-gone",
+    "approval-earlier-commit-readable",
+    "approval-required-error",
+    "approval-required-nothing-written",
+    "idempotent-retry",
+    "invalid-sparql",
+    "missing-query-sparql",
+    "missing-rdf-content",
+    "missing-rdf-format",
+    "missing-inspect-commit_seq",
+    "unknown-argument",
+    "missing-action",
+];
+
+/// Runs the script with `python` and `args`; asserts it passed every check.
+fn run_script(python: &Path, args: &[&str], extra_checks: &[&str]) {
+    let started = Instant::now();
+    let (code, stdout, stderr) = run_with_timeout(
+        Command::new(python)
+            .arg(script())
+            .args(args)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("STRATA_DESTRUCTIVE")
+            .env_remove("STRATA_LOG"),
+        Duration::from_secs(120),
+    );
+    let elapsed = started.elapsed();
+    assert_eq!(
+        code, 0,
+        "mcp_client.py {args:?} failed after {elapsed:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    for check in CHECKS.iter().chain(extra_checks) {
+        let line = format!("CHECK {check} ok");
+        assert!(
+            lines.contains(&line.as_str()),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
+    let summary = lines
+        .iter()
+        .find(|l| l.starts_with("ALL CHECKS PASSED "))
+        .unwrap_or_else(|| panic!("no 'ALL CHECKS PASSED' line in\n{stdout}"));
+    // What is worth a look on success: the SDK, the observations and the total.
+    eprintln!("mcp_client.py {} took {elapsed:?}", args[0]);
+    for line in &lines {
+        if line.starts_with("mcp SDK") || line.starts_with("NOTE") || line == summary {
+            eprintln!("  {line}");
+        }
+    }
+}
+
+/// ASK at the head (or `as_of`) of graph `desk` over the SPARQL endpoint: (commit, answer).
+fn ask_desk(base: &str, ask: &str, as_of: Option<&str>) -> (u64, bool) {
+    let mut request = agent()
+        .get(format!("{base}/graphs/desk/sparql"))
+        .header("accept", "application/sparql-results+json")
+        .query("query", ask);
+    if let Some(seq) = as_of {
+        request = request.query("as_of", seq);
+    }
+    let mut response = request.call().expect("GET /graphs/desk/sparql");
+    let body = response.body_mut().read_to_string().expect("body");
+    assert_eq!(response.status().as_u16(), 200, "{body}");
+    let seq = response
+        .headers()
+        .get("strata-commit")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no Strata-Commit header: {body}"));
+    let json: serde_json::Value = serde_json::from_str(&body).expect("SPARQL JSON");
+    (seq, json["boolean"].as_bool().expect("boolean"))
+}
+
+const T42: &str = "ASK { <http://example.org/desk/T-42> ?p ?o }";
+const T41: &str = "ASK { <http://example.org/desk/T-41> ?p ?o }";
+
+/// Over stdio (each session starts `strata serve --stdio` on one data directory). The
+/// script's writes are the graph's history afterwards: import, insert, approved delete,
+/// insert, delete allowed by the operator, idempotent insert.
+fn over_stdio(test: &str, python: Result<PathBuf, String>) {
+    let python = match python {
+        Ok(python) => python,
+        Err(why) => return skip(test, &why),
+    };
+    let strata = Strata::new();
+    let data = strata.data_dir();
+    run_script(
+        &python,
+        &[
+            "stdio",
+            binary().to_str().expect("binary path"),
+            data.to_str().expect("data path"),
+        ],
+        &["destructive-allow-skips-question"],
+    );
+    assert_eq!(strata.n_commits("desk"), 6);
+    let ask = |extra: &[&str]| {
+        let mut args = vec!["--graph", "desk", "query", T42, "--format", "tsv"];
+        args.extend_from_slice(extra);
+        strata.run(&args).ok().trim().to_owned()
+    };
+    assert_eq!(ask(&[]), "false");
+    assert_eq!(ask(&["--as-of", "2"]), "true");
+}
+
+/// Over streamable HTTP at `/mcp` of `strata serve`; then the SPARQL endpoint sees what
+/// the tools did: five commits, T-42 gone at the head and present at commit 2.
+fn over_http(test: &str, python: Result<PathBuf, String>) {
+    let python = match python {
+        Ok(python) => python,
+        Err(why) => return skip(test, &why),
+    };
+    let strata = Strata::new();
+    let server = strata.serve(&[]);
+    run_script(&python, &["http", &server.base], &[]);
+    assert_eq!(ask_desk(&server.base, T42, None), (5, false));
+    assert_eq!(ask_desk(&server.base, T42, Some("2")), (2, true));
+    assert_eq!(ask_desk(&server.base, T41, None), (5, true));
+    assert!(server.stop().success());
+}
+
+#[test]
+fn mcp_python_sdk_over_stdio() {
+    over_stdio("mcp_python_sdk_over_stdio", system_python());
+}
+
+#[test]
+fn mcp_python_sdk_over_http() {
+    over_http("mcp_python_sdk_over_http", system_python());
+}
+
+#[test]
+fn mcp_python_sdk1_over_stdio() {
+    over_stdio("mcp_python_sdk1_over_stdio", sdk1_python());
+}
+
+#[test]
+fn mcp_python_sdk1_over_http() {
+    over_http("mcp_python_sdk1_over_http", sdk1_python());
+}
