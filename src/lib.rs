@@ -8,6 +8,7 @@ pub mod api;
 pub mod engine;
 pub mod log;
 pub mod model;
+pub mod ontology;
 pub mod sparql;
 pub mod store;
 

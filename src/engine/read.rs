@@ -255,6 +255,32 @@ impl Graph {
         keys.iter().filter_map(|k| dict.quad(k)).collect()
     }
 
+    /// Every quad at `seq` whose subject or object is `term` (in any graph).
+    pub fn quads_mentioning(&self, seq: CommitSeq, term: &crate::model::Term) -> Vec<Quad> {
+        let snapshot = self.snapshot(seq);
+        let Some(id) = snapshot.lookup(term) else {
+            return Vec::new();
+        };
+        let by_subject = snapshot.quads(Pattern {
+            subject: Some(id),
+            predicate: None,
+            object: None,
+            graph: GraphFilter::All,
+        });
+        let by_object = snapshot.quads(Pattern {
+            subject: None,
+            predicate: None,
+            object: Some(id),
+            graph: GraphFilter::All,
+        });
+        let mut keys: Vec<QuadKey> = by_subject.chain(by_object).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.iter()
+            .filter_map(|k| snapshot.dict().quad(k))
+            .collect()
+    }
+
     /// Number of quads visible at `seq`.
     pub fn count_quads(&self, seq: CommitSeq) -> u64 {
         self.snapshot(seq)

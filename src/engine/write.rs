@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use super::error::EngineError;
 use super::graph::Graph;
 use crate::log::{CommitHeader, LogEntry, QuadsEncoder, QuadsSection, encode_record};
-use crate::model::{CommitHash, CommitSeq};
+use crate::model::{CommitHash, CommitSeq, Quad};
 use crate::sparql::{self, UpdateOptions};
 use crate::store::{PreparedInserts, QuadKey, Transaction};
 
@@ -102,6 +102,39 @@ impl Graph {
             }
             Ok(())
         })
+    }
+
+    /// Commits quads to insert and delete as one commit (only actual changes are logged).
+    /// `digest` identifies the request for idempotent retries.
+    pub fn commit_quads(
+        &self,
+        inserts: Vec<Quad>,
+        deletes: &[Quad],
+        request: &CommitRequest,
+        digest: [u8; 32],
+    ) -> Result<CommitOutcome, EngineError> {
+        let dict = self.store.dict();
+        let insert_keys: Vec<QuadKey> = inserts.into_iter().map(|q| dict.intern_quad(q)).collect();
+        let delete_keys: Vec<QuadKey> =
+            deletes.iter().filter_map(|q| dict.lookup_quad(q)).collect();
+        self.commit_keys(insert_keys, delete_keys, request, digest)
+    }
+
+    /// The actual changes `commit_quads` would make now: `(inserted, deleted)` quads.
+    pub fn preview_quads(&self, inserts: &[Quad], deletes: &[Quad]) -> (Vec<Quad>, Vec<Quad>) {
+        let mut txn = self.store.begin();
+        let dict = self.store.dict();
+        for quad in deletes {
+            if let Some(key) = dict.lookup_quad(quad) {
+                txn.delete(key);
+            }
+        }
+        for quad in inserts {
+            // Terms of new quads may be new: interning them costs only their bytes.
+            txn.insert(dict.intern_quad(quad.clone()));
+        }
+        let (inserted, deleted) = txn.into_changes();
+        (self.quads_of(&inserted), self.quads_of(&deleted))
     }
 
     /// Commits explicit changes (already interned quad keys). Inserts of present quads and

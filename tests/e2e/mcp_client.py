@@ -244,7 +244,7 @@ SELECT ?release ?label WHERE {{
 async def tools_listed(session):
     listed = await session.list_tools()
     tools = {t.name: wire(t) for t in listed.tools}
-    check("tools-exactly-three", sorted(tools) == ["inspect", "query", "rdf"], sorted(tools))
+    check("tools-listed", sorted(tools) == ["commit", "configure", "inspect", "query", "rdf"], sorted(tools))
     for name, tool in tools.items():
         check(f"tool-{name}-output-schema", isinstance(tool.get("outputSchema"), dict)
               and "served_at_seq" in json.dumps(tool["outputSchema"]), tool.get("outputSchema"))
@@ -257,6 +257,10 @@ async def tools_listed(session):
           and ann["query"].get("destructiveHint") is not True, ann["query"])
     check("rdf-destructive", ann["rdf"].get("destructiveHint") is True
           and ann["rdf"].get("readOnlyHint") is not True, ann["rdf"])
+    check("commit-destructive-idempotent", ann["commit"].get("destructiveHint") is True
+          and ann["commit"].get("idempotentHint") is True, ann["commit"])
+    check("configure-not-destructive", ann["configure"].get("destructiveHint") is False
+          and ann["configure"].get("readOnlyHint") is not True, ann["configure"])
     # Typed attribute access in this SDK version works too.
     tool = next(t for t in listed.tools if t.name == "rdf")
     check("tool-attributes", attr(tool, "output_schema", "outputSchema") is not None
@@ -542,12 +546,90 @@ async def bad_input(session):
     check("unknown-tool", outcome.protocol_error is not None or outcome.is_error, outcome.describe())
 
 
+RECORDS_ONTOLOGY = {
+    "action": "define_ontology", "graph": "records",
+    "types": [{"name": "Ticket"}, {"name": "Bug"}, {"name": "Release"}],
+    "relations": [
+        {"name": "REPORTED_AS", "domain": "Ticket", "range": "Bug"},
+        {"name": "FIXED_IN", "domain": "Bug", "range": "Release", "cardinality": "one"},
+    ],
+    "fields": [
+        {"name": "severity", "type": "Bug", "value_type": "i64"},
+        {"name": "opened", "type": "Ticket", "value_type": "date_time"},
+        {"name": "status", "type": "Ticket", "value_type": "keyword", "allowed_values": ["open", "closed"]},
+    ],
+}
+
+RECORDS_BASE = "http://strata.local/graphs/records"
+
+RECORDS_QUESTION = f"""SELECT ?release WHERE {{
+  ?t <http://www.w3.org/2000/01/rdf-schema#label> "T-42" ; <{RECORDS_BASE}/rel/reported_as> ?b .
+  ?b <{RECORDS_BASE}/rel/fixed_in> ?r . ?r <http://www.w3.org/2000/01/rdf-schema#label> ?release }}"""
+
+
+async def records(session):
+    """configure + commit: the ontology, typed records, annotations, errors, retraction."""
+    first = await ok(session, "configure", RECORDS_ONTOLOGY)
+    check("configure-defines", first["data"]["changed"] is True and first["data"]["commit_seq"] == 1, first)
+    again = await ok(session, "configure", RECORDS_ONTOLOGY)
+    check("configure-idempotent", again["data"]["changed"] is False and again["served_at_seq"] == 1, again)
+    onto = await ok(session, "inspect", {"action": "ontology", "graph": "records"})
+    check("inspect-ontology", len(onto["data"]["types"]) == 3 and len(onto["data"]["relations"]) == 2
+          and len(onto["data"]["fields"]) == 3, onto["summary"])
+    write = {"graph": "records",
+             "triplets": [
+                 {"source": {"type": "Ticket", "name": "T-42"}, "relation": "REPORTED_AS",
+                  "target": {"type": "Bug", "name": "BUG-7"}, "evidence": "customer email",
+                  "confidence": 0.8, "valid_time": {"start": "2026-06-01"}},
+                 {"source": {"type": "Bug", "name": "BUG-7"}, "relation": "FIXED_IN",
+                  "target": {"type": "Release", "name": "2.1"}}],
+             "entity_properties": [
+                 {"entity": {"type": "Bug", "name": "BUG-7"}, "properties": {"severity": "2"}},
+                 {"entity": {"type": "Ticket", "name": "T-42"}, "properties": {"opened": "2026-06-26", "status": "open"}}]}
+    committed = await ok(session, "commit", write)
+    check("commit-records", committed["data"]["commit_seq"] == 2 and committed["data"]["inserted"] > 0, committed)
+    replay = await ok(session, "commit", write)
+    check("commit-replay", replay["data"]["idempotent_replay"] is True and replay["data"]["commit_seq"] == 2, replay)
+    answer = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql": RECORDS_QUESTION})
+    check("records-answer", [compact(r) for r in answer["data"]["rows"]] == [{"release": "2.1"}]
+          and answer["served_at_seq"] == 2, answer)
+    typed = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql":
+        f"SELECT ?s ?o WHERE {{ ?b <{RECORDS_BASE}/prop/severity> ?s . ?t <{RECORDS_BASE}/prop/opened> ?o }}", "detail": "standard"})
+    row = typed["data"]["rows"][0]
+    check("field-values-typed", row["s"].get("datatype", "").endswith("#integer")
+          and row["o"].get("datatype", "").endswith("#dateTime") and row["o"]["value"] == "2026-06-26T00:00:00Z", row)
+    annotation = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql":
+        "SELECT ?c ?e WHERE { ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t ; "
+        "<https://strata.dev/ns#confidence> ?c ; <https://strata.dev/ns#evidence> ?e }"})
+    check("edge-annotations", [compact(r) for r in annotation["data"]["rows"]] == [{"c": 0.8, "e": "customer email"}], annotation)
+    bad = [
+        ({"triplets": [{"source": {"type": "Nope", "name": "x"}, "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "y"}}]},
+         "unknown_type", "triplets[0].source.type"),
+        ({"triplets": [{"source": {"type": "Ticket", "name": "x"}, "relation": "NOPE", "target": {"type": "Bug", "name": "y"}}]},
+         "unknown_relation", "triplets[0].relation"),
+        ({"entity_properties": [{"entity": {"type": "Bug", "name": "BUG-7"}, "properties": {"colour": "red"}}]},
+         "unknown_field", "entity_properties[0].properties.colour"),
+        ({"entity_properties": [{"entity": {"type": "Bug", "name": "BUG-7"}, "properties": {"severity": "high"}}]},
+         "value_type_mismatch", "entity_properties[0].properties.severity"),
+        ({"triplets": [{"source": {"type": "Bug", "name": "BUG-7"}, "relation": "FIXED_IN", "target": {"type": "Release", "name": "3.0"}}]},
+         "cardinality_violation", "triplets[0].target"),
+    ]
+    for arguments, code, param in bad:
+        error = await fails(session, "commit", {"graph": "records", **arguments}, code)
+        check(f"commit-error-{code}", error.get("param") == param, error)
+    head = await ok(session, "inspect", {"action": "publication", "graph": "records"})
+    check("commit-errors-change-nothing", head["data"]["head_seq"] == 2, head)
+    dry = await ok(session, "commit", {"graph": "records", "retract_entities": [{"type": "Ticket", "name": "T-42"}], "dry_run": True})
+    check("retract-dry-run", dry["data"]["would_delete"] > 0 and dry["served_at_seq"] == 2, dry)
+
+
 async def main():
     transport = Transport(sys.argv)
     started = time.monotonic()
     print(f"mcp SDK {SDK_VERSION}, transport {transport.kind}", flush=True)
     async with transport.session() as session:
         await tools_listed(session)
+        await records(session)
         await desk(session)
         await paging(session)
     approver = Approver()

@@ -51,6 +51,8 @@ pub enum InspectAction {
     Commit,
     /// One record: its properties and the links to and from it.
     Entity,
+    /// The types, relations and fields that `commit` writes against.
+    Ontology,
 }
 
 pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
@@ -61,6 +63,7 @@ pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
         InspectAction::Log => log(ctx, &args),
         InspectAction::Commit => commit(ctx, &args),
         InspectAction::Entity => entity(ctx, &args),
+        InspectAction::Ontology => ontology(ctx, &args),
     }
 }
 
@@ -381,4 +384,49 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         json!({ "iri": node.as_str(), "properties": properties, "incoming": incoming }),
         seq,
     ))
+}
+
+fn ontology(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let iris = crate::ontology::RecordIris::for_graph(&name);
+    let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
+    let types: Vec<Value> = ontology
+        .types
+        .values()
+        .map(|t| json!({ "name": t.name, "iri": iris.class(&t.name).as_str(), "super_types": t.super_types, "description": t.description }))
+        .collect();
+    let relations: Vec<Value> = ontology
+        .relations
+        .values()
+        .map(|r| json!({
+            "name": r.name, "iri": iris.relation(&r.name).as_str(), "domain": r.domain, "range": r.range,
+            "cardinality": if r.functional { "one" } else { "many" }, "inverse": r.inverse,
+            "symmetric": r.symmetric, "transitive": r.transitive, "description": r.description,
+        }))
+        .collect();
+    let fields: Vec<Value> = ontology
+        .fields
+        .values()
+        .map(|f| json!({
+            "name": f.name, "iri": iris.field(&f.name).as_str(), "type": f.type_name, "value_type": f.value_type.name(),
+            "unit": f.unit, "allowed_values": f.allowed_values, "required": f.required, "description": f.description,
+        }))
+        .collect();
+    let mut envelope = Envelope::new(
+        format!(
+            "ontology of graph {name} at commit {seq}: {} types, {} relations, {} fields",
+            types.len(),
+            relations.len(),
+            fields.len()
+        ),
+        json!({ "types": types, "relations": relations, "fields": fields, "record_iri_pattern": format!("{}entity/<type>/<name>", iris.class_prefix().trim_end_matches("class/")) }),
+        seq,
+    );
+    if types.is_empty() {
+        envelope = envelope
+            .note("no ontology yet: define one with `configure` (action `define_ontology`)");
+    }
+    Ok(envelope)
 }

@@ -6,6 +6,8 @@
 //! (tool, action, outcome, code, duration, approval; never argument values).
 
 mod approval;
+mod commit;
+mod configure;
 mod inspect;
 mod query;
 mod rdf;
@@ -25,6 +27,8 @@ use crate::api::envelope::{CursorCodec, Envelope};
 use crate::api::error::ApiError;
 use crate::engine::Engine;
 
+pub use commit::CommitArgs;
+pub use configure::ConfigureArgs;
 pub use inspect::InspectArgs;
 pub use query::QueryArgs;
 pub use rdf::RdfArgs;
@@ -207,6 +211,62 @@ impl StrataMcp {
         };
         Ok(finish("rdf", &action, started, result))
     }
+
+    #[tool(
+        name = "commit",
+        description = "Write records against the ontology (define it first with `configure`). `triplets` add links: {\"source\": {\"type\": \"Ticket\", \"name\": \"T-42\"}, \"relation\": \"REPORTED_AS\", \"target\": {\"type\": \"Bug\", \"name\": \"BUG-7\"}, \"evidence\": \"...\", \"confidence\": 0.9, \"valid_time\": {\"start\": \"2026-06-01\"}}; records are {type, name}, {type, key} or {key}. `entity_properties` set field values, converted to the field's type (\"52\" for an i64 field, \"2026-06-26\" for a date_time). `retract_edges` and `retract_entities` remove links and records (the person is asked first; history stays readable with `as_of_commit_seq`). `dry_run` shows what would change. One call is one commit; the same content again returns the first commit. Example: {\"triplets\": [{\"source\": {\"type\": \"Bug\", \"name\": \"BUG-7\"}, \"relation\": \"FIXED_IN\", \"target\": {\"type\": \"Release\", \"name\": \"2.1\"}}]}",
+        input_schema = input_schema::<CommitArgs>(),
+        output_schema = schema_for_output::<Envelope>(),
+        annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = true, open_world_hint = false)
+    )]
+    async fn commit(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        Parameters(raw): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let started = Instant::now();
+        let args: CommitArgs = match parse_args(raw) {
+            Ok(args) => args,
+            Err(error) => return Ok(finish("commit", "?", started, Err(error))),
+        };
+        let action = if args.dry_run { "dry_run" } else { "write" };
+        let result = match check_access(&ctx, &graph_name(&args.graph), true) {
+            Err(error) => Err(error),
+            Ok(()) => commit::run(&self.context, &ctx, args).await,
+        };
+        Ok(finish("commit", action, started, result))
+    }
+
+    #[tool(
+        name = "configure",
+        description = "Define the ontology that `commit` writes against, stored as RDFS/OWL triples in the graph and versioned like data. Action `define_ontology` adds `types` ({name, super_types}), `relations` ({name, domain, range, cardinality one|many, inverse, symmetric, transitive}) and `fields` ({name, type, value_type bool|i64|f64|date_time|keyword|text, unit, allowed_values, required}). Calling it again with the same definitions changes nothing (`changed: false`); `dry_run` reports what would be added. Example: {\"action\": \"define_ontology\", \"types\": [{\"name\": \"Bug\"}, {\"name\": \"Release\"}], \"relations\": [{\"name\": \"FIXED_IN\", \"domain\": \"Bug\", \"range\": \"Release\", \"cardinality\": \"one\"}], \"fields\": [{\"name\": \"severity\", \"type\": \"Bug\", \"value_type\": \"i64\"}]}",
+        input_schema = input_schema::<ConfigureArgs>(),
+        output_schema = schema_for_output::<Envelope>(),
+        annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
+    )]
+    async fn configure(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        Parameters(raw): Parameters<JsonObject>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let started = Instant::now();
+        let args: ConfigureArgs = match parse_args(raw) {
+            Ok(args) => args,
+            Err(error) => return Ok(finish("configure", "?", started, Err(error))),
+        };
+        let action = format!("{:?}", args.action).to_lowercase();
+        let context = self.context.clone();
+        let result = match check_access(&ctx, &graph_name(&args.graph), true) {
+            Err(error) => Err(error),
+            Ok(()) => run_blocking(move || configure::run(&context, args)).await,
+        };
+        Ok(finish(
+            "configure",
+            &action,
+            started,
+            result.map(|e| (e, None)),
+        ))
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -215,7 +275,7 @@ impl ServerHandler for StrataMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("strata", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Strata is a knowledge graph with commit history. Start with `inspect` (action `guide`), read with `query` (mode `sparql`), write with `rdf`. Every answer names the commit it was read at (`served_at_seq`); cite it, and pin follow-up reads with `as_of_commit_seq` to get the same answer forever.",
+                "Strata is a knowledge graph with commit history. Start with `inspect` (action `guide`), read with `query` (mode `sparql`), define record types with `configure`, write records with `commit` or RDF with `rdf`. Every answer names the commit it was read at (`served_at_seq`); cite it, and pin follow-up reads with `as_of_commit_seq` to get the same answer forever.",
             )
     }
 }
@@ -417,7 +477,7 @@ mod tests {
             .iter()
             .filter_map(|t| t["name"].as_str())
             .collect();
-        assert_eq!(names, ["inspect", "query", "rdf"]);
+        assert_eq!(names, ["commit", "configure", "inspect", "query", "rdf"]);
         for tool in tools.as_array().unwrap() {
             assert!(
                 tool["outputSchema"].is_object(),

@@ -1,0 +1,703 @@
+//! The `commit` tool: write records against the ontology — links between records
+//! (`triplets`, with evidence, confidence and valid time), field values
+//! (`entity_properties`, converted to the field's type), and retractions of links and
+//! records (which ask the person first). One call is one commit.
+//!
+//! Link annotations use RDF 1.2 reification: a reifier `<base>/edge/<digest>` with
+//! `rdf:reifies <<( s p o )>>` carries `strata:evidence`, `strata:confidence`,
+//! `strata:validFrom`, `strata:validUntil`, `strata:granularity` and `strata:sourceText`.
+
+use std::collections::BTreeMap;
+
+use rmcp::service::{RequestContext, RoleServer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::{Context, approval, graph_name};
+use crate::api::envelope::Envelope;
+use crate::api::error::{ApiError, ErrorCode};
+use crate::engine::{CommitRequest, Graph};
+use crate::model::{Literal, NamedNode, Quad, RdfGraphName, Term, Triple};
+use crate::ontology::{self, Ontology, RecordIris, STRATA, convert_value};
+
+const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+const RDF_REIFIES: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies";
+const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
+
+/// Arguments of the `commit` tool.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommitArgs {
+    /// The graph to write (default `main`).
+    #[serde(default)]
+    pub graph: Option<String>,
+    /// Links to add: `{"source": {"type": "Ticket", "name": "T-42"}, "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "BUG-7"}}`.
+    #[serde(default)]
+    pub triplets: Vec<Triplet>,
+    /// Field values to set (replacing earlier values of those fields).
+    #[serde(default)]
+    pub entity_properties: Vec<EntityProperties>,
+    /// Links to remove (asks the person first).
+    #[serde(default)]
+    pub retract_edges: Vec<Edge>,
+    /// Records to remove with all their links and values (asks the person first).
+    #[serde(default)]
+    pub retract_entities: Vec<RecordRef>,
+    /// Report what would change without writing (and without asking).
+    #[serde(default)]
+    pub dry_run: bool,
+    /// When the facts were observed (RFC 3339).
+    #[serde(default)]
+    pub observed_at: Option<String>,
+    /// A retry with the same key and content returns the first commit; derived from the
+    /// graph and the content when absent.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// A record: `{type, name}`, `{type, key}` or `{key}`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordRef {
+    #[serde(default, rename = "type")]
+    pub type_name: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub key: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Triplet {
+    pub source: RecordRef,
+    pub relation: String,
+    pub target: RecordRef,
+    /// Why the link holds (quoted text, a URL).
+    #[serde(default)]
+    pub evidence: Option<String>,
+    /// How sure, from 0 to 1.
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    /// When the link holds in the world (not when it was committed).
+    #[serde(default)]
+    pub valid_time: Option<ValidTime>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidTime {
+    #[serde(default)]
+    pub start: Option<String>,
+    #[serde(default)]
+    pub end: Option<String>,
+    /// e.g. day, month, year.
+    #[serde(default)]
+    pub granularity: Option<String>,
+    /// The text the time was read from.
+    #[serde(default)]
+    pub source_text: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EntityProperties {
+    pub entity: RecordRef,
+    /// Field name → value (or array of values), converted to the field's value type.
+    pub properties: BTreeMap<String, Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Edge {
+    pub source: RecordRef,
+    pub relation: String,
+    pub target: RecordRef,
+}
+
+/// What a call would write.
+struct Plan {
+    inserts: Vec<Quad>,
+    deletes: Vec<Quad>,
+    /// Deletes that need approval (retractions; replaced field values do not).
+    destructive: bool,
+}
+
+fn quad(s: &NamedNode, p: &str, o: impl Into<Term>) -> Quad {
+    Quad::new(
+        s.clone(),
+        NamedNode::new_unchecked(p),
+        o,
+        RdfGraphName::DefaultGraph,
+    )
+}
+
+fn error(code: ErrorCode, param: String, message: String) -> ApiError {
+    ApiError {
+        code,
+        message,
+        param: Some(param),
+    }
+}
+
+/// Resolves a record reference to its IRI and type (when known), checking the type.
+fn resolve(
+    graph: &Graph,
+    seq: u64,
+    iris: &RecordIris,
+    ontology: &Ontology,
+    record: &RecordRef,
+    param: &str,
+    inserts: Option<&mut Vec<Quad>>,
+) -> Result<(NamedNode, Option<String>), ApiError> {
+    let check_type = |name: &str| -> Result<String, ApiError> {
+        let local = iris
+            .class(name)
+            .as_str()
+            .trim_start_matches(&iris.class_prefix())
+            .to_owned();
+        if ontology.types.contains_key(&local) {
+            Ok(local)
+        } else {
+            Err(error(
+                ErrorCode::UnknownType,
+                format!("{param}.type"),
+                format!(
+                    "unknown type {name:?}; define it with configure (define_ontology); known: {}",
+                    ontology
+                        .types
+                        .values()
+                        .map(|t| t.name.clone())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ))
+        }
+    };
+    match (&record.type_name, &record.name, &record.key) {
+        (Some(type_name), Some(name), None) => {
+            let local = check_type(type_name)?;
+            let iri = iris.entity(type_name, name);
+            if let Some(inserts) = inserts {
+                inserts.push(quad(&iri, RDF_TYPE, iris.class(type_name)));
+                inserts.push(quad(&iri, RDFS_LABEL, Literal::new_simple_literal(name)));
+            }
+            Ok((iri, Some(local)))
+        }
+        (Some(type_name), None, Some(key)) => {
+            let local = check_type(type_name)?;
+            let iri = iris.entity(type_name, key);
+            if let Some(inserts) = inserts {
+                inserts.push(quad(&iri, RDF_TYPE, iris.class(type_name)));
+            }
+            Ok((iri, Some(local)))
+        }
+        (None, None, Some(key)) => {
+            let iri = iris.keyed(key);
+            let known_type = graph
+                .quads_mentioning(seq, &iri.clone().into())
+                .into_iter()
+                .find_map(|q| match (&q.predicate, &q.object) {
+                    (p, Term::NamedNode(class)) if p.as_str() == RDF_TYPE => class
+                        .as_str()
+                        .strip_prefix(&iris.class_prefix())
+                        .map(str::to_owned),
+                    _ => None,
+                });
+            Ok((iri, known_type))
+        }
+        _ => Err(ApiError::invalid_argument(
+            param,
+            "name a record as {\"type\", \"name\"}, {\"type\", \"key\"} or {\"key\"}",
+        )),
+    }
+}
+
+/// True when `type_local` is `expected` or one of its subtypes.
+fn is_a(ontology: &Ontology, type_local: &str, expected: &str) -> bool {
+    let mut seen = Vec::new();
+    let mut stack = vec![type_local.to_owned()];
+    while let Some(current) = stack.pop() {
+        if current == expected {
+            return true;
+        }
+        if seen.contains(&current) {
+            continue;
+        }
+        seen.push(current.clone());
+        if let Some(def) = ontology.types.get(&current) {
+            stack.extend(def.super_types.iter().cloned());
+        }
+    }
+    false
+}
+
+fn reifier(iris: &RecordIris, triple: &Triple) -> NamedNode {
+    let digest = Sha256::digest(triple.to_string().as_bytes());
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    NamedNode::new_unchecked(format!(
+        "{}edge/{hex}",
+        iris.class_prefix().trim_end_matches("class/")
+    ))
+}
+
+fn plan(
+    graph: &Graph,
+    iris: &RecordIris,
+    ontology: &Ontology,
+    args: &CommitArgs,
+) -> Result<Plan, ApiError> {
+    let seq = graph.head_seq();
+    let mut inserts = Vec::new();
+    let mut deletes = Vec::new();
+    let mut destructive = false;
+    for (idx, triplet) in args.triplets.iter().enumerate() {
+        let param = format!("triplets[{idx}]");
+        let relation_local = iris
+            .relation(&triplet.relation)
+            .as_str()
+            .trim_start_matches(&iris.relation_prefix())
+            .to_owned();
+        let relation = ontology.relations.get(&relation_local).ok_or_else(|| {
+            error(
+                ErrorCode::UnknownRelation,
+                format!("{param}.relation"),
+                format!(
+                    "unknown relation {:?}; known: {}",
+                    triplet.relation,
+                    ontology
+                        .relations
+                        .values()
+                        .map(|r| r.name.clone())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+        let (source, source_type) = resolve(
+            graph,
+            seq,
+            iris,
+            ontology,
+            &triplet.source,
+            &format!("{param}.source"),
+            Some(&mut inserts),
+        )?;
+        let (target, target_type) = resolve(
+            graph,
+            seq,
+            iris,
+            ontology,
+            &triplet.target,
+            &format!("{param}.target"),
+            Some(&mut inserts),
+        )?;
+        for (end, found, expected) in [
+            ("source", &source_type, &relation.domain),
+            ("target", &target_type, &relation.range),
+        ] {
+            match found {
+                Some(found) if is_a(ontology, found, expected) => {}
+                Some(found) => {
+                    return Err(error(
+                        ErrorCode::ValueTypeMismatch,
+                        format!("{param}.{end}"),
+                        format!(
+                            "relation {} needs a {end} of type {expected}, not {found}",
+                            relation.name
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(error(
+                        ErrorCode::UnknownType,
+                        format!("{param}.{end}"),
+                        format!("the {end} has no known type; give its type"),
+                    ));
+                }
+            }
+        }
+        let predicate = iris.relation(&relation.name);
+        if relation.functional {
+            let existing = graph.quads_mentioning(seq, &source.clone().into());
+            if existing.iter().any(|q| {
+                q.predicate == predicate
+                    && q.subject == source.clone().into()
+                    && q.object != Term::from(target.clone())
+            }) {
+                return Err(error(
+                    ErrorCode::CardinalityViolation,
+                    format!("{param}.target"),
+                    format!(
+                        "relation {} allows one target and the source already has another; retract that link first",
+                        relation.name
+                    ),
+                ));
+            }
+        }
+        inserts.push(quad(&source, predicate.as_str(), target.clone()));
+        let annotated = triplet.evidence.is_some()
+            || triplet.confidence.is_some()
+            || triplet.valid_time.is_some();
+        if annotated {
+            let triple = Triple::new(source.clone(), predicate.clone(), target.clone());
+            let reifier = reifier(iris, &triple);
+            inserts.push(quad(&reifier, RDF_REIFIES, Term::Triple(Box::new(triple))));
+            if let Some(evidence) = &triplet.evidence {
+                inserts.push(quad(
+                    &reifier,
+                    &format!("{STRATA}evidence"),
+                    Literal::new_simple_literal(evidence),
+                ));
+            }
+            if let Some(confidence) = triplet.confidence {
+                if !(0.0..=1.0).contains(&confidence) {
+                    return Err(ApiError::invalid_argument(
+                        &format!("{param}.confidence"),
+                        "confidence must be between 0 and 1",
+                    ));
+                }
+                inserts.push(quad(
+                    &reifier,
+                    &format!("{STRATA}confidence"),
+                    Literal::from(confidence),
+                ));
+            }
+            if let Some(valid) = &triplet.valid_time {
+                for (key, value, predicate) in [
+                    ("start", &valid.start, "validFrom"),
+                    ("end", &valid.end, "validUntil"),
+                ] {
+                    if let Some(value) = value {
+                        let literal = convert_value(
+                            &Value::String(value.clone()),
+                            ontology::ValueType::DateTime,
+                        )
+                        .map_err(|e| {
+                            error(
+                                ErrorCode::ValueTypeMismatch,
+                                format!("{param}.valid_time.{key}"),
+                                e.to_string(),
+                            )
+                        })?;
+                        inserts.push(quad(&reifier, &format!("{STRATA}{predicate}"), literal));
+                    }
+                }
+                if let Some(granularity) = &valid.granularity {
+                    inserts.push(quad(
+                        &reifier,
+                        &format!("{STRATA}granularity"),
+                        Literal::new_simple_literal(granularity),
+                    ));
+                }
+                if let Some(text) = &valid.source_text {
+                    inserts.push(quad(
+                        &reifier,
+                        &format!("{STRATA}sourceText"),
+                        Literal::new_simple_literal(text),
+                    ));
+                }
+            }
+        }
+    }
+    for (idx, item) in args.entity_properties.iter().enumerate() {
+        let param = format!("entity_properties[{idx}]");
+        let (entity, entity_type) = resolve(
+            graph,
+            seq,
+            iris,
+            ontology,
+            &item.entity,
+            &format!("{param}.entity"),
+            Some(&mut inserts),
+        )?;
+        let existing = graph.quads_mentioning(seq, &entity.clone().into());
+        for (field_name, value) in &item.properties {
+            let field_local = iris
+                .field(field_name)
+                .as_str()
+                .trim_start_matches(&iris.field_prefix())
+                .to_owned();
+            let field = ontology.fields.get(&field_local).ok_or_else(|| {
+                error(
+                    ErrorCode::UnknownField,
+                    format!("{param}.properties.{field_name}"),
+                    format!(
+                        "unknown field {field_name:?}; known: {}",
+                        ontology
+                            .fields
+                            .values()
+                            .map(|f| format!("{} ({})", f.name, f.type_name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })?;
+            let field_type = iris
+                .class(&field.type_name)
+                .as_str()
+                .trim_start_matches(&iris.class_prefix())
+                .to_owned();
+            if let Some(entity_type) = &entity_type
+                && !is_a(ontology, entity_type, &field_type)
+            {
+                return Err(error(
+                    ErrorCode::UnknownField,
+                    format!("{param}.properties.{field_name}"),
+                    format!(
+                        "field {} belongs to type {}, not {entity_type}",
+                        field.name, field.type_name
+                    ),
+                ));
+            }
+            let predicate = iris.field(&field.name);
+            // Setting a field replaces its earlier values.
+            deletes.extend(
+                existing
+                    .iter()
+                    .filter(|q| q.predicate == predicate && q.subject == entity.clone().into())
+                    .cloned(),
+            );
+            let values: Vec<&Value> = match value {
+                Value::Array(values) => values.iter().collect(),
+                single => vec![single],
+            };
+            for value in values {
+                let literal = convert_value(value, field.value_type).map_err(|e| {
+                    error(
+                        ErrorCode::ValueTypeMismatch,
+                        format!("{param}.properties.{field_name}"),
+                        e.to_string(),
+                    )
+                })?;
+                if !field.allowed_values.is_empty()
+                    && !field.allowed_values.iter().any(|a| a == literal.value())
+                {
+                    return Err(error(
+                        ErrorCode::ValueTypeMismatch,
+                        format!("{param}.properties.{field_name}"),
+                        format!(
+                            "{} is not one of {}",
+                            literal.value(),
+                            field.allowed_values.join(", ")
+                        ),
+                    ));
+                }
+                inserts.push(quad(&entity, predicate.as_str(), literal));
+            }
+        }
+    }
+    for (idx, edge) in args.retract_edges.iter().enumerate() {
+        let param = format!("retract_edges[{idx}]");
+        let relation_local = iris
+            .relation(&edge.relation)
+            .as_str()
+            .trim_start_matches(&iris.relation_prefix())
+            .to_owned();
+        if !ontology.relations.contains_key(&relation_local) {
+            return Err(error(
+                ErrorCode::UnknownRelation,
+                format!("{param}.relation"),
+                format!("unknown relation {:?}", edge.relation),
+            ));
+        }
+        let (source, _) = resolve(
+            graph,
+            seq,
+            iris,
+            ontology,
+            &edge.source,
+            &format!("{param}.source"),
+            None,
+        )?;
+        let (target, _) = resolve(
+            graph,
+            seq,
+            iris,
+            ontology,
+            &edge.target,
+            &format!("{param}.target"),
+            None,
+        )?;
+        let predicate = iris.relation(&edge.relation);
+        let triple = Triple::new(source.clone(), predicate.clone(), target.clone());
+        deletes.push(quad(&source, predicate.as_str(), target));
+        deletes.extend(graph.quads_mentioning(seq, &reifier(iris, &triple).into()));
+        destructive = true;
+    }
+    for (idx, record) in args.retract_entities.iter().enumerate() {
+        let (entity, _) = resolve(
+            graph,
+            seq,
+            iris,
+            ontology,
+            record,
+            &format!("retract_entities[{idx}]"),
+            None,
+        )?;
+        let mentions = graph.quads_mentioning(seq, &entity.into());
+        // The annotations of the record's links go with them.
+        for mention in &mentions {
+            if let Term::NamedNode(object) = &mention.object {
+                let triple = Triple::new(
+                    mention.subject.clone(),
+                    mention.predicate.clone(),
+                    object.clone(),
+                );
+                deletes.extend(graph.quads_mentioning(seq, &reifier(iris, &triple).into()));
+            }
+        }
+        deletes.extend(mentions);
+        destructive = true;
+    }
+    Ok(Plan {
+        inserts,
+        deletes,
+        destructive,
+    })
+}
+
+pub async fn run(
+    ctx: &Context,
+    request_ctx: &RequestContext<RoleServer>,
+    args: CommitArgs,
+) -> Result<(Envelope, Option<&'static str>), ApiError> {
+    if args.triplets.is_empty()
+        && args.entity_properties.is_empty()
+        && args.retract_edges.is_empty()
+        && args.retract_entities.is_empty()
+    {
+        return Err(ApiError::invalid_argument(
+            "triplets",
+            "give triplets, entity_properties, retract_edges or retract_entities",
+        ));
+    }
+    let observed_at = args
+        .observed_at
+        .as_deref()
+        .map(|t| {
+            crate::log::parse_time(t).ok_or_else(|| {
+                ApiError::invalid_argument("observed_at", "expected an RFC 3339 moment")
+            })
+        })
+        .transpose()?;
+    let name = graph_name(&args.graph);
+    let mut content = args.clone();
+    content.dry_run = false;
+    content.idempotency_key = None;
+    let digest: [u8; 32] = Sha256::new()
+        .chain_update(name.as_bytes())
+        .chain_update(serde_json::to_vec(&content).unwrap_or_default())
+        .finalize()
+        .into();
+    let idempotency_key = args.idempotency_key.clone().or_else(|| {
+        Some(format!(
+            "auto-{}",
+            digest[..12]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        ))
+    });
+    let engine = ctx.engine.clone();
+    let graph_name_owned = name.clone();
+    let planned_args = args.clone();
+    let (graph, plan, added, removed) = blocking(move || {
+        let graph = engine.graph(&graph_name_owned)?;
+        let iris = RecordIris::for_graph(&graph_name_owned);
+        let ontology = ontology::read(&graph.snapshot(graph.head_seq()), &iris);
+        let plan = plan(&graph, &iris, &ontology, &planned_args)?;
+        let (added, removed) = graph.preview_quads(&plan.inserts, &plan.deletes);
+        Ok((graph, plan, added, removed))
+    })
+    .await?;
+    let sample = |quads: &[Quad]| {
+        quads
+            .iter()
+            .take(20)
+            .map(|q| format!("{q} ."))
+            .collect::<Vec<_>>()
+    };
+    if args.dry_run {
+        let head = graph.head_seq();
+        return Ok((
+            Envelope::new(
+                format!(
+                    "dry run: this would add {} and remove {} quads in graph {name} (head {head}); nothing written",
+                    added.len(),
+                    removed.len()
+                ),
+                json!({ "would_insert": added.len(), "would_delete": removed.len(), "inserted_sample": sample(&added), "deleted_sample": sample(&removed) }),
+                head,
+            ),
+            None,
+        ));
+    }
+    let approved_by = if plan.destructive && !removed.is_empty() {
+        Some(
+            approval::ask(
+                request_ctx,
+                ctx.destructive_allowed,
+                &name,
+                "This commit",
+                &removed,
+                removed.len(),
+            )
+            .await?,
+        )
+    } else {
+        None
+    };
+    let request = CommitRequest {
+        author: Some("mcp".into()),
+        message: args.message.clone(),
+        observed_at,
+        idempotency_key,
+    };
+    let outcome =
+        blocking(move || Ok(graph.commit_quads(plan.inserts, &plan.deletes, &request, digest)?))
+            .await?;
+    let summary = match outcome.commit_seq {
+        Some(seq) if outcome.idempotent_replay => {
+            format!("already committed as commit {seq} of graph {name} (idempotent replay)")
+        }
+        Some(seq) => format!(
+            "commit {seq} of graph {name}: +{} -{} quads",
+            outcome.inserted, outcome.deleted
+        ),
+        None => format!(
+            "nothing changed; graph {name} stays at commit {}",
+            outcome.head_seq
+        ),
+    };
+    Ok((
+        Envelope::new(
+            summary,
+            json!({
+                "commit_seq": outcome.commit_seq,
+                "head_seq": outcome.head_seq,
+                "inserted": outcome.inserted,
+                "deleted": outcome.deleted,
+                "idempotent_replay": outcome.idempotent_replay,
+            }),
+            outcome.head_seq,
+        ),
+        approved_by,
+    ))
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+        Err(ApiError {
+            code: ErrorCode::Internal,
+            message: "the tool's worker failed".into(),
+            param: None,
+        })
+    })
+}
