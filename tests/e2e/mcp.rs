@@ -139,6 +139,7 @@ const CHECKS: &[&str] = &[
     "inspect-ontology",
     "commit-records",
     "commit-replay",
+    "entity-by-type-and-name",
     "records-answer",
     "field-values-typed",
     "edge-annotations",

@@ -588,6 +588,9 @@ async def records(session):
                  {"entity": {"type": "Ticket", "name": "T-42"}, "properties": {"opened": "2026-06-26", "status": "open"}}]}
     committed = await ok(session, "commit", write)
     check("commit-records", committed["data"]["commit_seq"] == 2 and committed["data"]["inserted"] > 0, committed)
+    bug = await ok(session, "inspect", {"action": "entity", "graph": "records", "type": "Bug", "name": "BUG-7"})
+    check("entity-by-type-and-name", f"<{RECORDS_BASE}/prop/severity>" in bug["data"]["properties"]
+          and bug["data"]["properties"][f"<{RECORDS_BASE}/prop/severity>"] == [2], bug["data"])
     replay = await ok(session, "commit", write)
     check("commit-replay", replay["data"]["idempotent_replay"] is True and replay["data"]["commit_seq"] == 2, replay)
     answer = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql": RECORDS_QUESTION})

@@ -19,9 +19,15 @@ pub struct InspectArgs {
     /// The graph to inspect (default `main`).
     #[serde(default)]
     pub graph: Option<String>,
-    /// For `entity`: the record's IRI.
+    /// For `entity`: the record's IRI (or give `type` and `name`).
     #[serde(default)]
     pub iri: Option<String>,
+    /// For `entity`: the record's type, with `name`.
+    #[serde(default, rename = "type")]
+    pub type_name: Option<String>,
+    /// For `entity`: the record's name, with `type`.
+    #[serde(default)]
+    pub name: Option<String>,
     /// For `commit`: the commit number.
     #[serde(default)]
     pub commit_seq: Option<u64>,
@@ -49,7 +55,7 @@ pub enum InspectAction {
     Log,
     /// One commit with its inserted and deleted quads.
     Commit,
-    /// One record: its properties and the links to and from it.
+    /// One record (by `iri`, or `type` and `name`): its properties and links.
     Entity,
     /// The types, relations and fields that `commit` writes against.
     Ontology,
@@ -320,13 +326,22 @@ fn commit(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
 fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&name)?;
-    let iri = args
-        .iri
-        .as_deref()
-        .ok_or_else(|| ApiError::invalid_argument("iri", "give the record's IRI in `iri`"))?;
-    let iri = iri.trim().trim_start_matches('<').trim_end_matches('>');
-    let node = crate::model::NamedNode::new(iri)
-        .map_err(|e| ApiError::invalid_argument("iri", format!("not an IRI: {e}")))?;
+    let node = match (&args.iri, &args.type_name, &args.name) {
+        (Some(iri), _, _) => {
+            let iri = iri.trim().trim_start_matches('<').trim_end_matches('>');
+            crate::model::NamedNode::new(iri)
+                .map_err(|e| ApiError::invalid_argument("iri", format!("not an IRI: {e}")))?
+        }
+        (None, Some(type_name), Some(record_name)) => {
+            crate::ontology::RecordIris::for_graph(&name).entity(type_name, record_name)
+        }
+        _ => {
+            return Err(ApiError::invalid_argument(
+                "iri",
+                "give the record's `iri`, or its `type` and `name`",
+            ));
+        }
+    };
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let budget = args.detail.unwrap_or_default().budget();
     let out = select(
