@@ -66,6 +66,7 @@ fn sparql(
         .ok_or_else(|| {
             ApiError::invalid_argument("sparql", "give the SPARQL query text in `sparql`")
         })?;
+    let (text, normalised) = normalise_local_names(&text, &graph_name);
     let detail = args.detail.unwrap_or_default();
     let budget = detail.budget();
     let row_limit = args.row_limit.unwrap_or(budget.rows).clamp(1, budget.rows);
@@ -202,6 +203,9 @@ fn sparql(
     };
     let mut envelope = Envelope::new(summary, data, seq);
     envelope.counts = Some(json!({ "returned": n_rows, "offset": position }));
+    if normalised {
+        envelope = envelope.note("local names of Strata classes, relations and fields are lowercase; the query's were lowercased");
+    }
     if args.row_limit.is_some_and(|limit| limit > budget.rows) {
         envelope = envelope.note(format!(
             "row_limit is capped at {} rows by detail `{}`; ask with a larger detail for bigger pages",
@@ -239,4 +243,54 @@ fn sparql(
         envelope.next = Some(next);
     }
     Ok(envelope)
+}
+
+/// Lowercases the local names in full IRIs of this graph's classes, relations and fields
+/// (`…/class/Bug` → `…/class/bug`), which models often capitalise. Returns whether it
+/// changed anything.
+fn normalise_local_names(text: &str, graph: &str) -> (String, bool) {
+    let base = format!("<http://strata.local/graphs/{graph}/");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(start) = rest.find(&base) {
+        out.push_str(&rest[..start + base.len()]);
+        rest = &rest[start + base.len()..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let iri_tail = &rest[..end];
+        let kind = ["class/", "rel/", "prop/"]
+            .into_iter()
+            .find(|k| iri_tail.starts_with(k));
+        match kind {
+            Some(kind) if iri_tail[kind.len()..].chars().any(char::is_uppercase) => {
+                out.push_str(kind);
+                out.push_str(&iri_tail[kind.len()..].to_lowercase());
+                changed = true;
+            }
+            _ => out.push_str(iri_tail),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    (out, changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalise_local_names;
+
+    #[test]
+    fn capitalised_local_names_are_lowercased() {
+        let (text, changed) = normalise_local_names(
+            "SELECT * { ?b a <http://strata.local/graphs/main/class/Bug> ; <http://strata.local/graphs/main/rel/FIXED_IN> ?r . ?r <http://strata.local/graphs/main/entity/release/R-1> ?x }",
+            "main",
+        );
+        assert!(changed);
+        assert!(text.contains("/class/bug>") && text.contains("/rel/fixed_in>"));
+        assert!(
+            text.contains("/entity/release/R-1>"),
+            "record names keep their case"
+        );
+        assert!(!normalise_local_names("SELECT * { ?s ?p ?o }", "main").1);
+    }
 }
