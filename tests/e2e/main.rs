@@ -7,5 +7,6 @@ mod docs;
 mod http;
 mod mcp;
 mod mcp_conformance;
+mod mcp_mrtr;
 mod util;
 mod w3c_protocol;

@@ -1,12 +1,25 @@
 //! Asking the person before a write removes data: MCP form elicitation naming what will
 //! be removed, or `approval_required` when the client cannot ask. Only the operator's
 //! `STRATA_DESTRUCTIVE=allow` skips the question; no tool argument can.
+//!
+//! Two ways to ask, by protocol version: up to 2025-11-25 the server sends
+//! `elicitation/create` and waits; from 2026-07-28 servers may not send requests, so the
+//! tool answers `input_required` with the question and a sealed `requestState`, and the
+//! client retries with the person's answer (multi round-trip requests). The sealed state
+//! binds the answer to this exact request: an approval cannot be replayed for other data.
 
+use std::collections::BTreeMap;
+
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    InputRequest, InputRequiredResult, ProtocolVersion,
+};
 use rmcp::service::ElicitationMode;
 use rmcp::service::{ElicitationError, RequestContext, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::api::envelope::{CursorCodec, CursorState};
 use crate::api::error::{ApiError, ErrorCode};
 use crate::model::Quad;
 
@@ -27,28 +40,147 @@ const LISTED: usize = 20;
 /// How a removal was approved (for the audit line).
 pub type ApprovedBy = &'static str;
 
-/// Asks the person to approve removing `quads` (of `total`) from `graph`.
+/// The name of the one input request an approval makes.
+const INPUT_KEY: &str = "approval";
+
+/// What the client sent back in a multi round-trip retry.
+#[derive(Default)]
+pub struct Retry {
+    pub request_state: Option<String>,
+    pub responses: Option<BTreeMap<String, serde_json::Value>>,
+}
+
+/// The outcome of asking.
+pub enum Approval {
+    Approved(ApprovedBy),
+    /// Protocol 2026-07-28 and later: return this; the client retries with the answer.
+    InputRequired(InputRequiredResult),
+}
+
+/// What is asked about, to bind an answer to its question.
+pub struct Question<'a> {
+    pub graph: &'a str,
+    pub what: &'a str,
+    pub quads: &'a [Quad],
+    pub total: usize,
+    /// A digest of the request (tool, arguments, what would be removed).
+    pub fingerprint: String,
+}
+
+/// Asks the person to approve a removal, the way the client's protocol version allows.
 pub async fn ask(
     ctx: &RequestContext<RoleServer>,
+    cursors: &CursorCodec,
     destructive_allowed: bool,
-    graph: &str,
-    what: &str,
-    quads: &[Quad],
-    total: usize,
-) -> Result<ApprovedBy, ApiError> {
+    question: Question<'_>,
+    retry: Retry,
+) -> Result<Approval, ApiError> {
     if destructive_allowed {
-        return Ok("operator");
+        return Ok(Approval::Approved("operator"));
     }
-    let modes = ctx.peer.supported_elicitation_modes();
-    if !modes.contains(&ElicitationMode::Form) {
-        return Err(ApiError {
-            code: ErrorCode::ApprovalRequired,
-            message: format!(
-                "{what} removes {total} quads from graph {graph:?}; this client cannot ask the person to approve it (no form elicitation), so nothing was written"
-            ),
-            param: None,
+    let uses_input_required = ctx
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+    if !uses_input_required {
+        return ask_by_request(
+            ctx,
+            question.graph,
+            question.what,
+            question.quads,
+            question.total,
+        )
+        .await
+        .map(Approval::Approved);
+    }
+    let declined = |total: usize, graph: &str| ApiError {
+        code: ErrorCode::ApprovalDeclined,
+        message: format!(
+            "the person declined removing {total} quads from graph {graph:?}; nothing was written"
+        ),
+        param: None,
+    };
+    if let (Some(state), Some(responses)) = (&retry.request_state, &retry.responses) {
+        cursors
+            .open(state, "approval", question.graph, &question.fingerprint)
+            .map_err(|_| ApiError {
+                code: ErrorCode::ApprovalRequired,
+                message: "the answer belongs to another request (or the data changed since the question); nothing was written".into(),
+                param: None,
+            })?;
+        let answer = responses
+            .get(INPUT_KEY)
+            .and_then(|value| serde_json::from_value::<ElicitResult>(value.clone()).ok());
+        let approved = answer.as_ref().is_some_and(|answer| {
+            answer.action == ElicitationAction::Accept
+                && answer
+                    .content
+                    .as_ref()
+                    .and_then(|content| content.get("approve"))
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true)
         });
+        return if approved {
+            Ok(Approval::Approved("elicitation"))
+        } else {
+            Err(declined(question.total, question.graph))
+        };
     }
+    let supports_form = ctx
+        .meta
+        .client_capabilities()
+        .and_then(|capabilities| capabilities.elicitation)
+        .is_some();
+    if !supports_form {
+        return Err(approval_required(
+            question.what,
+            question.total,
+            question.graph,
+        ));
+    }
+    let schema = ElicitationSchema::from_type::<Confirm>().map_err(|e| ApiError {
+        code: ErrorCode::Internal,
+        message: format!("cannot build the approval form: {e}"),
+        param: None,
+    })?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: message(
+            question.graph,
+            question.what,
+            question.quads,
+            question.total,
+        ),
+        requested_schema: schema,
+    };
+    let mut requests = BTreeMap::new();
+    requests.insert(
+        INPUT_KEY.to_owned(),
+        InputRequest::Elicitation(ElicitRequest::new(params)),
+    );
+    let state = cursors.seal(&CursorState {
+        kind: "approval".into(),
+        graph: question.graph.to_owned(),
+        args: question.fingerprint,
+        seq: 0,
+        position: 0,
+    });
+    Ok(Approval::InputRequired(InputRequiredResult::new(
+        Some(requests),
+        Some(state),
+    )))
+}
+
+fn approval_required(what: &str, total: usize, graph: &str) -> ApiError {
+    ApiError {
+        code: ErrorCode::ApprovalRequired,
+        message: format!(
+            "{what} removes {total} quads from graph {graph:?}; this client cannot ask the person to approve it (no form elicitation), so nothing was written"
+        ),
+        param: None,
+    }
+}
+
+fn message(graph: &str, what: &str, quads: &[Quad], total: usize) -> String {
     let mut message = format!("{what} will remove {total} quad(s) from graph \"{graph}\":\n");
     for quad in quads.iter().take(LISTED) {
         message.push_str("  ");
@@ -59,7 +191,26 @@ pub async fn ask(
         message.push_str(&format!("  … and {} more\n", total - LISTED));
     }
     message.push_str("Approve this removal?");
-    match ctx.peer.elicit::<Confirm>(message).await {
+    message
+}
+
+/// Protocol versions before 2026-07-28: ask with a server-to-client `elicitation/create`.
+async fn ask_by_request(
+    ctx: &RequestContext<RoleServer>,
+    graph: &str,
+    what: &str,
+    quads: &[Quad],
+    total: usize,
+) -> Result<ApprovedBy, ApiError> {
+    let modes = ctx.peer.supported_elicitation_modes();
+    if !modes.contains(&ElicitationMode::Form) {
+        return Err(approval_required(what, total, graph));
+    }
+    match ctx
+        .peer
+        .elicit::<Confirm>(message(graph, what, quads, total))
+        .await
+    {
         Ok(Some(Confirm { approve: true })) => Ok("elicitation"),
         Ok(_) | Err(ElicitationError::UserDeclined) | Err(ElicitationError::UserCancelled) => {
             Err(ApiError {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Context, approval, graph_name};
+use super::{Context, Step, approval, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::{CommitRequest, Graph};
@@ -565,7 +565,8 @@ pub async fn run(
     ctx: &Context,
     request_ctx: &RequestContext<RoleServer>,
     args: CommitArgs,
-) -> Result<(Envelope, Option<&'static str>), ApiError> {
+    retry: approval::Retry,
+) -> Result<Step, ApiError> {
     if args.triplets.is_empty()
         && args.entity_properties.is_empty()
         && args.retract_edges.is_empty()
@@ -624,7 +625,7 @@ pub async fn run(
     };
     if args.dry_run {
         let head = graph.head_seq();
-        return Ok((
+        return Ok(Step::Done(
             Envelope::new(
                 format!(
                     "dry run: this would add {} and remove {} quads in graph {name} (head {head}); nothing written",
@@ -638,17 +639,30 @@ pub async fn run(
         ));
     }
     let approved_by = if plan.destructive && !removed.is_empty() {
-        Some(
-            approval::ask(
-                request_ctx,
-                ctx.destructive_allowed,
-                &name,
-                "This commit",
-                &removed,
-                removed.len(),
-            )
-            .await?,
+        let removed_text: Vec<String> = removed.iter().map(ToString::to_string).collect();
+        let question = approval::Question {
+            graph: &name,
+            what: "This commit",
+            quads: &removed,
+            total: removed.len(),
+            fingerprint: crate::api::envelope::args_digest(&[
+                "commit",
+                &format!("{digest:?}"),
+                &removed_text.join("\n"),
+            ]),
+        };
+        match approval::ask(
+            request_ctx,
+            &ctx.cursors,
+            ctx.destructive_allowed,
+            question,
+            retry,
         )
+        .await?
+        {
+            approval::Approval::Approved(by) => Some(by),
+            approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
+        }
     } else {
         None
     };
@@ -674,7 +688,7 @@ pub async fn run(
             outcome.head_seq
         ),
     };
-    Ok((
+    Ok(Step::Done(
         Envelope::new(
             summary,
             json!({

@@ -18,8 +18,11 @@ use std::time::{Duration, Instant};
 
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, Implementation, JsonObject, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
@@ -92,6 +95,13 @@ fn check_access(
         )));
     }
     Ok(())
+}
+
+/// How a writing tool ends: with an answer, or (protocol 2026-07-28 and later) with a
+/// question for the person that the client answers by retrying.
+pub enum Step {
+    Done(Envelope, Option<approval::ApprovedBy>),
+    InputRequired(rmcp::model::InputRequiredResult),
 }
 
 /// The graph a call names, `main` when it names none.
@@ -197,19 +207,25 @@ impl StrataMcp {
     async fn rdf(
         &self,
         ctx: RequestContext<RoleServer>,
+        RequestState(request_state): RequestState,
+        InputResponses(responses): InputResponses,
         Parameters(raw): Parameters<JsonObject>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let args: RdfArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish("rdf", "?", started, Err(error))),
+            Err(error) => return Ok(finish_step("rdf", "?", started, Err(error))),
         };
         let action = format!("{:?}", args.action).to_lowercase();
+        let retry = approval::Retry {
+            request_state,
+            responses,
+        };
         let result = match check_access(&ctx, &graph_name(&args.graph), true) {
             Err(error) => Err(error),
-            Ok(()) => rdf::run(&self.context, &ctx, args).await,
+            Ok(()) => rdf::run(&self.context, &ctx, args, retry).await,
         };
-        Ok(finish("rdf", &action, started, result))
+        Ok(finish_step("rdf", &action, started, result))
     }
 
     #[tool(
@@ -222,19 +238,25 @@ impl StrataMcp {
     async fn commit(
         &self,
         ctx: RequestContext<RoleServer>,
+        RequestState(request_state): RequestState,
+        InputResponses(responses): InputResponses,
         Parameters(raw): Parameters<JsonObject>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let args: CommitArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish("commit", "?", started, Err(error))),
+            Err(error) => return Ok(finish_step("commit", "?", started, Err(error))),
         };
         let action = if args.dry_run { "dry_run" } else { "write" };
+        let retry = approval::Retry {
+            request_state,
+            responses,
+        };
         let result = match check_access(&ctx, &graph_name(&args.graph), true) {
             Err(error) => Err(error),
-            Ok(()) => commit::run(&self.context, &ctx, args).await,
+            Ok(()) => commit::run(&self.context, &ctx, args, retry).await,
         };
-        Ok(finish("commit", action, started, result))
+        Ok(finish_step("commit", action, started, result))
     }
 
     #[tool(
@@ -326,6 +348,34 @@ async fn run_blocking(
             param: None,
         })
     })
+}
+
+/// Like `finish`, for tools that may end with a question (`Step::InputRequired`).
+fn finish_step(
+    tool: &str,
+    action: &str,
+    started: Instant,
+    result: Result<Step, ApiError>,
+) -> CallToolResponse {
+    match result {
+        Ok(Step::InputRequired(question)) => {
+            let audit = serde_json::json!({
+                "audit": "mcp_tool_call",
+                "tool": tool,
+                "action": action,
+                "outcome": "input_required",
+                "code": null,
+                "duration_ms": (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0,
+                "approval": "asked",
+            });
+            tracing::info!(target: "strata::audit", "{audit}");
+            CallToolResponse::InputRequired(question)
+        }
+        Ok(Step::Done(envelope, approved)) => {
+            CallToolResponse::Complete(finish(tool, action, started, Ok((envelope, approved))))
+        }
+        Err(error) => CallToolResponse::Complete(finish(tool, action, started, Err(error))),
+    }
 }
 
 /// Turns an outcome into the tool result and writes the audit line.

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Context, approval, graph_name};
+use super::{Context, Step, approval, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::{CommitOutcome, CommitRequest, ImportFormat, ImportOptions};
@@ -100,10 +100,13 @@ pub async fn run(
     ctx: &Context,
     request_ctx: &RequestContext<RoleServer>,
     args: RdfArgs,
-) -> Result<(Envelope, Option<&'static str>), ApiError> {
+    retry: approval::Retry,
+) -> Result<Step, ApiError> {
     match args.action {
-        RdfAction::Import => import(ctx, request_ctx, args).await.map(|e| (e, None)),
-        RdfAction::Update => update(ctx, request_ctx, args).await,
+        RdfAction::Import => import(ctx, request_ctx, args)
+            .await
+            .map(|e| Step::Done(e, None)),
+        RdfAction::Update => update(ctx, request_ctx, args, retry).await,
     }
 }
 
@@ -182,7 +185,8 @@ async fn update(
     ctx: &Context,
     request_ctx: &RequestContext<RoleServer>,
     args: RdfArgs,
-) -> Result<(Envelope, Option<&'static str>), ApiError> {
+    retry: approval::Retry,
+) -> Result<Step, ApiError> {
     let text = args
         .sparql
         .clone()
@@ -217,7 +221,10 @@ async fn update(
             deleted: 0,
             idempotent_replay: false,
         };
-        return Ok((outcome_envelope(&graph, &outcome, "update"), None));
+        return Ok(Step::Done(
+            outcome_envelope(&graph, &outcome, "update"),
+            None,
+        ));
     }
     let commit_request = request(&args);
     let engine = ctx.engine.clone();
@@ -228,17 +235,36 @@ async fn update(
             Ok(graph.update(&text, None, &UpdateOptions::default(), &commit_request)?)
         })
         .await?;
-        return Ok((outcome_envelope(&graph, &outcome, "update"), None));
+        return Ok(Step::Done(
+            outcome_envelope(&graph, &outcome, "update"),
+            None,
+        ));
     }
-    let approved_by = approval::ask(
-        request_ctx,
-        ctx.destructive_allowed,
+    let fingerprint = crate::api::envelope::args_digest(&[
+        "rdf.update",
         &graph,
-        "This update",
-        &removed,
-        preview.deletes.len(),
+        &text,
+        &format!("{:?}", preview.deletes),
+    ]);
+    let question = approval::Question {
+        graph: &graph,
+        what: "This update",
+        quads: &removed,
+        total: preview.deletes.len(),
+        fingerprint,
+    };
+    let approved_by = match approval::ask(
+        request_ctx,
+        &ctx.cursors,
+        ctx.destructive_allowed,
+        question,
+        retry,
     )
-    .await?;
+    .await?
+    {
+        approval::Approval::Approved(by) => by,
+        approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
+    };
     let allowed: FxHashSet<_> = preview.deletes.iter().copied().collect();
     let outcome = blocking(move || {
         let graph = engine.graph_or_create(&name)?;
@@ -251,7 +277,7 @@ async fn update(
         )?)
     })
     .await?;
-    Ok((
+    Ok(Step::Done(
         outcome_envelope(&graph, &outcome, "update"),
         Some(approved_by),
     ))

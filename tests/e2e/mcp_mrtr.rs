@@ -1,0 +1,142 @@
+//! Approval under protocol 2026-07-28, where servers may not send requests: a removal
+//! answers `input_required` with the question, and the client's retry carries the answer
+//! (multi round-trip requests). Spoken as raw JSON-RPC lines over stdio.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{ChildStdin, ChildStdout, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::util::Strata;
+
+struct Session {
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Session {
+    fn call(&mut self, method: &str, mut params: Value) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
+        });
+        self.next_id += 1;
+        let id = self.next_id;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{request}").expect("write request");
+        self.stdin.flush().expect("flush");
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).expect("read") > 0,
+                "server closed stdout"
+            );
+            let message: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    fn tool(&mut self, name: &str, arguments: Value, retry: Option<(Value, Value)>) -> Value {
+        let mut params = json!({"name": name, "arguments": arguments});
+        if let Some((state, responses)) = retry {
+            params["requestState"] = state;
+            params["inputResponses"] = responses;
+        }
+        self.call("tools/call", params)["result"].clone()
+    }
+}
+
+#[test]
+fn removals_ask_with_input_required_under_protocol_2026_07_28() {
+    let strata = Strata::new();
+    let mut child = strata
+        .command()
+        .args(["serve", "--stdio", "--no-demo"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn strata serve --stdio");
+    let mut session = Session {
+        stdin: child.stdin.take().expect("stdin"),
+        stdout: BufReader::new(child.stdout.take().expect("stdout")),
+        next_id: 0,
+    };
+    let discover = session.call("server/discover", json!({}));
+    assert!(
+        discover["result"]["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28")),
+        "{discover}"
+    );
+    let insert =
+        json!({"action": "update", "sparql": "INSERT DATA { <http://e/a> <http://e/b> 1 }"});
+    assert_eq!(
+        session.tool("rdf", insert, None)["structuredContent"]["data"]["commit_seq"],
+        1
+    );
+
+    let delete = json!({"action": "update", "sparql": "DELETE WHERE { <http://e/a> ?p ?o }"});
+    let question = session.tool("rdf", delete.clone(), None);
+    assert_eq!(question["resultType"], "input_required", "{question}");
+    let ask = &question["inputRequests"]["approval"];
+    assert_eq!(ask["method"], "elicitation/create");
+    assert!(
+        ask["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("<http://e/a>")
+    );
+    let state = question["requestState"].clone();
+    assert!(state.is_string());
+
+    let decline = json!({"approval": {"action": "decline"}});
+    let declined = session.tool("rdf", delete.clone(), Some((state.clone(), decline)));
+    assert_eq!(
+        declined["structuredContent"]["error"]["code"],
+        "approval_declined"
+    );
+
+    let accept = json!({"approval": {"action": "accept", "content": {"approve": true}}});
+    let tampered = session.tool(
+        "rdf",
+        delete.clone(),
+        Some((json!("00.00"), accept.clone())),
+    );
+    assert_eq!(
+        tampered["structuredContent"]["error"]["code"],
+        "approval_required"
+    );
+
+    let approved = session.tool("rdf", delete.clone(), Some((state.clone(), accept.clone())));
+    assert_eq!(
+        approved["structuredContent"]["data"]["commit_seq"], 2,
+        "{approved}"
+    );
+    assert_eq!(approved["structuredContent"]["data"]["deleted"], 1);
+
+    // The same answer cannot approve a removal of other data.
+    let reinsert =
+        json!({"action": "update", "sparql": "INSERT DATA { <http://e/a> <http://e/b> 2 }"});
+    assert_eq!(
+        session.tool("rdf", reinsert, None)["structuredContent"]["data"]["commit_seq"],
+        3
+    );
+    let replayed = session.tool("rdf", delete, Some((state, accept)));
+    assert_eq!(
+        replayed["structuredContent"]["error"]["code"], "approval_required",
+        "{replayed}"
+    );
+    let log = session.tool("inspect", json!({"action": "publication"}), None);
+    assert_eq!(
+        log["structuredContent"]["data"]["head_seq"], 3,
+        "nothing was written"
+    );
+    drop(session);
+    let _ = child.wait();
+}
