@@ -255,6 +255,35 @@ impl Graph {
         keys.iter().filter_map(|k| dict.quad(k)).collect()
     }
 
+    /// Quads at `seq` matching a pattern (`None` matches anything), in any graph.
+    pub fn quads_matching(
+        &self,
+        seq: CommitSeq,
+        subject: Option<&crate::model::Term>,
+        predicate: Option<&crate::model::Term>,
+        object: Option<&crate::model::Term>,
+    ) -> Vec<Quad> {
+        let snapshot = self.snapshot(seq);
+        let mut ids = [None; 3];
+        for (slot, term) in ids.iter_mut().zip([subject, predicate, object]) {
+            if let Some(term) = term {
+                match snapshot.lookup(term) {
+                    Some(id) => *slot = Some(id),
+                    None => return Vec::new(),
+                }
+            }
+        }
+        snapshot
+            .quads(Pattern {
+                subject: ids[0],
+                predicate: ids[1],
+                object: ids[2],
+                graph: GraphFilter::All,
+            })
+            .filter_map(|key| snapshot.dict().quad(&key))
+            .collect()
+    }
+
     /// Every quad at `seq` whose subject or object is `term` (in any graph).
     pub fn quads_mentioning(&self, seq: CommitSeq, term: &crate::model::Term) -> Vec<Quad> {
         let snapshot = self.snapshot(seq);

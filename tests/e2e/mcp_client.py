@@ -259,7 +259,7 @@ async def tools_listed(session):
           and ann["rdf"].get("readOnlyHint") is not True, ann["rdf"])
     check("commit-destructive-idempotent", ann["commit"].get("destructiveHint") is True
           and ann["commit"].get("idempotentHint") is True, ann["commit"])
-    check("configure-not-destructive", ann["configure"].get("destructiveHint") is False
+    check("configure-annotations", ann["configure"].get("destructiveHint") is True
           and ann["configure"].get("readOnlyHint") is not True, ann["configure"])
     # Typed attribute access in this SDK version works too.
     tool = next(t for t in listed.tools if t.name == "rdf")
@@ -624,6 +624,27 @@ async def records(session):
     check("commit-errors-change-nothing", head["data"]["head_seq"] == 2, head)
     dry = await ok(session, "commit", {"graph": "records", "retract_entities": [{"type": "Ticket", "name": "T-42"}], "dry_run": True})
     check("retract-dry-run", dry["data"]["would_delete"] > 0 and dry["served_at_seq"] == 2, dry)
+    # evolve_ontology: a conflicting narrowing is reported by a dry run and refused.
+    narrow = {"action": "evolve_ontology", "graph": "records",
+              "changes": [{"op": "set_allowed_values", "field": "status", "allowed_values": ["closed"]}]}
+    report = await ok(session, "configure", {**narrow, "dry_run": True})
+    check("evolve-dry-run-conflicts", len(report["data"]["conflicts"]) == 1 and "T-42" in report["data"]["conflicts"][0], report["data"])
+    await fails(session, "configure", narrow, "ontology_conflict")
+    # A rename moves the data with it; the old answer stays readable at the old commit.
+    renamed = await ok(session, "configure", {"action": "evolve_ontology", "graph": "records",
+        "changes": [{"op": "rename", "kind": "relation", "from": "REPORTED_AS", "to": "FILED_AS"}]})
+    check("evolve-rename", renamed["data"]["commit_seq"] == 3, renamed)
+    moved = await ok(session, "query", {"mode": "sparql", "graph": "records",
+        "sparql": RECORDS_QUESTION.replace("/rel/reported_as", "/rel/filed_as")})
+    check("evolve-rename-moves-data", [compact(r) for r in moved["data"]["rows"]] == [{"release": "2.1"}]
+          and moved["served_at_seq"] == 3, moved)
+    old = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql": RECORDS_QUESTION})
+    check("evolve-rename-old-iri-gone", old["data"]["rows"] == [], old)
+    # Removing a field removes its values: the person must approve (this client cannot ask).
+    await fails(session, "configure", {"action": "evolve_ontology", "graph": "records",
+        "changes": [{"op": "remove", "kind": "field", "name": "severity"}]}, "approval_required")
+    head = await ok(session, "inspect", {"action": "publication", "graph": "records"})
+    check("evolve-remove-needs-approval", head["data"]["head_seq"] == 3, head)
 
 
 async def main():

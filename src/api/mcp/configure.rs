@@ -6,7 +6,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Context, graph_name};
+use rmcp::service::{RequestContext, RoleServer};
+
+use super::{Context, Step, approval, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::CommitRequest;
@@ -26,9 +28,60 @@ pub struct ConfigureArgs {
     pub relations: Vec<RelationSpec>,
     #[serde(default)]
     pub fields: Vec<FieldSpec>,
-    /// Report what would change without writing.
+    /// `evolve_ontology`: the changes, applied in order.
+    #[serde(default)]
+    pub changes: Vec<Change>,
+    /// Report what would change (and what data conflicts) without writing.
     #[serde(default)]
     pub dry_run: bool,
+}
+
+/// One change of `evolve_ontology`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Change {
+    /// Rename a type, relation or field; data follows (record IRIs stay).
+    Rename {
+        kind: TermKind,
+        from: String,
+        to: String,
+    },
+    /// Remove a type, relation or field and the data that uses it (asks the person).
+    Remove {
+        kind: TermKind,
+        name: String,
+    },
+    /// `one` narrows (refused while a source has several targets), `many` widens.
+    SetCardinality {
+        relation: String,
+        cardinality: Cardinality,
+    },
+    SetInverse {
+        relation: String,
+        inverse: Option<String>,
+    },
+    /// Converts existing values; refused while some value does not convert.
+    SetValueType {
+        field: String,
+        value_type: String,
+    },
+    /// Refused while some existing value is not allowed; empty allows any value.
+    SetAllowedValues {
+        field: String,
+        allowed_values: Vec<String>,
+    },
+    SetRequired {
+        field: String,
+        required: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TermKind {
+    Type,
+    Relation,
+    Field,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -36,6 +89,10 @@ pub struct ConfigureArgs {
 pub enum ConfigureAction {
     /// Add types, relations and fields (idempotent).
     DefineOntology,
+    /// Change the ontology: new types, relations and fields (as `types`, `relations`,
+    /// `fields`) and `changes` (rename, remove, cardinality, inverse, value type, allowed
+    /// values, required).
+    EvolveOntology,
 }
 
 /// A type of record, e.g. `{"name": "Bug", "super_types": ["Issue"]}`.
@@ -96,16 +153,468 @@ pub struct FieldSpec {
     pub description: Option<String>,
 }
 
-pub fn run(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
+pub async fn run(
+    ctx: &Context,
+    request_ctx: &RequestContext<RoleServer>,
+    args: ConfigureArgs,
+    retry: approval::Retry,
+) -> Result<Step, ApiError> {
     match args.action {
-        ConfigureAction::DefineOntology => define(ctx, args),
+        ConfigureAction::DefineOntology => {
+            let engine = ctx.engine.clone();
+            let context = Context {
+                engine,
+                cursors: ctx.cursors.clone(),
+                query_timeout: ctx.query_timeout,
+                destructive_allowed: ctx.destructive_allowed,
+            };
+            blocking(move || define(&context, args))
+                .await
+                .map(|e| Step::Done(e, None))
+        }
+        ConfigureAction::EvolveOntology => evolve(ctx, request_ctx, args, retry).await,
     }
 }
 
-fn define(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
-    let name = graph_name(&args.graph);
-    let iris = RecordIris::for_graph(&name);
-    let types: Vec<TypeDef> = args
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
+        Err(ApiError {
+            code: ErrorCode::Internal,
+            message: "the tool's worker failed".into(),
+            param: None,
+        })
+    })
+}
+
+/// The changes an evolution makes.
+struct Evolution {
+    inserts: Vec<crate::model::Quad>,
+    deletes: Vec<crate::model::Quad>,
+    conflicts: Vec<String>,
+    /// Removals and narrowings that rewrite or drop data need the person's approval.
+    destructive: bool,
+}
+
+fn type_local(iris: &RecordIris, name: &str) -> String {
+    iris.class(name)
+        .as_str()
+        .trim_start_matches(&iris.class_prefix())
+        .to_owned()
+}
+
+fn plan_evolution(
+    graph: &crate::engine::Graph,
+    iris: &RecordIris,
+    args: &ConfigureArgs,
+) -> Result<(Evolution, ontology::Ontology), ApiError> {
+    use crate::model::{Quad, Term};
+    let seq = graph.head_seq();
+    let old = ontology::read(&graph.snapshot(seq), iris);
+    let mut new = old.clone();
+    let mut inserts = Vec::new();
+    let mut deletes = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut destructive = false;
+    let unknown = |code: ErrorCode, param: String, what: &str, name: &str| ApiError {
+        code,
+        message: format!("unknown {what} {name:?}"),
+        param: Some(param),
+    };
+    let rdf_type = Term::from(crate::model::NamedNode::new_unchecked(
+        "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
+    ));
+    let Definitions {
+        types,
+        relations,
+        fields,
+    } = definitions(args)?;
+    for t in types {
+        new.types.insert(type_local(iris, &t.name), t);
+    }
+    for r in relations {
+        new.relations.insert(type_local(iris, &r.name), r);
+    }
+    for f in fields {
+        new.fields.insert(type_local(iris, &f.name), f);
+    }
+    for (idx, change) in args.changes.iter().enumerate() {
+        let param = format!("changes[{idx}]");
+        match change {
+            Change::Rename { kind, from, to } => {
+                let (from_local, to_local) = (type_local(iris, from), type_local(iris, to));
+                match kind {
+                    TermKind::Type => {
+                        let mut def = new.types.remove(&from_local).ok_or_else(|| {
+                            unknown(
+                                ErrorCode::UnknownType,
+                                format!("{param}.from"),
+                                "type",
+                                from,
+                            )
+                        })?;
+                        def.name = to.clone();
+                        new.types.insert(to_local, def);
+                        let rename = |name: &mut String| {
+                            if type_local(iris, name) == from_local {
+                                *name = to.clone()
+                            }
+                        };
+                        new.types
+                            .values_mut()
+                            .for_each(|t| t.super_types.iter_mut().for_each(rename));
+                        new.relations.values_mut().for_each(|r| {
+                            rename(&mut r.domain);
+                            rename(&mut r.range);
+                        });
+                        new.fields
+                            .values_mut()
+                            .for_each(|f| rename(&mut f.type_name));
+                        for quad in graph.quads_matching(
+                            seq,
+                            None,
+                            Some(&rdf_type),
+                            Some(&iris.class(from).into()),
+                        ) {
+                            inserts.push(Quad::new(
+                                quad.subject.clone(),
+                                quad.predicate.clone(),
+                                iris.class(to),
+                                quad.graph_name.clone(),
+                            ));
+                            deletes.push(quad);
+                        }
+                    }
+                    TermKind::Relation => {
+                        let mut def = new.relations.remove(&from_local).ok_or_else(|| {
+                            unknown(
+                                ErrorCode::UnknownRelation,
+                                format!("{param}.from"),
+                                "relation",
+                                from,
+                            )
+                        })?;
+                        def.name = to.clone();
+                        new.relations.insert(to_local, def);
+                        rename_predicate(
+                            graph,
+                            seq,
+                            &iris.relation(from),
+                            &iris.relation(to),
+                            &mut inserts,
+                            &mut deletes,
+                        );
+                    }
+                    TermKind::Field => {
+                        let mut def = new.fields.remove(&from_local).ok_or_else(|| {
+                            unknown(
+                                ErrorCode::UnknownField,
+                                format!("{param}.from"),
+                                "field",
+                                from,
+                            )
+                        })?;
+                        def.name = to.clone();
+                        new.fields.insert(to_local, def);
+                        rename_predicate(
+                            graph,
+                            seq,
+                            &iris.field(from),
+                            &iris.field(to),
+                            &mut inserts,
+                            &mut deletes,
+                        );
+                    }
+                }
+            }
+            Change::Remove { kind, name } => {
+                let local = type_local(iris, name);
+                destructive = true;
+                match kind {
+                    TermKind::Type => {
+                        new.types.remove(&local).ok_or_else(|| {
+                            unknown(
+                                ErrorCode::UnknownType,
+                                format!("{param}.name"),
+                                "type",
+                                name,
+                            )
+                        })?;
+                        let users: Vec<String> = new
+                            .relations
+                            .values()
+                            .filter(|r| {
+                                type_local(iris, &r.domain) == local
+                                    || type_local(iris, &r.range) == local
+                            })
+                            .map(|r| format!("relation {}", r.name))
+                            .chain(
+                                new.fields
+                                    .values()
+                                    .filter(|f| type_local(iris, &f.type_name) == local)
+                                    .map(|f| format!("field {}", f.name)),
+                            )
+                            .chain(
+                                new.types
+                                    .values()
+                                    .filter(|t| {
+                                        t.super_types.iter().any(|s| type_local(iris, s) == local)
+                                    })
+                                    .map(|t| format!("type {}", t.name)),
+                            )
+                            .collect();
+                        if !users.is_empty() {
+                            conflicts.push(format!(
+                                "type {name} is used by {}; remove or change those first",
+                                users.join(", ")
+                            ));
+                        }
+                        deletes.extend(graph.quads_matching(
+                            seq,
+                            None,
+                            Some(&rdf_type),
+                            Some(&iris.class(name).into()),
+                        ));
+                    }
+                    TermKind::Relation => {
+                        new.relations.remove(&local).ok_or_else(|| {
+                            unknown(
+                                ErrorCode::UnknownRelation,
+                                format!("{param}.name"),
+                                "relation",
+                                name,
+                            )
+                        })?;
+                        deletes.extend(graph.quads_matching(
+                            seq,
+                            None,
+                            Some(&iris.relation(name).into()),
+                            None,
+                        ));
+                    }
+                    TermKind::Field => {
+                        new.fields.remove(&local).ok_or_else(|| {
+                            unknown(
+                                ErrorCode::UnknownField,
+                                format!("{param}.name"),
+                                "field",
+                                name,
+                            )
+                        })?;
+                        deletes.extend(graph.quads_matching(
+                            seq,
+                            None,
+                            Some(&iris.field(name).into()),
+                            None,
+                        ));
+                    }
+                }
+            }
+            Change::SetCardinality {
+                relation,
+                cardinality,
+            } => {
+                let def = new
+                    .relations
+                    .get_mut(&type_local(iris, relation))
+                    .ok_or_else(|| {
+                        unknown(
+                            ErrorCode::UnknownRelation,
+                            format!("{param}.relation"),
+                            "relation",
+                            relation,
+                        )
+                    })?;
+                def.functional = *cardinality == Cardinality::One;
+                if def.functional {
+                    let mut targets: std::collections::BTreeMap<String, usize> =
+                        std::collections::BTreeMap::new();
+                    for quad in
+                        graph.quads_matching(seq, None, Some(&iris.relation(relation).into()), None)
+                    {
+                        *targets.entry(quad.subject.to_string()).or_default() += 1;
+                    }
+                    for (source, n) in targets.into_iter().filter(|(_, n)| *n > 1).take(20) {
+                        conflicts.push(format!("{source} has {n} {relation} targets"));
+                    }
+                }
+            }
+            Change::SetInverse { relation, inverse } => {
+                let def = new
+                    .relations
+                    .get_mut(&type_local(iris, relation))
+                    .ok_or_else(|| {
+                        unknown(
+                            ErrorCode::UnknownRelation,
+                            format!("{param}.relation"),
+                            "relation",
+                            relation,
+                        )
+                    })?;
+                def.inverse = inverse.clone();
+            }
+            Change::SetValueType { field, value_type } => {
+                let value_type = ValueType::from_name(value_type).ok_or_else(|| {
+                    ApiError::invalid_argument(
+                        &format!("{param}.value_type"),
+                        format!("unknown value type {value_type:?}"),
+                    )
+                })?;
+                let def = new
+                    .fields
+                    .get_mut(&type_local(iris, field))
+                    .ok_or_else(|| {
+                        unknown(
+                            ErrorCode::UnknownField,
+                            format!("{param}.field"),
+                            "field",
+                            field,
+                        )
+                    })?;
+                let widening = matches!((def.value_type, value_type), (a, b) if a == b)
+                    || matches!(
+                        (def.value_type, value_type),
+                        (ValueType::I64, ValueType::F64)
+                            | (ValueType::Keyword, ValueType::Text)
+                            | (_, ValueType::Text)
+                    );
+                def.value_type = value_type;
+                for quad in graph.quads_matching(seq, None, Some(&iris.field(field).into()), None) {
+                    let Term::Literal(literal) = &quad.object else {
+                        continue;
+                    };
+                    match ontology::convert_value(
+                        &serde_json::Value::String(literal.value().to_owned()),
+                        value_type,
+                    ) {
+                        Ok(converted) if &converted == literal => {}
+                        Ok(converted) => {
+                            inserts.push(Quad::new(
+                                quad.subject.clone(),
+                                quad.predicate.clone(),
+                                converted,
+                                quad.graph_name.clone(),
+                            ));
+                            deletes.push(quad);
+                            destructive |= !widening;
+                        }
+                        Err(_) => conflicts.push(format!(
+                            "{} has {field} = {literal}, not a {}",
+                            quad.subject,
+                            value_type.name()
+                        )),
+                    }
+                }
+            }
+            Change::SetAllowedValues {
+                field,
+                allowed_values,
+            } => {
+                let def = new
+                    .fields
+                    .get_mut(&type_local(iris, field))
+                    .ok_or_else(|| {
+                        unknown(
+                            ErrorCode::UnknownField,
+                            format!("{param}.field"),
+                            "field",
+                            field,
+                        )
+                    })?;
+                def.allowed_values = allowed_values.clone();
+                if !allowed_values.is_empty() {
+                    for quad in
+                        graph.quads_matching(seq, None, Some(&iris.field(field).into()), None)
+                    {
+                        if let Term::Literal(literal) = &quad.object
+                            && !allowed_values.iter().any(|a| a == literal.value())
+                        {
+                            conflicts.push(format!(
+                                "{} has {field} = {literal}, not one of {}",
+                                quad.subject,
+                                allowed_values.join(", ")
+                            ));
+                        }
+                    }
+                }
+            }
+            Change::SetRequired { field, required } => {
+                let def = new
+                    .fields
+                    .get_mut(&type_local(iris, field))
+                    .ok_or_else(|| {
+                        unknown(
+                            ErrorCode::UnknownField,
+                            format!("{param}.field"),
+                            "field",
+                            field,
+                        )
+                    })?;
+                def.required = *required;
+            }
+        }
+    }
+    let as_lists = |o: &ontology::Ontology| {
+        (
+            o.types.values().cloned().collect::<Vec<_>>(),
+            o.relations.values().cloned().collect::<Vec<_>>(),
+            o.fields.values().cloned().collect::<Vec<_>>(),
+        )
+    };
+    let (old_t, old_r, old_f) = as_lists(&old);
+    let (new_t, new_r, new_f) = as_lists(&new);
+    let empty = ontology::Ontology::default();
+    let old_quads =
+        ontology::definition_quads(iris, &empty, &old_t, &old_r, &old_f).unwrap_or_default();
+    let new_quads =
+        ontology::definition_quads(iris, &empty, &new_t, &new_r, &new_f).map_err(|e| ApiError {
+            code: ErrorCode::UnknownType,
+            message: e.to_string(),
+            param: Some("changes".into()),
+        })?;
+    deletes.extend(old_quads.iter().filter(|q| !new_quads.contains(q)).cloned());
+    inserts.extend(new_quads.into_iter().filter(|q| !old_quads.contains(q)));
+    Ok((
+        Evolution {
+            inserts,
+            deletes,
+            conflicts,
+            destructive,
+        },
+        new,
+    ))
+}
+
+/// Moves every use of a predicate to its new IRI.
+fn rename_predicate(
+    graph: &crate::engine::Graph,
+    seq: u64,
+    old: &crate::model::NamedNode,
+    new: &crate::model::NamedNode,
+    inserts: &mut Vec<crate::model::Quad>,
+    deletes: &mut Vec<crate::model::Quad>,
+) {
+    for quad in graph.quads_matching(seq, None, Some(&old.clone().into()), None) {
+        inserts.push(crate::model::Quad::new(
+            quad.subject.clone(),
+            new.clone(),
+            quad.object.clone(),
+            quad.graph_name.clone(),
+        ));
+        deletes.push(quad);
+    }
+}
+
+/// The types, relations and fields a call defines.
+struct Definitions {
+    types: Vec<TypeDef>,
+    relations: Vec<RelationDef>,
+    fields: Vec<FieldDef>,
+}
+
+fn definitions(args: &ConfigureArgs) -> Result<Definitions, ApiError> {
+    let types = args
         .types
         .iter()
         .map(|t| TypeDef {
@@ -114,7 +623,7 @@ fn define(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
             description: t.description.clone(),
         })
         .collect();
-    let relations: Vec<RelationDef> = args
+    let relations = args
         .relations
         .iter()
         .map(|r| RelationDef {
@@ -149,6 +658,160 @@ fn define(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
             description: field.description.clone(),
         });
     }
+    Ok(Definitions {
+        types,
+        relations,
+        fields,
+    })
+}
+
+async fn evolve(
+    ctx: &Context,
+    request_ctx: &RequestContext<RoleServer>,
+    args: ConfigureArgs,
+    retry: approval::Retry,
+) -> Result<Step, ApiError> {
+    if args.changes.is_empty()
+        && args.types.is_empty()
+        && args.relations.is_empty()
+        && args.fields.is_empty()
+    {
+        return Err(ApiError::invalid_argument(
+            "changes",
+            "give at least one change (or new types, relations, fields)",
+        ));
+    }
+    let name = graph_name(&args.graph);
+    let engine = ctx.engine.clone();
+    let planned = args.clone();
+    let graph_name_owned = name.clone();
+    let (graph, evolution, added, removed) = blocking(move || {
+        let graph = engine.graph(&graph_name_owned)?;
+        let iris = RecordIris::for_graph(&graph_name_owned);
+        let (evolution, _) = plan_evolution(&graph, &iris, &planned)?;
+        let (added, removed) = graph.preview_quads(&evolution.inserts, &evolution.deletes);
+        Ok((graph, evolution, added, removed))
+    })
+    .await?;
+    let head = graph.head_seq();
+    let sample = |quads: &[crate::model::Quad]| {
+        quads
+            .iter()
+            .take(20)
+            .map(|q| format!("{q} ."))
+            .collect::<Vec<_>>()
+    };
+    let data = json!({
+        "changed": !(added.is_empty() && removed.is_empty()),
+        "would_insert": added.len(),
+        "would_delete": removed.len(),
+        "conflicts": evolution.conflicts,
+        "inserted_sample": sample(&added),
+        "deleted_sample": sample(&removed),
+    });
+    if args.dry_run {
+        let summary = format!(
+            "dry run on graph {name} (head {head}): +{} -{} quads, {} conflict(s); nothing written",
+            added.len(),
+            removed.len(),
+            evolution.conflicts.len()
+        );
+        return Ok(Step::Done(Envelope::new(summary, data, head), None));
+    }
+    if !evolution.conflicts.is_empty() {
+        return Err(ApiError {
+            code: ErrorCode::OntologyConflict,
+            message: format!(
+                "the change conflicts with data in graph {name}: {}{}",
+                evolution
+                    .conflicts
+                    .iter()
+                    .take(5)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                if evolution.conflicts.len() > 5 {
+                    format!("; and {} more (see dry_run)", evolution.conflicts.len() - 5)
+                } else {
+                    String::new()
+                }
+            ),
+            param: Some("changes".into()),
+        });
+    }
+    if added.is_empty() && removed.is_empty() {
+        return Ok(Step::Done(
+            Envelope::new(
+                format!("nothing to change in graph {name} (commit {head})"),
+                data,
+                head,
+            ),
+            None,
+        ));
+    }
+    let approved_by = if evolution.destructive && !removed.is_empty() {
+        let removed_text: Vec<String> = removed.iter().map(ToString::to_string).collect();
+        let question = approval::Question {
+            graph: &name,
+            what: "This ontology change",
+            quads: &removed,
+            total: removed.len(),
+            fingerprint: crate::api::envelope::args_digest(&["evolve", &removed_text.join("\n")]),
+        };
+        match approval::ask(
+            request_ctx,
+            &ctx.cursors,
+            ctx.destructive_allowed,
+            question,
+            retry,
+        )
+        .await?
+        {
+            approval::Approval::Approved(by) => Some(by),
+            approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
+        }
+    } else {
+        None
+    };
+    let request = CommitRequest {
+        author: Some("mcp".into()),
+        message: Some("evolve ontology".into()),
+        ..CommitRequest::default()
+    };
+    let digest: [u8; 32] = sha2::Digest::finalize(sha2::Digest::chain_update(
+        <sha2::Sha256 as sha2::Digest>::new(),
+        format!(
+            "evolve {name} {:?} {:?}",
+            evolution.inserts, evolution.deletes
+        )
+        .as_bytes(),
+    ))
+    .into();
+    let outcome = blocking(move || {
+        Ok(graph.commit_quads(evolution.inserts, &evolution.deletes, &request, digest)?)
+    })
+    .await?;
+    Ok(Step::Done(
+        Envelope::new(
+            format!(
+                "evolved the ontology in commit {} of graph {name} (+{} -{} quads)",
+                outcome.head_seq, outcome.inserted, outcome.deleted
+            ),
+            json!({ "changed": true, "commit_seq": outcome.commit_seq, "head_seq": outcome.head_seq, "inserted": outcome.inserted, "deleted": outcome.deleted }),
+            outcome.head_seq,
+        ),
+        approved_by,
+    ))
+}
+
+fn define(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let iris = RecordIris::for_graph(&name);
+    let Definitions {
+        types,
+        relations,
+        fields,
+    } = definitions(&args)?;
     if types.is_empty() && relations.is_empty() && fields.is_empty() {
         return Err(ApiError::invalid_argument(
             "types",

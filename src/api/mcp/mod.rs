@@ -261,33 +261,33 @@ impl StrataMcp {
 
     #[tool(
         name = "configure",
-        description = "Define the ontology that `commit` writes against, stored as RDFS/OWL triples in the graph and versioned like data. Action `define_ontology` adds `types` ({name, super_types}), `relations` ({name, domain, range, cardinality one|many, inverse, symmetric, transitive}) and `fields` ({name, type, value_type bool|i64|f64|date_time|keyword|text, unit, allowed_values, required}). Calling it again with the same definitions changes nothing (`changed: false`); `dry_run` reports what would be added. Example: {\"action\": \"define_ontology\", \"types\": [{\"name\": \"Bug\"}, {\"name\": \"Release\"}], \"relations\": [{\"name\": \"FIXED_IN\", \"domain\": \"Bug\", \"range\": \"Release\", \"cardinality\": \"one\"}], \"fields\": [{\"name\": \"severity\", \"type\": \"Bug\", \"value_type\": \"i64\"}]}",
+        description = "Define the ontology that `commit` writes against, stored as RDFS/OWL triples in the graph and versioned like data. Action `define_ontology` adds `types` ({name, super_types}), `relations` ({name, domain, range, cardinality one|many, inverse, symmetric, transitive}) and `fields` ({name, type, value_type bool|i64|f64|date_time|keyword|text, unit, allowed_values, required}). Calling it again with the same definitions changes nothing (`changed: false`). Action `evolve_ontology` applies `changes` ({\"op\": \"rename\", \"kind\": \"type\", \"from\": \"Bug\", \"to\": \"Defect\"}, remove, set_cardinality, set_inverse, set_value_type, set_allowed_values, set_required) and any new types, relations, fields; data follows renames and value-type changes; removals and narrowings ask the person; changes that conflict with data are refused (`ontology_conflict`). `dry_run` reports what would change and the conflicts. Example: {\"action\": \"define_ontology\", \"types\": [{\"name\": \"Bug\"}, {\"name\": \"Release\"}], \"relations\": [{\"name\": \"FIXED_IN\", \"domain\": \"Bug\", \"range\": \"Release\", \"cardinality\": \"one\"}], \"fields\": [{\"name\": \"severity\", \"type\": \"Bug\", \"value_type\": \"i64\"}]}",
         input_schema = input_schema::<ConfigureArgs>(),
         output_schema = schema_for_output::<Envelope>(),
-        annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
+        annotations(read_only_hint = false, idempotent_hint = false, destructive_hint = true, open_world_hint = false)
     )]
     async fn configure(
         &self,
         ctx: RequestContext<RoleServer>,
+        RequestState(request_state): RequestState,
+        InputResponses(responses): InputResponses,
         Parameters(raw): Parameters<JsonObject>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let args: ConfigureArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish("configure", "?", started, Err(error))),
+            Err(error) => return Ok(finish_step("configure", "?", started, Err(error))),
         };
         let action = format!("{:?}", args.action).to_lowercase();
-        let context = self.context.clone();
+        let retry = approval::Retry {
+            request_state,
+            responses,
+        };
         let result = match check_access(&ctx, &graph_name(&args.graph), true) {
             Err(error) => Err(error),
-            Ok(()) => run_blocking(move || configure::run(&context, args)).await,
+            Ok(()) => configure::run(&self.context, &ctx, args, retry).await,
         };
-        Ok(finish(
-            "configure",
-            &action,
-            started,
-            result.map(|e| (e, None)),
-        ))
+        Ok(finish_step("configure", &action, started, result))
     }
 }
 
