@@ -140,3 +140,46 @@ fn removals_ask_with_input_required_under_protocol_2026_07_28() {
     drop(session);
     let _ = child.wait();
 }
+
+#[test]
+fn raw_protocol_errors_for_timeouts_and_reused_idempotency_keys() {
+    let strata = Strata::new();
+    let mut child = strata
+        .command()
+        .args(["--timeout", "0.3", "serve", "--stdio", "--no-demo"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn strata serve --stdio");
+    let mut session = Session {
+        stdin: child.stdin.take().expect("stdin"),
+        stdout: BufReader::new(child.stdout.take().expect("stdout")),
+        next_id: 0,
+    };
+    let content: String = (0..400)
+        .map(|i| format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"))
+        .collect();
+    let import = json!({"action": "import", "format": "ntriples", "content": content, "idempotency_key": "load-1"});
+    let imported = session.tool("rdf", import, None);
+    assert_eq!(
+        imported["structuredContent"]["data"]["inserted"], 400,
+        "{imported}"
+    );
+    let other = json!({"action": "import", "format": "ntriples", "content": "<http://e/x> <http://e/p> \"x\" .\n", "idempotency_key": "load-1"});
+    let conflict = session.tool("rdf", other, None);
+    assert_eq!(
+        conflict["structuredContent"]["error"]["code"], "idempotency_conflict",
+        "{conflict}"
+    );
+    let heavy = json!({"mode": "sparql", "sparql": "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"});
+    let started = std::time::Instant::now();
+    let timed_out = session.tool("query", heavy, None);
+    assert_eq!(
+        timed_out["structuredContent"]["error"]["code"], "query_timeout",
+        "{timed_out}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    drop(session);
+    let _ = child.wait();
+}

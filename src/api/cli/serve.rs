@@ -15,12 +15,16 @@ use crate::sparql::UpdateOptions;
 const DEMO: &str = include_str!("../../../demo/demo.trig");
 
 pub(super) fn run(engine: &Arc<Engine>, cli: &Cli, args: &ServeArgs) -> Result<ExitCode, ApiError> {
-    let config = match &args.config {
+    let mut config = match &args.config {
         Some(path) => {
             HttpConfig::from_file(path).map_err(|e| ApiError::invalid_argument("--config", e))?
         }
         None => HttpConfig::default(),
     };
+    // `--timeout` on the command line wins over the configuration file.
+    if let Some(secs) = cli.timeout_secs {
+        config.query_timeout_secs = secs;
+    }
     let addr: SocketAddr = args.http.parse().map_err(|e| {
         ApiError::invalid_argument(
             "--http",
