@@ -98,6 +98,11 @@ async def call(session, tool, arguments):
         raise
 
 
+async def call_with_progress(session, tool, arguments, callback):
+    """A tool call with a progress callback (both SDK generations accept the keyword)."""
+    return await session.call_tool(tool, arguments, progress_callback=callback)
+
+
 async def ok(session, tool, arguments):
     """Calls a tool that must succeed; returns its envelope."""
     outcome = await call(session, tool, arguments)
@@ -450,6 +455,19 @@ async def approval(transport, approver):
         commit = await ok(session, "inspect", {"action": "commit", "graph": "desk", "commit_seq": head + 1})
         check("approval-commit-lists-deleted", len(commit["data"]["deleted"]) == 3
               and commit["data"]["inserted"] == [], commit)
+
+        # The commit tool's retractions ask the same way.
+        records_head = (await ok(session, "inspect", {"action": "publication", "graph": "records"}))["served_at_seq"]
+        retract = {"graph": "records", "retract_edges": [{"source": {"type": "Bug", "name": "BUG-7"},
+                   "relation": "FIXED_IN", "target": {"type": "Release", "name": "2.1"}}]}
+        approver.answer = "decline"
+        await fails(session, "commit", retract, "approval_declined")
+        kept = await ok(session, "inspect", {"action": "publication", "graph": "records"})
+        check("retract-declined-kept", kept["served_at_seq"] == records_head, kept)
+        approver.answer = "accept"
+        retracted = await ok(session, "commit", retract)
+        check("retract-approved-commits", retracted["data"]["commit_seq"] == records_head + 1
+              and retracted["data"]["deleted"] == 1, retracted)
         # Nothing left to delete: no question, no commit.
         asked = len(approver.asked)
         noop = await ok(session, "rdf", {"action": "update", "graph": "desk", "sparql": delete})
@@ -586,6 +604,14 @@ async def records(session):
              "entity_properties": [
                  {"entity": {"type": "Bug", "name": "BUG-7"}, "properties": {"severity": "2"}},
                  {"entity": {"type": "Ticket", "name": "T-42"}, "properties": {"opened": "2026-06-26", "status": "open"}}]}
+    # Imports report progress to a client that passes a progress token.
+    progress = []
+    async def on_progress(value, total, message):
+        progress.append(value)
+    lines = "".join(f"<http://e/bulk{i}> <http://e/p> \"{i}\" .\n" for i in range(25000))
+    outcome = await call_with_progress(session, "rdf", {"action": "import", "graph": "bulk", "format": "ntriples",
+                                                        "content": lines}, on_progress)
+    check("import-progress", len(progress) >= 2 and progress[-1] == 25000, progress)
     committed = await ok(session, "commit", write)
     check("commit-records", committed["data"]["commit_seq"] == 2 and committed["data"]["inserted"] > 0, committed)
     bug = await ok(session, "inspect", {"action": "entity", "graph": "records", "type": "Bug", "name": "BUG-7"})
