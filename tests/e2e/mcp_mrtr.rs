@@ -172,6 +172,36 @@ fn raw_protocol_errors_for_timeouts_and_reused_idempotency_keys() {
         conflict["structuredContent"]["error"]["code"], "idempotency_conflict",
         "{conflict}"
     );
+    // The ontology is listed in pages of whole entries, pinned like every paged answer.
+    let types: Vec<Value> = (0..25)
+        .map(|i| json!({"name": format!("Type{i:02}")}))
+        .collect();
+    let defined = session.tool(
+        "configure",
+        json!({"action": "define_ontology", "types": types}),
+        None,
+    );
+    assert_eq!(
+        defined["structuredContent"]["data"]["changed"], true,
+        "{defined}"
+    );
+    let first =
+        session.tool("inspect", json!({"action": "ontology"}), None)["structuredContent"].clone();
+    assert_eq!(
+        first["data"]["types"].as_array().unwrap().len(),
+        20,
+        "{first}"
+    );
+    let next = first["next"].clone();
+    assert!(next.is_object(), "{first}");
+    let second = session.tool("inspect", next, None)["structuredContent"].clone();
+    assert_eq!(
+        second["data"]["types"].as_array().unwrap().len(),
+        5,
+        "{second}"
+    );
+    assert_eq!(second["data"]["types"][0]["name"], "Type20");
+    assert!(second.get("next").is_none());
     let heavy = json!({"mode": "sparql", "sparql": "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"});
     let started = std::time::Instant::now();
     let timed_out = session.tool("query", heavy, None);

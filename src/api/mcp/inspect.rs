@@ -404,7 +404,18 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
 fn ontology(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&name)?;
-    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let digest = args_digest(&["ontology"]);
+    // A cursor pins the commit of the first page, like every other paged answer.
+    let (seq, offset) = match &args.cursor {
+        Some(cursor) => {
+            let state = ctx
+                .cursors
+                .open(cursor, "inspect.ontology", &name, &digest)?;
+            (state.seq, state.position as usize)
+        }
+        None => (graph.resolve_seq(args.as_of_commit_seq, None)?, 0),
+    };
+    let budget = args.detail.unwrap_or_default().budget();
     let iris = crate::ontology::RecordIris::for_graph(&name);
     let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
     let types: Vec<Value> = ontology
@@ -429,6 +440,21 @@ fn ontology(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             "unit": f.unit, "allowed_values": f.allowed_values, "required": f.required, "description": f.description,
         }))
         .collect();
+    // Whole entries, in pages of the detail's row budget: types, then relations, then fields.
+    let total = types.len() + relations.len() + fields.len();
+    let page = |list: &[Value], start: usize| -> Vec<Value> {
+        let skip = offset.saturating_sub(start);
+        let room = (offset + budget.rows).saturating_sub(start.max(offset));
+        list.iter()
+            .skip(skip)
+            .take(room.min(budget.rows))
+            .cloned()
+            .collect()
+    };
+    let page_types = page(&types, 0);
+    let page_relations = page(&relations, types.len());
+    let page_fields = page(&fields, types.len() + relations.len());
+    let shown = page_types.len() + page_relations.len() + page_fields.len();
     let mut envelope = Envelope::new(
         format!(
             "ontology of graph {name} at commit {seq}: {} types, {} relations, {} fields",
@@ -436,9 +462,21 @@ fn ontology(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             relations.len(),
             fields.len()
         ),
-        json!({ "types": types, "relations": relations, "fields": fields, "record_iri_pattern": format!("{}entity/<type>/<name>", iris.class_prefix().trim_end_matches("class/")) }),
+        json!({ "types": page_types, "relations": page_relations, "fields": page_fields, "record_iri_pattern": format!("{}entity/<type>/<name>", iris.class_prefix().trim_end_matches("class/")) }),
         seq,
     );
+    envelope.counts = Some(json!({ "entries": total, "offset": offset, "returned": shown }));
+    if offset + shown < total {
+        let cursor = ctx.cursors.seal(&CursorState {
+            kind: "inspect.ontology".into(),
+            graph: name.clone(),
+            args: digest,
+            seq,
+            position: (offset + shown) as u64,
+        });
+        envelope.next = Some(json!({ "action": "ontology", "graph": name, "cursor": cursor }));
+        envelope.truncated = Some(true);
+    }
     if types.is_empty() {
         envelope = envelope
             .note("no ontology yet: define one with `configure` (action `define_ontology`)");
