@@ -7,6 +7,7 @@ mod docs;
 mod http;
 mod mcp;
 mod mcp_conformance;
+mod mcp_modes;
 mod mcp_mrtr;
 mod util;
 mod w3c_protocol;

@@ -9,14 +9,33 @@ use serde_json::{Value, json};
 
 use crate::util::Strata;
 
-struct Session {
+/// A raw JSON-RPC session with `strata serve --stdio`, speaking protocol 2026-07-28.
+pub struct Session {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
 }
 
+/// Starts `strata <args>` (a `serve --stdio` command line) and opens a session on it.
+pub fn start(strata: &Strata, args: &[&str]) -> (std::process::Child, Session) {
+    let mut child = strata
+        .command()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn strata serve --stdio");
+    let session = Session {
+        stdin: child.stdin.take().expect("stdin"),
+        stdout: BufReader::new(child.stdout.take().expect("stdout")),
+        next_id: 0,
+    };
+    (child, session)
+}
+
 impl Session {
-    fn call(&mut self, method: &str, mut params: Value) -> Value {
+    pub fn call(&mut self, method: &str, mut params: Value) -> Value {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
@@ -40,7 +59,7 @@ impl Session {
         }
     }
 
-    fn tool(&mut self, name: &str, arguments: Value, retry: Option<(Value, Value)>) -> Value {
+    pub fn tool(&mut self, name: &str, arguments: Value, retry: Option<(Value, Value)>) -> Value {
         let mut params = json!({"name": name, "arguments": arguments});
         if let Some((state, responses)) = retry {
             params["requestState"] = state;

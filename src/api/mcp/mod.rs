@@ -9,6 +9,7 @@ mod approval;
 mod commit;
 mod configure;
 mod inspect;
+mod modes;
 mod query;
 mod rdf;
 mod render;
@@ -163,7 +164,7 @@ impl StrataMcp {
 
     #[tool(
         name = "query",
-        description = "Read a graph with SPARQL 1.1. Mode `sparql` runs SELECT, ASK, CONSTRUCT or DESCRIBE at the head, or at an earlier commit with `as_of_commit_seq`. Answers are pages: when `next` is present, call again with exactly those arguments (its cursor pins the commit, so later commits never change later pages). `detail` (compact|standard|full) sets rows per page (20/100/1000) and string lengths. Cite `served_at_seq` when you report a fact. Example: {\"mode\": \"sparql\", \"sparql\": \"SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 50\"}",
+        description = "Read a graph. Mode `sparql` runs SELECT, ASK, CONSTRUCT or DESCRIBE (`sparql`) at the head, or at an earlier commit with `as_of_commit_seq`; answers are pages: when `next` is present, call again with exactly those arguments (its cursor pins the commit, so later commits never change later pages); `detail` (compact|standard|full) sets rows per page (20/100/1000) and string lengths. Mode `names` resolves `name` to candidate records (exact, case-insensitive, prefix, contains). Mode `commit_at` maps `at` (a date or RFC 3339 moment) to the commit that was the head then. Mode `compare` runs the SELECT in `sparql` at `from` and `to` ({\"as_of_commit_seq\": N} | {\"date\": \"2026-06-01\"} | {\"moment\": …}; `to` defaults to the head) and returns rows added, removed, and changed by the variable `key`. Mode `paths` finds up to `max_paths` (≤ 20) paths of at most `max_depth` (≤ 8) links from `source` to `target` ({\"iri\"} | {\"type\", \"name\"}), shortest first, over `relations` in `direction` (out|in|both); mode `neighborhood` returns the nodes and links within `max_depth` (≤ 4) of `source`, at most `max_nodes`. Cite `served_at_seq` when you report a fact. Examples: {\"mode\": \"sparql\", \"sparql\": \"SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 50\"}; {\"mode\": \"names\", \"name\": \"t-1002\"}; {\"mode\": \"paths\", \"source\": {\"iri\": \"http://example.org/support/t-1002\"}, \"target\": {\"iri\": \"http://example.org/support/r2-4-1\"}}",
         input_schema = input_schema::<QueryArgs>(),
         output_schema = schema_for_output::<Envelope>(),
         annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)

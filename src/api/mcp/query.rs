@@ -35,12 +35,60 @@ pub struct QueryArgs {
     /// `compact` (default), `standard` or `full`: rows per page and string lengths.
     #[serde(default)]
     pub detail: Option<Detail>,
+    /// `names`: the name to resolve.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `commit_at`: a date (`2026-06-26`, the end of that day, UTC) or an RFC 3339 moment.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// `compare`: the earlier point.
+    #[serde(default)]
+    pub from: Option<super::modes::Point>,
+    /// `compare`: the later point (default: the head).
+    #[serde(default)]
+    pub to: Option<super::modes::Point>,
+    /// `compare`: the variable that identifies a row, so rows with the same key and other
+    /// values are reported as `changed`.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// `paths`: where paths start; `neighborhood`: the center.
+    #[serde(default)]
+    pub source: Option<super::modes::Node>,
+    /// `paths`: where paths end.
+    #[serde(default)]
+    pub target: Option<super::modes::Node>,
+    /// `paths`, `neighborhood`: only these relations (names or IRIs); default all links.
+    #[serde(default)]
+    pub relations: Vec<String>,
+    /// `paths`, `neighborhood`: `out`, `in` or `both` (default).
+    #[serde(default)]
+    pub direction: Option<super::modes::Direction>,
+    /// `paths` (≤ 8, default 4), `neighborhood` (≤ 4, default 2): hops.
+    #[serde(default)]
+    pub max_depth: Option<usize>,
+    /// `paths`: at most this many paths (≤ 20, default 5), shortest first.
+    #[serde(default)]
+    pub max_paths: Option<usize>,
+    /// `neighborhood`: at most this many nodes (≤ 500, default 50).
+    #[serde(default)]
+    pub max_nodes: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum QueryMode {
+    /// A SPARQL 1.1 query.
     Sparql,
+    /// A name → candidate records (exact, then case-insensitive, then prefix, then contains).
+    Names,
+    /// A date or moment → the commit that was the head then.
+    CommitAt,
+    /// A SELECT run at two points → rows added, removed and changed.
+    Compare,
+    /// Bounded paths between two records, shortest first.
+    Paths,
+    /// The bounded subgraph around a record.
+    Neighborhood,
 }
 
 pub fn run(
@@ -50,6 +98,11 @@ pub fn run(
 ) -> Result<Envelope, ApiError> {
     match args.mode {
         QueryMode::Sparql => sparql(ctx, args, cancellation),
+        QueryMode::Names => super::modes::names(ctx, &args),
+        QueryMode::CommitAt => super::modes::commit_at(ctx, &args),
+        QueryMode::Compare => super::modes::compare(ctx, &args, cancellation),
+        QueryMode::Paths => super::modes::paths(ctx, &args),
+        QueryMode::Neighborhood => super::modes::neighborhood(ctx, &args),
     }
 }
 

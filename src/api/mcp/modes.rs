@@ -1,0 +1,628 @@
+//! `query` modes beyond raw SPARQL, for agents that have not read the schema: resolve a
+//! name to records, map a date to a commit, compare a query at two points, and walk
+//! bounded paths and neighborhoods. Every answer is read at one commit and says which.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::query::QueryArgs;
+use super::{Context, graph_name, render};
+use crate::api::envelope::{Envelope, cut};
+use crate::api::error::ApiError;
+use crate::engine::{Graph, ReadOptions};
+use crate::model::{Literal, NamedNode, Term};
+use crate::ontology::RecordIris;
+use crate::sparql::{CancellationToken, QueryResults};
+
+const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
+
+/// A point in history: a commit, a date (its end, UTC) or a moment.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    #[serde(default)]
+    pub as_of_commit_seq: Option<u64>,
+    #[serde(default)]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub moment: Option<String>,
+}
+
+/// A record: `{iri}`, `{type, name}` or `{key}`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Node {
+    #[serde(default)]
+    pub iri: Option<String>,
+    #[serde(default, rename = "type")]
+    pub type_name: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub key: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Out,
+    In,
+    Both,
+}
+
+/// A date (`2026-06-26`: the end of that day, UTC) or an RFC 3339 moment.
+fn parse_when(text: &str, param: &str) -> Result<time::OffsetDateTime, ApiError> {
+    let text = text.trim();
+    let moment = if text.len() == 10 {
+        crate::log::parse_time(&format!("{text}T23:59:59.999999999Z"))
+    } else {
+        crate::log::parse_time(text)
+    };
+    moment.ok_or_else(|| {
+        ApiError::invalid_argument(
+            param,
+            format!("expected a date (2026-06-26) or an RFC 3339 moment, got {text:?}"),
+        )
+    })
+}
+
+fn resolve_point(graph: &Graph, point: &Point, param: &str) -> Result<u64, ApiError> {
+    match (point.as_of_commit_seq, &point.date, &point.moment) {
+        (Some(seq), None, None) => Ok(graph.resolve_seq(Some(seq), None)?),
+        (None, Some(date), None) => {
+            Ok(graph.resolve_seq(None, Some(parse_when(date, &format!("{param}.date"))?))?)
+        }
+        (None, None, Some(moment)) => {
+            Ok(graph.resolve_seq(None, Some(parse_when(moment, &format!("{param}.moment"))?))?)
+        }
+        _ => Err(ApiError::invalid_argument(
+            param,
+            "give exactly one of as_of_commit_seq, date or moment",
+        )),
+    }
+}
+
+fn node_iri(graph_name: &str, node: &Node, param: &str) -> Result<NamedNode, ApiError> {
+    let iris = RecordIris::for_graph(graph_name);
+    match (&node.iri, &node.type_name, &node.name, &node.key) {
+        (Some(iri), None, None, None) => {
+            NamedNode::new(iri.trim().trim_start_matches('<').trim_end_matches('>')).map_err(|e| {
+                ApiError::invalid_argument(&format!("{param}.iri"), format!("not an IRI: {e}"))
+            })
+        }
+        (None, Some(type_name), Some(name), None) => Ok(iris.entity(type_name, name)),
+        (None, Some(type_name), None, Some(key)) => Ok(iris.entity(type_name, key)),
+        (None, None, None, Some(key)) => Ok(iris.keyed(key)),
+        _ => Err(ApiError::invalid_argument(
+            param,
+            "name a record as {\"iri\"}, {\"type\", \"name\"} or {\"key\"}",
+        )),
+    }
+}
+
+/// A relation given by name (this graph's ontology) or by IRI.
+fn relation_iri(graph_name: &str, relation: &str) -> NamedNode {
+    if (relation.contains("://") || relation.starts_with("urn:"))
+        && let Ok(iri) = NamedNode::new(relation.trim_start_matches('<').trim_end_matches('>'))
+    {
+        return iri;
+    }
+    RecordIris::for_graph(graph_name).relation(relation)
+}
+
+fn select_rows(
+    ctx: &Context,
+    graph: &Graph,
+    seq: u64,
+    query: &str,
+    max_chars: usize,
+    cancellation: Option<CancellationToken>,
+) -> Result<Vec<serde_json::Map<String, Value>>, ApiError> {
+    let options = ReadOptions {
+        as_of: Some(seq),
+        timeout: Some(ctx.query_timeout),
+        cancellation,
+        ..ReadOptions::default()
+    };
+    let answer = graph.query(query, &options)?;
+    let QueryResults::Solutions(solutions) = answer.results else {
+        return Err(ApiError::invalid_argument(
+            "sparql",
+            "this mode needs a SELECT query",
+        ));
+    };
+    let mut rows = Vec::new();
+    for solution in solutions {
+        let solution = solution
+            .map_err(|e| crate::engine::EngineError::from(crate::sparql::evaluation_error(e)))?;
+        let mut row = serde_json::Map::new();
+        for (variable, value) in solution.iter() {
+            row.insert(
+                variable.as_str().to_owned(),
+                render::term(value, false, max_chars).0,
+            );
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// `names`: a name → candidate records, grouped by name, preferred candidates first.
+pub fn names(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
+    let name = args
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| ApiError::invalid_argument("name", "give the name to resolve in `name`"))?;
+    let graph_name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&graph_name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let needle = Literal::new_simple_literal(name.to_lowercase());
+    let query = format!(
+        "SELECT ?record ?label ?type WHERE {{ ?record <{RDFS_LABEL}> ?label . FILTER(isIRI(?record) && CONTAINS(LCASE(STR(?label)), {needle})) OPTIONAL {{ ?record <{RDF_TYPE}> ?type }} }} LIMIT 2000"
+    );
+    let rows = select_rows(ctx, &graph, seq, &query, 300, None)?;
+    let lower = name.to_lowercase();
+    // Group candidates by label; rank exact, then case-insensitive, then prefix, then contains.
+    let mut groups: BTreeMap<(u8, String), BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for row in rows {
+        let (Some(Value::String(record)), Some(label)) = (row.get("record"), row.get("label"))
+        else {
+            continue;
+        };
+        let label = match label {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let label_lower = label.to_lowercase();
+        let rank = if label == name {
+            0
+        } else if label_lower == lower {
+            1
+        } else if label_lower.starts_with(&lower) {
+            2
+        } else {
+            3
+        };
+        let types = groups
+            .entry((rank, label))
+            .or_default()
+            .entry(record.clone())
+            .or_default();
+        if let Some(Value::String(class)) = row.get("type")
+            && !types.contains(class)
+        {
+            types.push(class.clone());
+        }
+    }
+    let budget = args.detail.unwrap_or_default().budget();
+    let kinds = ["exact", "case_insensitive", "prefix", "contains"];
+    let candidates: Vec<Value> = groups
+        .iter()
+        .take(budget.rows)
+        .map(|((rank, label), records)| {
+            json!({
+                "name": label,
+                "match": kinds[*rank as usize],
+                "records": records.iter().map(|(iri, types)| json!({ "iri": iri, "types": types })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let summary = match candidates.first() {
+        None => format!("no record named like {name:?} at commit {seq} of graph {graph_name}"),
+        Some(best) => format!(
+            "{} name(s) like {name:?} at commit {seq} of graph {graph_name}; best: {} ({})",
+            groups.len(),
+            best["name"].as_str().unwrap_or_default(),
+            best["match"].as_str().unwrap_or_default()
+        ),
+    };
+    let mut envelope = Envelope::new(summary, json!({ "candidates": candidates }), seq);
+    if groups.len() > budget.rows {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(format!(
+            "{} more names matched; use a longer name or a larger detail",
+            groups.len() - budget.rows
+        ));
+    }
+    Ok(envelope)
+}
+
+/// `commit_at`: the commit that was the head at a date or moment.
+pub fn commit_at(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
+    let at = args.at.as_deref().ok_or_else(|| {
+        ApiError::invalid_argument(
+            "at",
+            "give a date (2026-06-26) or an RFC 3339 moment in `at`",
+        )
+    })?;
+    let moment = parse_when(at, "at")?;
+    let graph_name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&graph_name)?;
+    let seq = graph
+        .resolve_seq(None, Some(moment))
+        .map_err(|e| ApiError::from(e).with_param("at"))?;
+    let info = graph.commit_info(seq)?;
+    let committed_at = crate::log::format_time(info.header.committed_at);
+    Ok(Envelope::new(
+        format!(
+            "at {at}, graph {graph_name} was at commit {seq} (committed {committed_at}); pass as_of_commit_seq {seq} to read it"
+        ),
+        json!({ "commit_seq": seq, "committed_at": committed_at, "head_seq": graph.head_seq() }),
+        seq,
+    ))
+}
+
+/// `compare`: a SELECT at two points → rows added, removed, and changed by `key`.
+pub fn compare(
+    ctx: &Context,
+    args: &QueryArgs,
+    cancellation: CancellationToken,
+) -> Result<Envelope, ApiError> {
+    let text = args.sparql.as_deref().ok_or_else(|| {
+        ApiError::invalid_argument("sparql", "give the SELECT query to compare in `sparql`")
+    })?;
+    let from = args.from.as_ref().ok_or_else(|| {
+        ApiError::invalid_argument(
+            "from",
+            "give the earlier point: {\"as_of_commit_seq\": N}, {\"date\": …} or {\"moment\": …}",
+        )
+    })?;
+    let graph_name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&graph_name)?;
+    let from_seq = resolve_point(&graph, from, "from")?;
+    let to_seq = match &args.to {
+        Some(point) => resolve_point(&graph, point, "to")?,
+        None => graph.head_seq(),
+    };
+    let budget = args.detail.unwrap_or_default().budget();
+    let before = select_rows(
+        ctx,
+        &graph,
+        from_seq,
+        text,
+        budget.string_chars,
+        Some(cancellation.clone()),
+    )?;
+    let after = select_rows(
+        ctx,
+        &graph,
+        to_seq,
+        text,
+        budget.string_chars,
+        Some(cancellation),
+    )?;
+    let count = |rows: &[serde_json::Map<String, Value>]| {
+        let mut counts: BTreeMap<String, (usize, Value)> = BTreeMap::new();
+        for row in rows {
+            let value = Value::Object(row.clone());
+            counts.entry(value.to_string()).or_insert((0, value)).0 += 1;
+        }
+        counts
+    };
+    let (counts_before, counts_after) = (count(&before), count(&after));
+    let mut added = Vec::new();
+    let mut removed = Vec::new();
+    for (text, (n, row)) in &counts_after {
+        let was = counts_before.get(text).map_or(0, |c| c.0);
+        added.extend(std::iter::repeat_n(row.clone(), n.saturating_sub(was)));
+    }
+    for (text, (n, row)) in &counts_before {
+        let now = counts_after.get(text).map_or(0, |c| c.0);
+        removed.extend(std::iter::repeat_n(row.clone(), n.saturating_sub(now)));
+    }
+    let mut changed = Vec::new();
+    if let Some(key) = &args.key {
+        let key_of = |row: &Value| row.get(key).map(Value::to_string);
+        let mut removed_by_key: BTreeMap<String, Value> = BTreeMap::new();
+        for row in &removed {
+            if let Some(k) = key_of(row) {
+                removed_by_key.entry(k).or_insert_with(|| row.clone());
+            }
+        }
+        let mut matched = HashSet::new();
+        added.retain(|row| {
+            match key_of(row).and_then(|k| removed_by_key.get(&k).map(|before| (k, before.clone())))
+            {
+                Some((k, before)) if matched.insert(k.clone()) => {
+                    changed
+                        .push(json!({ "key": row[key.as_str()], "before": before, "after": row }));
+                    false
+                }
+                _ => true,
+            }
+        });
+        removed.retain(|row| !key_of(row).is_some_and(|k| matched.contains(&k)));
+    }
+    let totals = json!({ "added": added.len(), "removed": removed.len(), "changed": changed.len(), "rows_before": before.len(), "rows_after": after.len() });
+    let truncated =
+        added.len() > budget.rows || removed.len() > budget.rows || changed.len() > budget.rows;
+    added.truncate(budget.rows);
+    removed.truncate(budget.rows);
+    changed.truncate(budget.rows);
+    let mut envelope = Envelope::new(
+        format!(
+            "from commit {from_seq} to commit {to_seq} of graph {graph_name}: {} added, {} removed, {} changed",
+            totals["added"], totals["removed"], totals["changed"]
+        ),
+        json!({ "from_commit_seq": from_seq, "to_commit_seq": to_seq, "added": added, "removed": removed, "changed": changed }),
+        to_seq,
+    );
+    envelope.counts = Some(totals);
+    if truncated {
+        envelope.truncated = Some(true);
+        envelope = envelope.note("lists are cut to the detail's row budget; counts are complete");
+    }
+    Ok(envelope)
+}
+
+/// One hop along a link.
+#[derive(Clone)]
+struct Hop {
+    from: String,
+    relation: String,
+    to: String,
+    forward: bool,
+}
+
+/// The links of `node` at `seq`, in the allowed direction and relations (never `rdf:type`).
+fn links(
+    graph: &Graph,
+    seq: u64,
+    node: &str,
+    direction: Direction,
+    relations: &HashSet<String>,
+) -> Vec<Hop> {
+    let term: Term = NamedNode::new_unchecked(node).into();
+    let keep = |predicate: &NamedNode| {
+        predicate.as_str() != RDF_TYPE
+            && (relations.is_empty() || relations.contains(predicate.as_str()))
+    };
+    let mut hops = Vec::new();
+    if direction != Direction::In {
+        for quad in graph.quads_matching(seq, Some(&term), None, None) {
+            if let Term::NamedNode(object) = &quad.object
+                && keep(&quad.predicate)
+            {
+                hops.push(Hop {
+                    from: node.to_owned(),
+                    relation: quad.predicate.as_str().to_owned(),
+                    to: object.as_str().to_owned(),
+                    forward: true,
+                });
+            }
+        }
+    }
+    if direction != Direction::Out {
+        for quad in graph.quads_matching(seq, None, None, Some(&term)) {
+            if let crate::model::NamedOrBlankNode::NamedNode(subject) = &quad.subject
+                && keep(&quad.predicate)
+            {
+                hops.push(Hop {
+                    from: node.to_owned(),
+                    relation: quad.predicate.as_str().to_owned(),
+                    to: subject.as_str().to_owned(),
+                    forward: false,
+                });
+            }
+        }
+    }
+    hops.sort_by(|a, b| (&a.relation, &a.to).cmp(&(&b.relation, &b.to)));
+    hops.dedup_by(|a, b| a.relation == b.relation && a.to == b.to && a.forward == b.forward);
+    hops
+}
+
+fn label(graph: &Graph, seq: u64, node: &str) -> Option<String> {
+    let term: Term = NamedNode::new_unchecked(node).into();
+    let predicate: Term = NamedNode::new_unchecked(RDFS_LABEL).into();
+    graph
+        .quads_matching(seq, Some(&term), Some(&predicate), None)
+        .into_iter()
+        .find_map(|q| match q.object {
+            Term::Literal(l) => Some(cut(l.value(), 200).0),
+            _ => None,
+        })
+}
+
+/// Path search never expands more partial paths than this (hubs make paths explode).
+const MAX_EXPANSIONS: usize = 50_000;
+
+/// `paths`: bounded paths between two records, shortest first.
+pub fn paths(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
+    let graph_name = graph_name(&args.graph);
+    let source = node_iri(
+        &graph_name,
+        args.source.as_ref().ok_or_else(|| {
+            ApiError::invalid_argument("source", "give the start record in `source`")
+        })?,
+        "source",
+    )?;
+    let target = node_iri(
+        &graph_name,
+        args.target.as_ref().ok_or_else(|| {
+            ApiError::invalid_argument("target", "give the end record in `target`")
+        })?,
+        "target",
+    )?;
+    let max_depth = args.max_depth.unwrap_or(4);
+    if !(1..=8).contains(&max_depth) {
+        return Err(ApiError::invalid_argument(
+            "max_depth",
+            "max_depth must be between 1 and 8",
+        ));
+    }
+    let max_paths = args.max_paths.unwrap_or(5);
+    if !(1..=20).contains(&max_paths) {
+        return Err(ApiError::invalid_argument(
+            "max_paths",
+            "max_paths must be between 1 and 20",
+        ));
+    }
+    let direction = args.direction.unwrap_or(Direction::Both);
+    let relations: HashSet<String> = args
+        .relations
+        .iter()
+        .map(|r| relation_iri(&graph_name, r).as_str().to_owned())
+        .collect();
+    let graph = ctx.engine.graph(&graph_name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let mut found: Vec<Vec<Hop>> = Vec::new();
+    let mut queue: VecDeque<(String, Vec<Hop>)> =
+        VecDeque::from([(source.as_str().to_owned(), Vec::new())]);
+    let mut expansions = 0;
+    let mut exhausted = true;
+    while let Some((node, path)) = queue.pop_front() {
+        if found.len() >= max_paths {
+            break;
+        }
+        if path.len() >= max_depth {
+            continue;
+        }
+        expansions += 1;
+        if expansions > MAX_EXPANSIONS {
+            exhausted = false;
+            break;
+        }
+        for hop in links(&graph, seq, &node, direction, &relations) {
+            // Simple paths only: never revisit a node of this path.
+            if hop.to == source.as_str() || path.iter().any(|h| h.to == hop.to) {
+                continue;
+            }
+            let mut next = path.clone();
+            next.push(hop.clone());
+            if hop.to == target.as_str() {
+                found.push(next);
+                if found.len() >= max_paths {
+                    break;
+                }
+            } else {
+                queue.push_back((hop.to.clone(), next));
+            }
+        }
+    }
+    let render_path = |path: &Vec<Hop>| {
+        json!({
+            "length": path.len(),
+            "links": path.iter().map(|h| json!({
+                "from": h.from, "relation": h.relation, "to": h.to,
+                "direction": if h.forward { "out" } else { "in" },
+                "to_label": label(&graph, seq, &h.to),
+            })).collect::<Vec<_>>(),
+        })
+    };
+    let rendered: Vec<Value> = found.iter().map(render_path).collect();
+    let summary = match found.first() {
+        None => format!(
+            "no path of at most {max_depth} links from <{}> to <{}> at commit {seq} of graph {graph_name}",
+            source.as_str(),
+            target.as_str()
+        ),
+        Some(shortest) => format!(
+            "{} path(s) at commit {seq} of graph {graph_name}; the shortest has {} link(s)",
+            found.len(),
+            shortest.len()
+        ),
+    };
+    let mut envelope = Envelope::new(
+        summary,
+        json!({ "source": source.as_str(), "target": target.as_str(), "paths": rendered }),
+        seq,
+    );
+    if !exhausted {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(format!("the search stopped after {MAX_EXPANSIONS} expansions (hubs); narrow `relations` or `direction`"));
+    }
+    Ok(envelope)
+}
+
+/// `neighborhood`: the bounded subgraph around a record.
+pub fn neighborhood(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
+    let graph_name = graph_name(&args.graph);
+    let center = node_iri(
+        &graph_name,
+        args.source.as_ref().ok_or_else(|| {
+            ApiError::invalid_argument("source", "give the center record in `source`")
+        })?,
+        "source",
+    )?;
+    let max_depth = args.max_depth.unwrap_or(2);
+    if !(1..=4).contains(&max_depth) {
+        return Err(ApiError::invalid_argument(
+            "max_depth",
+            "max_depth must be between 1 and 4",
+        ));
+    }
+    let max_nodes = args.max_nodes.unwrap_or(50);
+    if !(1..=500).contains(&max_nodes) {
+        return Err(ApiError::invalid_argument(
+            "max_nodes",
+            "max_nodes must be between 1 and 500",
+        ));
+    }
+    let direction = args.direction.unwrap_or(Direction::Both);
+    let relations: HashSet<String> = args
+        .relations
+        .iter()
+        .map(|r| relation_iri(&graph_name, r).as_str().to_owned())
+        .collect();
+    let graph = ctx.engine.graph(&graph_name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let mut depth_of: BTreeMap<String, usize> = BTreeMap::from([(center.as_str().to_owned(), 0)]);
+    let mut order = vec![center.as_str().to_owned()];
+    let mut edges: Vec<(String, String, String)> = Vec::new();
+    let mut frontier = VecDeque::from([center.as_str().to_owned()]);
+    let mut truncated = false;
+    while let Some(node) = frontier.pop_front() {
+        let depth = depth_of[&node];
+        if depth >= max_depth {
+            continue;
+        }
+        for hop in links(&graph, seq, &node, direction, &relations) {
+            if !depth_of.contains_key(&hop.to) {
+                if depth_of.len() >= max_nodes {
+                    truncated = true;
+                    continue;
+                }
+                depth_of.insert(hop.to.clone(), depth + 1);
+                order.push(hop.to.clone());
+                frontier.push_back(hop.to.clone());
+            }
+            let (s, o) = if hop.forward {
+                (hop.from.clone(), hop.to.clone())
+            } else {
+                (hop.to.clone(), hop.from.clone())
+            };
+            edges.push((s, hop.relation.clone(), o));
+        }
+    }
+    edges.sort();
+    edges.dedup();
+    let nodes: Vec<Value> = order
+        .iter()
+        .map(|iri| json!({ "iri": iri, "label": label(&graph, seq, iri), "depth": depth_of[iri] }))
+        .collect();
+    let links: Vec<Value> = edges
+        .iter()
+        .map(|(s, p, o)| json!({ "from": s, "relation": p, "to": o }))
+        .collect();
+    let mut envelope = Envelope::new(
+        format!(
+            "{} node(s) and {} link(s) within {max_depth} hop(s) of <{}> at commit {seq} of graph {graph_name}",
+            nodes.len(),
+            links.len(),
+            center.as_str()
+        ),
+        json!({ "center": center.as_str(), "nodes": nodes, "links": links }),
+        seq,
+    );
+    if truncated {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(format!("stopped at max_nodes {max_nodes}"));
+    }
+    Ok(envelope)
+}

@@ -1,0 +1,117 @@
+//! The `query` modes beyond SPARQL, on the demo graph, each checked against what a
+//! hand-written SPARQL query (or the log) says at the same commit.
+
+use serde_json::{Value, json};
+
+use crate::mcp_mrtr::start;
+use crate::util::Strata;
+
+const EX: &str = "http://example.org/support/";
+
+#[test]
+fn names_commit_at_compare_paths_and_neighborhood_on_the_demo_graph() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio"]);
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+
+    // names: case-insensitive match first, with the record's type.
+    let names = query(json!({"mode": "names", "name": "t-1002"}));
+    let best = &names["data"]["candidates"][0];
+    assert_eq!(best["name"], "T-1002", "{names}");
+    assert_eq!(best["match"], "case_insensitive");
+    assert_eq!(best["records"][0]["iri"], format!("<{EX}t-1002>"));
+    assert_eq!(best["records"][0]["types"][0], format!("<{EX}Ticket>"));
+    let exact = query(json!({"mode": "names", "name": "BUG-117"}));
+    assert_eq!(exact["data"]["candidates"][0]["match"], "exact");
+
+    // commit_at: the head at a moment; before the first commit there is none.
+    let now = query(json!({"mode": "commit_at", "at": "2999-01-01"}));
+    assert_eq!(now["data"]["commit_seq"], 2, "{now}");
+    let before = query(json!({"mode": "commit_at", "at": "2000-01-01"}));
+    assert_eq!(before["error"]["code"], "commit_not_found");
+    assert_eq!(before["error"]["param"], "at");
+
+    // compare: commit 2 closed the two tickets of BUG-117.
+    let statuses = format!(
+        "SELECT ?ticket ?status WHERE {{ ?t a <{EX}Ticket> ; <http://www.w3.org/2000/01/rdf-schema#label> ?ticket ; <{EX}status> ?status }}"
+    );
+    let compared = query(
+        json!({"mode": "compare", "sparql": statuses, "from": {"as_of_commit_seq": 1}, "key": "ticket"}),
+    );
+    assert_eq!(compared["counts"]["changed"], 2, "{compared}");
+    assert_eq!(compared["counts"]["added"], 0);
+    let changed: Vec<&str> = compared["data"]["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["T-1002", "T-1003"]);
+    assert_eq!(compared["data"]["changed"][0]["before"]["status"], "open");
+    let unkeyed =
+        query(json!({"mode": "compare", "sparql": statuses, "from": {"as_of_commit_seq": 1}}));
+    assert_eq!(
+        (
+            unkeyed["counts"]["added"].clone(),
+            unkeyed["counts"]["removed"].clone()
+        ),
+        (json!(2), json!(2))
+    );
+
+    // paths: T-1002 → BUG-117 → 2.4.1 exists only after commit 2.
+    let path = json!({"mode": "paths", "source": {"iri": format!("{EX}t-1002")}, "target": {"iri": format!("{EX}r2-4-1")}});
+    let found = query(path.clone());
+    assert_eq!(found["data"]["paths"][0]["length"], 2, "{found}");
+    let relations: Vec<&str> = found["data"]["paths"][0]["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["relation"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        relations,
+        [format!("{EX}reportedAs"), format!("{EX}fixedIn")]
+    );
+    let mut pinned = path.clone();
+    pinned["as_of_commit_seq"] = json!(1);
+    assert_eq!(query(pinned)["data"]["paths"], json!([]));
+    let mut too_deep = path;
+    too_deep["max_depth"] = json!(9);
+    assert_eq!(query(too_deep)["error"]["param"], "max_depth");
+
+    // neighborhood: BUG-117's tickets and release, one hop out and in.
+    let around = query(
+        json!({"mode": "neighborhood", "source": {"iri": format!("{EX}bug-117")}, "max_depth": 1}),
+    );
+    let mut nodes: Vec<&str> = around["data"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["iri"].as_str().unwrap())
+        .collect();
+    nodes.sort_unstable();
+    assert_eq!(
+        nodes,
+        [
+            format!("{EX}bug-117"),
+            format!("{EX}r2-4-1"),
+            format!("{EX}t-1002"),
+            format!("{EX}t-1003")
+        ],
+        "{around}"
+    );
+    assert_eq!(around["data"]["links"].as_array().unwrap().len(), 3);
+    let bounded = query(
+        json!({"mode": "neighborhood", "source": {"iri": format!("{EX}bug-117")}, "max_depth": 2, "max_nodes": 2}),
+    );
+    assert_eq!(
+        bounded["data"]["nodes"].as_array().unwrap().len(),
+        2,
+        "{bounded}"
+    );
+    assert_eq!(bounded["truncated"], true);
+    drop(session);
+    let _ = child.wait();
+}
