@@ -115,3 +115,65 @@ fn names_commit_at_compare_paths_and_neighborhood_on_the_demo_graph() {
     drop(session);
     let _ = child.wait();
 }
+
+#[test]
+fn structured_queries_give_the_rows_of_the_sparql_they_compile_to() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio"]);
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+    let body = json!({
+        "patterns": [
+            {"subject": {"var": "t"}, "predicate": "type", "object": {"iri": format!("{EX}Ticket")}},
+            {"subject": {"var": "t"}, "predicate": {"iri": format!("{EX}reportedAs")}, "object": {"var": "b"}},
+            {"subject": {"var": "b"}, "predicate": {"iri": format!("{EX}severity")}, "object": {"var": "sev"}}
+        ],
+        "filters": [{"or": [
+            {"op": "eq", "left": {"var": "sev"}, "right": {"value": 1}},
+            {"op": "ge", "left": {"var": "sev"}, "right": {"value": 2}}
+        ]}],
+        "group_by": ["b"],
+        "aggregates": [{"func": "count", "as": "n"}],
+        "order_by": [{"var": "n", "descending": true}, {"var": "b"}]
+    });
+    let structured = query(json!({"mode": "structured", "structured": body, "detail": "full"}));
+    let sparql = format!(
+        "SELECT ?b (COUNT(*) AS ?n) WHERE {{ ?t a <{EX}Ticket> ; <{EX}reportedAs> ?b . ?b <{EX}severity> ?sev . FILTER(?sev = 1 || ?sev >= 2) }} GROUP BY ?b ORDER BY DESC(?n) ?b"
+    );
+    let direct = query(json!({"mode": "sparql", "sparql": sparql, "detail": "full"}));
+    assert_eq!(
+        structured["data"]["rows"], direct["data"]["rows"],
+        "{structured}"
+    );
+    assert_eq!(
+        structured["data"]["rows"][0]["b"]["value"],
+        format!("{EX}bug-117")
+    );
+    assert_eq!(structured["data"]["rows"][0]["n"]["value"], "2");
+    assert!(
+        structured["data"]["sparql"]
+            .as_str()
+            .unwrap()
+            .starts_with("SELECT ?b (COUNT(*) AS ?n)")
+    );
+    assert_eq!(structured["served_at_seq"], 2);
+
+    let unknown = query(
+        json!({"mode": "structured", "structured": {"patterns": [{"subject": {"var": "t"}, "predicate": "nope", "object": {"var": "x"}}]}}),
+    );
+    assert_eq!(unknown["error"]["code"], "unknown_relation");
+    assert_eq!(
+        unknown["error"]["param"],
+        "structured.patterns[0].predicate"
+    );
+    let operator = query(json!({"mode": "structured", "structured": {
+        "patterns": [{"subject": {"var": "t"}, "predicate": "type", "object": {"var": "x"}}],
+        "filters": [{"and": [{"op": "like", "left": {"var": "x"}, "right": {"value": 1}}]}]}}));
+    assert_eq!(
+        operator["error"]["param"],
+        "structured.filters[0].and[0].op"
+    );
+    drop(session);
+    let _ = child.wait();
+}

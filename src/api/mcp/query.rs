@@ -35,6 +35,10 @@ pub struct QueryArgs {
     /// `compact` (default), `standard` or `full`: rows per page and string lengths.
     #[serde(default)]
     pub detail: Option<Detail>,
+    /// `structured`: the JSON query (patterns, filters, group_by, group_keys, aggregates,
+    /// having, order_by, select, distinct).
+    #[serde(default)]
+    pub structured: Option<super::structured::Structured>,
     /// `names`: the name to resolve.
     #[serde(default)]
     pub name: Option<String>,
@@ -79,6 +83,8 @@ pub struct QueryArgs {
 pub enum QueryMode {
     /// A SPARQL 1.1 query.
     Sparql,
+    /// A JSON query compiled to SPARQL (same pinning and pages).
+    Structured,
     /// A name → candidate records (exact, then case-insensitive, then prefix, then contains).
     Names,
     /// A date or moment → the commit that was the head then.
@@ -98,12 +104,37 @@ pub fn run(
 ) -> Result<Envelope, ApiError> {
     match args.mode {
         QueryMode::Sparql => sparql(ctx, args, cancellation),
+        QueryMode::Structured => structured(ctx, args, cancellation),
         QueryMode::Names => super::modes::names(ctx, &args),
         QueryMode::CommitAt => super::modes::commit_at(ctx, &args),
         QueryMode::Compare => super::modes::compare(ctx, &args, cancellation),
         QueryMode::Paths => super::modes::paths(ctx, &args),
         QueryMode::Neighborhood => super::modes::neighborhood(ctx, &args),
     }
+}
+
+fn structured(
+    ctx: &Context,
+    mut args: QueryArgs,
+    cancellation: CancellationToken,
+) -> Result<Envelope, ApiError> {
+    let body = args.structured.take().ok_or_else(|| {
+        ApiError::invalid_argument("structured", "give the JSON query in `structured`")
+    })?;
+    let graph_name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&graph_name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let iris = crate::ontology::RecordIris::for_graph(&graph_name);
+    let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
+    let compiled = super::structured::compile(&body, &iris, &ontology)?;
+    let full = args.detail == Some(Detail::Full);
+    args.mode = QueryMode::Sparql;
+    args.sparql = Some(compiled.clone());
+    let mut envelope = sparql(ctx, args, cancellation)?;
+    if full {
+        envelope.data["sparql"] = compiled.into();
+    }
+    Ok(envelope)
 }
 
 fn sparql(
