@@ -284,6 +284,33 @@ impl Graph {
             .collect()
     }
 
+    /// The history up to `seq` of the quads whose subject or object is `term`: each
+    /// version with the commit that added it and the commit that removed it (if any).
+    pub fn history_of(
+        &self,
+        seq: CommitSeq,
+        term: &crate::model::Term,
+    ) -> Vec<(Quad, CommitSeq, Option<CommitSeq>)> {
+        let snapshot = self.snapshot(seq);
+        let Some(id) = snapshot.lookup(term) else {
+            return Vec::new();
+        };
+        let pattern = |subject, object| Pattern {
+            subject,
+            predicate: None,
+            object,
+            graph: GraphFilter::All,
+        };
+        let mut versions = snapshot.history(pattern(Some(id), None));
+        versions.extend(snapshot.history(pattern(None, Some(id))));
+        versions.sort_by_key(|(key, added, _)| (*added, *key));
+        versions.dedup();
+        versions
+            .into_iter()
+            .filter_map(|(key, added, removed)| Some((snapshot.dict().quad(&key)?, added, removed)))
+            .collect()
+    }
+
     /// Every quad at `seq` whose subject or object is `term` (in any graph).
     pub fn quads_mentioning(&self, seq: CommitSeq, term: &crate::model::Term) -> Vec<Quad> {
         let snapshot = self.snapshot(seq);

@@ -291,6 +291,31 @@ impl Iterator for SegmentScan {
     }
 }
 
+/// Every version (visible or not) of the quads matching a pattern, with its
+/// `(added, removed)` commits: the history of those quads.
+pub(crate) fn history(
+    segments: &[Arc<Segment>],
+    pattern: Pattern,
+) -> Vec<(QuadKey, CommitSeq, CommitSeq)> {
+    let (order, prefix, prefix_len) = pattern.plan();
+    let mut out = Vec::new();
+    for segment in segments {
+        let (start, end) = segment.range(order, &prefix[..prefix_len]);
+        for pos in start..end {
+            let idx = match segment.permutation(order) {
+                None => pos,
+                Some(perm) => perm[pos] as usize,
+            };
+            let entry = &segment.entries[idx];
+            if pattern.matches(&entry.key) {
+                out.push((entry.key, entry.added, entry.removed()));
+            }
+        }
+    }
+    out.sort_by_key(|(key, added, _)| (*added, *key));
+    out
+}
+
 /// Distinct graph ids (default graph excluded) with a quad visible at `seq`.
 pub(crate) fn named_graphs(segments: &[Arc<Segment>], seq: CommitSeq) -> Vec<TermId> {
     let mut graphs = Vec::new();

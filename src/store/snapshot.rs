@@ -107,6 +107,16 @@ impl Snapshot {
         self.segments.iter().any(|s| s.contains_at(key, self.seq))
     }
 
+    /// Every version of the quads matching `pattern` added at or before this snapshot,
+    /// with `(added, removed)`; removals after the snapshot show as `None`.
+    pub fn history(&self, pattern: Pattern) -> Vec<(QuadKey, CommitSeq, Option<CommitSeq>)> {
+        segment::history(&self.segments, pattern)
+            .into_iter()
+            .filter(|(_, added, _)| *added <= self.seq)
+            .map(|(key, added, removed)| (key, added, (removed <= self.seq).then_some(removed)))
+            .collect()
+    }
+
     /// Named graphs (ids) holding at least one visible quad.
     pub fn named_graphs(&self) -> Vec<TermId> {
         let mut graphs = segment::named_graphs(&self.segments, self.seq);

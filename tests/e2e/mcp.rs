@@ -144,6 +144,7 @@ const CHECKS: &[&str] = &[
     "records-answer",
     "field-values-typed",
     "edge-annotations",
+    "why-annotations",
     "commit-error-unknown_type",
     "commit-error-unknown_relation",
     "commit-error-unknown_field",

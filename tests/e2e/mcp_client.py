@@ -631,6 +631,12 @@ async def records(session):
         "SELECT ?c ?e WHERE { ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t ; "
         "<https://strata.dev/ns#confidence> ?c ; <https://strata.dev/ns#evidence> ?e }"})
     check("edge-annotations", [compact(r) for r in annotation["data"]["rows"]] == [{"c": 0.8, "e": "customer email"}], annotation)
+    why = await ok(session, "inspect", {"action": "why", "graph": "records", "type": "Ticket", "name": "T-42",
+                                        "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "BUG-7"}})
+    annotations = {compact(a)["property"]: compact(a)["value"] for a in why["data"]["annotations"]}
+    check("why-annotations", annotations.get("<https://strata.dev/ns#confidence>") == 0.8
+          and annotations.get("<https://strata.dev/ns#evidence>") == "customer email"
+          and why["data"]["versions"][0]["added"]["commit_seq"] == 2, why["data"])
     bad = [
         ({"triplets": [{"source": {"type": "Nope", "name": "x"}, "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "y"}}]},
          "unknown_type", "triplets[0].source.type"),

@@ -177,3 +177,67 @@ fn structured_queries_give_the_rows_of_the_sparql_they_compile_to() {
     drop(session);
     let _ = child.wait();
 }
+
+#[test]
+fn describe_history_and_why_on_the_demo_graph() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio"]);
+    let tickets = session.tool(
+        "query",
+        json!({"mode": "describe", "class": format!("{EX}Ticket")}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(tickets["data"]["instances"], 4, "{tickets}");
+    let properties = tickets["data"]["properties"].as_array().unwrap();
+    let status = properties
+        .iter()
+        .find(|p| p["property"] == format!("<{EX}status>"))
+        .expect("status is described");
+    assert_eq!(status["holders"], 4);
+    let mut values: Vec<&str> = status["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    values.sort_unstable();
+    assert_eq!(values, ["closed"], "every ticket is closed at the head");
+    let reported = session.tool(
+        "query",
+        json!({"mode": "describe", "property": format!("{EX}reportedAs")}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(reported["data"]["totals"]["uses"], 4, "{reported}");
+    assert_eq!(reported["data"]["objects"][0]["kind"], format!("<{EX}Bug>"));
+
+    let history = session.tool(
+        "inspect",
+        json!({"action": "history", "iri": format!("{EX}t-1002")}),
+        None,
+    )["structuredContent"]
+        .clone();
+    let changes = history["data"]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 2, "{history}");
+    assert_eq!(changes[0]["commit_seq"], 2);
+    assert_eq!(
+        changes[0]["removed"][0],
+        format!("<{EX}t-1002> <{EX}status> \"open\" .")
+    );
+    assert_eq!(changes[0]["message"], "BUG-117 fixed in 2.4.1");
+
+    let why = json!({"action": "why", "iri": format!("{EX}bug-117"), "relation": format!("{EX}fixedIn"), "target": {"iri": format!("{EX}r2-4-1")}});
+    let answer = session.tool("inspect", why.clone(), None)["structuredContent"].clone();
+    assert_eq!(answer["data"]["holds"], true, "{answer}");
+    assert_eq!(answer["data"]["versions"][0]["added"]["commit_seq"], 2);
+    let mut before = why;
+    before["as_of_commit_seq"] = json!(1);
+    let earlier = session.tool("inspect", before, None)["structuredContent"].clone();
+    assert_eq!(
+        earlier["error"]["param"], "relation",
+        "the link did not exist at commit 1: {earlier}"
+    );
+    drop(session);
+    let _ = child.wait();
+}

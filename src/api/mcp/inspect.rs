@@ -28,6 +28,12 @@ pub struct InspectArgs {
     /// For `entity`: the record's name, with `type`.
     #[serde(default)]
     pub name: Option<String>,
+    /// For `why`: the link's relation (name or IRI); the link starts at the record.
+    #[serde(default)]
+    pub relation: Option<String>,
+    /// For `why`: where the link ends.
+    #[serde(default)]
+    pub target: Option<super::modes::Node>,
     /// For `commit`: the commit number.
     #[serde(default)]
     pub commit_seq: Option<u64>,
@@ -59,6 +65,11 @@ pub enum InspectAction {
     Entity,
     /// The types, relations and fields that `commit` writes against.
     Ontology,
+    /// One record's changes over commits (needs `iri`, or `type` and `name`).
+    History,
+    /// The commits, evidence and confidence behind one link (`iri` or `type`+`name`,
+    /// `relation`, `target`).
+    Why,
 }
 
 pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
@@ -70,6 +81,8 @@ pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
         InspectAction::Commit => commit(ctx, &args),
         InspectAction::Entity => entity(ctx, &args),
         InspectAction::Ontology => ontology(ctx, &args),
+        InspectAction::History => history(ctx, &args),
+        InspectAction::Why => why(ctx, &args),
     }
 }
 
@@ -326,22 +339,7 @@ fn commit(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
 fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&name)?;
-    let node = match (&args.iri, &args.type_name, &args.name) {
-        (Some(iri), _, _) => {
-            let iri = iri.trim().trim_start_matches('<').trim_end_matches('>');
-            crate::model::NamedNode::new(iri)
-                .map_err(|e| ApiError::invalid_argument("iri", format!("not an IRI: {e}")))?
-        }
-        (None, Some(type_name), Some(record_name)) => {
-            crate::ontology::RecordIris::for_graph(&name).entity(type_name, record_name)
-        }
-        _ => {
-            return Err(ApiError::invalid_argument(
-                "iri",
-                "give the record's `iri`, or its `type` and `name`",
-            ));
-        }
-    };
+    let node = record_iri(args, &name)?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let budget = args.detail.unwrap_or_default().budget();
     let out = select(
@@ -482,4 +480,178 @@ fn ontology(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             .note("no ontology yet: define one with `configure` (action `define_ontology`)");
     }
     Ok(envelope)
+}
+
+/// The record an inspect call names: `iri`, or `type` and `name`.
+fn record_iri(args: &InspectArgs, graph_name: &str) -> Result<crate::model::NamedNode, ApiError> {
+    match (&args.iri, &args.type_name, &args.name) {
+        (Some(iri), _, _) => {
+            let iri = iri.trim().trim_start_matches('<').trim_end_matches('>');
+            crate::model::NamedNode::new(iri)
+                .map_err(|e| ApiError::invalid_argument("iri", format!("not an IRI: {e}")))
+        }
+        (None, Some(type_name), Some(record_name)) => {
+            Ok(crate::ontology::RecordIris::for_graph(graph_name).entity(type_name, record_name))
+        }
+        _ => Err(ApiError::invalid_argument(
+            "iri",
+            "give the record's `iri`, or its `type` and `name`",
+        )),
+    }
+}
+
+fn commit_meta(graph: &crate::engine::Graph, seq: u64) -> Value {
+    match graph.commit_info(seq) {
+        Ok(info) => json!({
+            "commit_seq": seq,
+            "committed_at": format_time(info.header.committed_at),
+            "observed_at": info.header.observed_at.map(format_time),
+            "author": info.header.author,
+            "message": info.header.message,
+        }),
+        Err(_) => json!({ "commit_seq": seq }),
+    }
+}
+
+fn history(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let node = record_iri(args, &name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let versions = graph.history_of(seq, &node.clone().into());
+    if versions.is_empty() {
+        return Err(ApiError {
+            code: ErrorCode::InvalidArgument,
+            message: format!(
+                "no record <{}> in graph {name} up to commit {seq}",
+                node.as_str()
+            ),
+            param: Some("iri".into()),
+        });
+    }
+    // Group the changes by the commit that made them.
+    let mut by_commit: std::collections::BTreeMap<u64, (Vec<String>, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    for (quad, added, removed) in &versions {
+        by_commit
+            .entry(*added)
+            .or_default()
+            .0
+            .push(format!("{quad} ."));
+        if let Some(removed) = removed {
+            by_commit
+                .entry(*removed)
+                .or_default()
+                .1
+                .push(format!("{quad} ."));
+        }
+    }
+    let budget = args.detail.unwrap_or_default().budget();
+    let n_commits = by_commit.len();
+    let changes: Vec<Value> = by_commit
+        .iter()
+        .rev()
+        .take(budget.rows)
+        .map(|(commit, (added, removed))| {
+            let mut entry = commit_meta(&graph, *commit);
+            entry["added"] = json!(added);
+            entry["removed"] = json!(removed);
+            entry
+        })
+        .collect();
+    let mut envelope = Envelope::new(
+        format!(
+            "<{}> changed in {n_commits} commit(s) of graph {name} up to commit {seq} (newest first)",
+            node.as_str()
+        ),
+        json!({ "iri": node.as_str(), "changes": changes }),
+        seq,
+    );
+    if n_commits > budget.rows {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(format!(
+            "{} older commits not shown; ask with a larger detail",
+            n_commits - budget.rows
+        ));
+    }
+    Ok(envelope)
+}
+
+fn why(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let source = record_iri(args, &name)?;
+    let relation = args.relation.as_deref().ok_or_else(|| {
+        ApiError::invalid_argument("relation", "give the link's relation in `relation`")
+    })?;
+    let target = args.target.as_ref().ok_or_else(|| {
+        ApiError::invalid_argument("target", "give where the link ends in `target`")
+    })?;
+    let iris = crate::ontology::RecordIris::for_graph(&name);
+    let predicate = if relation.contains("://") {
+        crate::model::NamedNode::new(relation.trim_start_matches('<').trim_end_matches('>'))
+            .map_err(|e| ApiError::invalid_argument("relation", format!("not an IRI: {e}")))?
+    } else {
+        iris.relation(relation)
+    };
+    let target = match (&target.iri, &target.type_name, &target.name, &target.key) {
+        (Some(iri), ..) => {
+            crate::model::NamedNode::new(iri.trim_start_matches('<').trim_end_matches('>'))
+                .map_err(|e| ApiError::invalid_argument("target.iri", format!("not an IRI: {e}")))?
+        }
+        (None, Some(type_name), Some(record), None) => iris.entity(type_name, record),
+        (None, None, None, Some(key)) => iris.keyed(key),
+        _ => {
+            return Err(ApiError::invalid_argument(
+                "target",
+                "name the target as {\"iri\"}, {\"type\", \"name\"} or {\"key\"}",
+            ));
+        }
+    };
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let versions: Vec<(u64, Option<u64>)> = graph
+        .history_of(seq, &source.clone().into())
+        .into_iter()
+        .filter(|(quad, _, _)| quad.predicate == predicate && quad.object == target.clone().into())
+        .map(|(_, added, removed)| (added, removed))
+        .collect();
+    if versions.is_empty() {
+        return Err(ApiError {
+            code: ErrorCode::InvalidArgument,
+            message: format!(
+                "no link <{}> <{}> <{}> in graph {name} up to commit {seq}",
+                source.as_str(),
+                predicate.as_str(),
+                target.as_str()
+            ),
+            param: Some("relation".into()),
+        });
+    }
+    let holds = versions.iter().any(|(_, removed)| removed.is_none());
+    let timeline: Vec<Value> = versions
+        .iter()
+        .map(|(added, removed)| json!({ "added": commit_meta(&graph, *added), "removed": removed.map(|r| commit_meta(&graph, r)) }))
+        .collect();
+    let annotations = select(
+        ctx,
+        &graph,
+        seq,
+        &format!(
+            "SELECT ?property ?value WHERE {{ ?reifier <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( <{}> <{}> <{}> )>> ; ?property ?value . FILTER(?property != <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies>) }}",
+            source.as_str(),
+            predicate.as_str(),
+            target.as_str()
+        ),
+        1000,
+    )?;
+    Ok(Envelope::new(
+        format!(
+            "the link {} at commit {seq} of graph {name}; {} version(s), {} annotation(s)",
+            if holds { "holds" } else { "does not hold" },
+            versions.len(),
+            annotations.len()
+        ),
+        json!({ "source": source.as_str(), "relation": predicate.as_str(), "target": target.as_str(), "holds": holds, "versions": timeline, "annotations": annotations }),
+        seq,
+    ))
 }

@@ -626,3 +626,159 @@ pub fn neighborhood(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiErro
     }
     Ok(envelope)
 }
+
+/// Instances sampled by `describe`.
+const DESCRIBE_SAMPLE: usize = 500;
+/// Properties with at most this many distinct values list them all.
+const SMALL_VALUE_SET: u64 = 12;
+
+fn class_iri(graph_name: &str, class: &str) -> NamedNode {
+    if (class.contains("://") || class.starts_with("urn:"))
+        && let Ok(iri) = NamedNode::new(class.trim_start_matches('<').trim_end_matches('>'))
+    {
+        return iri;
+    }
+    RecordIris::for_graph(graph_name).class(class)
+}
+
+/// `describe`: what sampled instances of a class hold, or what a property connects.
+pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
+    let graph_name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&graph_name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let number = |row: &serde_json::Map<String, Value>, key: &str| {
+        row.get(key).and_then(Value::as_u64).unwrap_or(0)
+    };
+    match (&args.class, &args.property) {
+        (Some(class), None) => {
+            let class = class_iri(&graph_name, class);
+            let sample = format!(
+                "{{ SELECT ?s WHERE {{ ?s <{RDF_TYPE}> <{}> }} LIMIT {DESCRIBE_SAMPLE} }}",
+                class.as_str()
+            );
+            let count = select_rows(
+                ctx,
+                &graph,
+                seq,
+                &format!(
+                    "SELECT (COUNT(*) AS ?n) WHERE {{ ?s <{RDF_TYPE}> <{}> }}",
+                    class.as_str()
+                ),
+                100,
+                None,
+            )?;
+            let instances = count.first().map_or(0, |r| number(r, "n"));
+            let outgoing = select_rows(
+                ctx,
+                &graph,
+                seq,
+                &format!(
+                    "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (COUNT(DISTINCT ?o) AS ?distinct) (SAMPLE(?o) AS ?example) (SAMPLE(IF(isIRI(?o), \"iri\", STR(DATATYPE(?o)))) AS ?kind) WHERE {{ {sample} ?s ?property ?o }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
+                ),
+                200,
+                None,
+            )?;
+            let incoming = select_rows(
+                ctx,
+                &graph,
+                seq,
+                &format!(
+                    "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (SAMPLE(?from) AS ?example) WHERE {{ {sample} ?from ?property ?s }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
+                ),
+                200,
+                None,
+            )?;
+            let mut properties = Vec::new();
+            for row in outgoing {
+                let mut entry = Value::Object(row.clone());
+                if number(&row, "distinct") <= SMALL_VALUE_SET
+                    && let Some(Value::String(property)) = row.get("property")
+                {
+                    let values = select_rows(
+                        ctx,
+                        &graph,
+                        seq,
+                        &format!(
+                            "SELECT DISTINCT ?value WHERE {{ {sample} ?s {property} ?value }} LIMIT {SMALL_VALUE_SET}"
+                        ),
+                        200,
+                        None,
+                    )?;
+                    entry["values"] = values
+                        .into_iter()
+                        .filter_map(|mut r| r.remove("value"))
+                        .collect();
+                }
+                properties.push(entry);
+            }
+            let sampled = instances.min(DESCRIBE_SAMPLE as u64);
+            Ok(Envelope::new(
+                format!(
+                    "<{}>: {instances} instance(s) at commit {seq} of graph {graph_name}; {} properties held by the {sampled} sampled",
+                    class.as_str(),
+                    properties.len()
+                ),
+                json!({ "class": class.as_str(), "instances": instances, "sampled": sampled, "properties": properties, "incoming": incoming }),
+                seq,
+            ))
+        }
+        (None, Some(property)) => {
+            let iri = relation_iri(&graph_name, property);
+            let iri = if graph
+                .quads_matching(seq, None, Some(&iri.clone().into()), None)
+                .is_empty()
+            {
+                RecordIris::for_graph(&graph_name).field(property)
+            } else {
+                iri
+            };
+            let rows = select_rows(
+                ctx,
+                &graph,
+                seq,
+                &format!(
+                    "SELECT (COUNT(*) AS ?uses) (COUNT(DISTINCT ?s) AS ?subjects) (COUNT(DISTINCT ?o) AS ?distinct) WHERE {{ ?s <{}> ?o }}",
+                    iri.as_str()
+                ),
+                200,
+                None,
+            )?;
+            let subject_types = select_rows(
+                ctx,
+                &graph,
+                seq,
+                &format!(
+                    "SELECT ?type (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s <{}> ?o . ?s <{RDF_TYPE}> ?type }} GROUP BY ?type ORDER BY DESC(?n) LIMIT 10",
+                    iri.as_str()
+                ),
+                200,
+                None,
+            )?;
+            let object_kinds = select_rows(
+                ctx,
+                &graph,
+                seq,
+                &format!(
+                    "SELECT ?kind (COUNT(*) AS ?n) (SAMPLE(?o) AS ?example) WHERE {{ ?s <{}> ?o . OPTIONAL {{ ?o <{RDF_TYPE}> ?type }} BIND(COALESCE(?type, IF(isIRI(?o), \"iri\", STR(DATATYPE(?o)))) AS ?kind) }} GROUP BY ?kind ORDER BY DESC(?n) LIMIT 10",
+                    iri.as_str()
+                ),
+                200,
+                None,
+            )?;
+            let totals = rows.into_iter().next().unwrap_or_default();
+            Ok(Envelope::new(
+                format!(
+                    "<{}>: {} use(s) at commit {seq} of graph {graph_name}",
+                    iri.as_str(),
+                    number(&totals, "uses")
+                ),
+                json!({ "property": iri.as_str(), "totals": totals, "subject_types": subject_types, "objects": object_kinds }),
+                seq,
+            ))
+        }
+        _ => Err(ApiError::invalid_argument(
+            "class",
+            "give a `class` or a `property` to describe",
+        )),
+    }
+}

@@ -39,6 +39,12 @@ pub struct QueryArgs {
     /// having, order_by, select, distinct).
     #[serde(default)]
     pub structured: Option<super::structured::Structured>,
+    /// `describe`: the class to describe (name or IRI).
+    #[serde(default)]
+    pub class: Option<String>,
+    /// `describe`: the property to describe (relation or field name, or IRI).
+    #[serde(default)]
+    pub property: Option<String>,
     /// `names`: the name to resolve.
     #[serde(default)]
     pub name: Option<String>,
@@ -87,6 +93,8 @@ pub enum QueryMode {
     Structured,
     /// A name → candidate records (exact, then case-insensitive, then prefix, then contains).
     Names,
+    /// Which fields and links sampled instances of a class hold, or what a property links.
+    Describe,
     /// A date or moment → the commit that was the head then.
     CommitAt,
     /// A SELECT run at two points → rows added, removed and changed.
@@ -107,6 +115,7 @@ pub fn run(
         QueryMode::Structured => structured(ctx, args, cancellation),
         QueryMode::Names => super::modes::names(ctx, &args),
         QueryMode::CommitAt => super::modes::commit_at(ctx, &args),
+        QueryMode::Describe => super::modes::describe(ctx, &args),
         QueryMode::Compare => super::modes::compare(ctx, &args, cancellation),
         QueryMode::Paths => super::modes::paths(ctx, &args),
         QueryMode::Neighborhood => super::modes::neighborhood(ctx, &args),
