@@ -241,3 +241,80 @@ fn describe_history_and_why_on_the_demo_graph() {
     drop(session);
     let _ = child.wait();
 }
+
+#[test]
+fn traversals_match_hand_written_sparql() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio"]);
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+    let values = |answer: &Value, var: &str| -> Vec<String> {
+        answer["data"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r[var].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    // Closed tickets → their bugs → the releases that fixed them.
+    let releases = query(json!({"mode": "traverse", "traverse": {
+    "steps": [
+        {"from_type": format!("{EX}Ticket")},
+        {"filter": {"properties": [[{"field": format!("{EX}status"), "op": "==", "value": "closed"}]]}},
+        {"out": format!("{EX}reportedAs")},
+        {"out": format!("{EX}fixedIn")}
+    ]}}));
+    let expected = query(json!({"mode": "sparql", "sparql": format!(
+        "SELECT DISTINCT ?item WHERE {{ ?t a <{EX}Ticket> ; <{EX}status> \"closed\" ; <{EX}reportedAs>/<{EX}fixedIn> ?item }} ORDER BY ?item")}));
+    assert_eq!(
+        values(&releases, "item"),
+        values(&expected, "item"),
+        "{releases}"
+    );
+    assert_eq!(values(&releases, "item").len(), 3);
+
+    // Bugs with a ticket filed by Acme (an exists sub-traversal), counted.
+    let counted = query(json!({"mode": "traverse", "traverse": {"steps": [
+        {"from_type": format!("{EX}Bug")},
+        {"filter": {"exists": [{"steps": [{"in": format!("{EX}reportedAs")}],
+            "filter": {"properties": [[{"field": format!("{EX}filedBy"), "op": "==", "value": [format!("{EX}acme")]}]]}}]}},
+        {"count": true}
+    ]}}));
+    assert_eq!(counted["data"]["rows"][0]["count"], 2, "{counted}");
+
+    // Group by status at commit 1 (two open, two closed), pinned.
+    let grouped = query(
+        json!({"mode": "traverse", "as_of_commit_seq": 1, "traverse": {"steps": [
+        {"from_type": format!("{EX}Ticket")}, {"group_by": [format!("{EX}status")]}]}}),
+    );
+    assert_eq!(grouped["served_at_seq"], 1);
+    let mut groups: Vec<(String, u64)> = grouped["data"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["status"].as_str().unwrap().to_owned(),
+                r["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    groups.sort();
+    assert_eq!(groups, [("closed".to_owned(), 2), ("open".to_owned(), 2)]);
+
+    // Newest two tickets, in order.
+    let newest = query(json!({"mode": "traverse", "traverse": {"steps": [
+        {"from_type": format!("{EX}Ticket")},
+        {"order_by": {"field": format!("{EX}openedAt"), "order": "desc"}},
+        {"limit": 2}
+    ]}}));
+    assert_eq!(values(&newest, "label"), ["T-1003", "T-1002"], "{newest}");
+
+    let bad = query(
+        json!({"mode": "traverse", "traverse": {"steps": [{"from_type": format!("{EX}Ticket")}, {"jump": 1}]}}),
+    );
+    assert_eq!(bad["error"]["param"], "traverse.steps[1]");
+    drop(session);
+    let _ = child.wait();
+}

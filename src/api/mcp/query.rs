@@ -39,6 +39,9 @@ pub struct QueryArgs {
     /// having, order_by, select, distinct).
     #[serde(default)]
     pub structured: Option<super::structured::Structured>,
+    /// `traverse`: `{"steps": [...], "fields": [...]}`.
+    #[serde(default)]
+    pub traverse: Option<super::traverse::Traversal>,
     /// `describe`: the class to describe (name or IRI).
     #[serde(default)]
     pub class: Option<String>,
@@ -91,6 +94,8 @@ pub enum QueryMode {
     Sparql,
     /// A JSON query compiled to SPARQL (same pinning and pages).
     Structured,
+    /// A pipeline of steps (start, follow links, filter, order, limit, collect/count/group).
+    Traverse,
     /// A name → candidate records (exact, then case-insensitive, then prefix, then contains).
     Names,
     /// Which fields and links sampled instances of a class hold, or what a property links.
@@ -113,6 +118,7 @@ pub fn run(
     match args.mode {
         QueryMode::Sparql => sparql(ctx, args, cancellation),
         QueryMode::Structured => structured(ctx, args, cancellation),
+        QueryMode::Traverse => traverse(ctx, args, cancellation),
         QueryMode::Names => super::modes::names(ctx, &args),
         QueryMode::CommitAt => super::modes::commit_at(ctx, &args),
         QueryMode::Describe => super::modes::describe(ctx, &args),
@@ -139,6 +145,35 @@ fn structured(
     let full = args.detail == Some(Detail::Full);
     args.mode = QueryMode::Sparql;
     args.sparql = Some(compiled.clone());
+    args.as_of_commit_seq = Some(seq);
+    let mut envelope = sparql(ctx, args, cancellation)?;
+    if full {
+        envelope.data["sparql"] = compiled.into();
+    }
+    Ok(envelope)
+}
+
+fn traverse(
+    ctx: &Context,
+    mut args: QueryArgs,
+    cancellation: CancellationToken,
+) -> Result<Envelope, ApiError> {
+    let body = args.traverse.take().ok_or_else(|| {
+        ApiError::invalid_argument(
+            "traverse",
+            "give the pipeline in `traverse`: {\"steps\": [...]}",
+        )
+    })?;
+    let graph_name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&graph_name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let iris = crate::ontology::RecordIris::for_graph(&graph_name);
+    let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
+    let (compiled, _) = super::traverse::compile(&body, &graph_name, &ontology)?;
+    let full = args.detail == Some(Detail::Full);
+    args.mode = QueryMode::Sparql;
+    args.sparql = Some(compiled.clone());
+    args.as_of_commit_seq = Some(seq);
     let mut envelope = sparql(ctx, args, cancellation)?;
     if full {
         envelope.data["sparql"] = compiled.into();
