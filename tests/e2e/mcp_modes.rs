@@ -318,3 +318,62 @@ fn traversals_match_hand_written_sparql() {
     drop(session);
     let _ = child.wait();
 }
+
+#[test]
+fn analyze_counts_with_a_vega_lite_chart() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio"]);
+    let by_type =
+        session.tool("query", json!({"mode": "analyze", "by": "type"}), None)["structuredContent"]
+            .clone();
+    let values = by_type["data"]["values"].as_array().unwrap();
+    let tickets = values
+        .iter()
+        .find(|v| v["category"] == format!("{EX}Ticket"))
+        .expect("tickets counted");
+    assert_eq!(tickets["value"], 4.0, "{by_type}");
+    assert_eq!(by_type["data"]["vega_lite"]["mark"]["type"], "bar");
+    assert_eq!(
+        by_type["data"]["vega_lite"]["data"]["values"],
+        by_type["data"]["values"]
+    );
+    let pie = session.tool(
+        "query",
+        json!({"mode": "analyze", "by": "relation", "chart": "pie"}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(pie["data"]["vega_lite"]["mark"]["type"], "arc", "{pie}");
+    let reported = pie["data"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["category"] == format!("{EX}reportedAs"))
+        .expect("links counted");
+    assert_eq!(reported["value"], 4.0);
+    let structured = session.tool("query", json!({"mode": "analyze", "by": "structured", "structured": {
+        "patterns": [{"subject": {"var": "t"}, "predicate": {"iri": format!("{EX}status")}, "object": {"var": "status"}}],
+        "group_by": ["status"], "aggregates": [{"func": "count", "as": "n"}]}, "as_of_commit_seq": 1}), None)["structuredContent"].clone();
+    let mut counts: Vec<(String, f64)> = structured["data"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["category"].as_str().unwrap().to_owned(),
+                v["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    counts.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        counts,
+        [("closed".to_owned(), 2.0), ("open".to_owned(), 2.0)],
+        "{structured}"
+    );
+    assert_eq!(structured["served_at_seq"], 1);
+    let bad = session.tool("query", json!({"mode": "analyze", "by": "colour"}), None)["structuredContent"].clone();
+    assert_eq!(bad["error"]["param"], "by");
+    drop(session);
+    let _ = child.wait();
+}

@@ -42,6 +42,12 @@ pub struct QueryArgs {
     /// `traverse`: `{"steps": [...], "fields": [...]}`.
     #[serde(default)]
     pub traverse: Option<super::traverse::Traversal>,
+    /// `analyze`: what to count — `type`, `relation` or `structured` (with `structured`).
+    #[serde(default)]
+    pub by: Option<String>,
+    /// `analyze`: `bar` (default) or `pie`.
+    #[serde(default)]
+    pub chart: Option<String>,
     /// `describe`: the class to describe (name or IRI).
     #[serde(default)]
     pub class: Option<String>,
@@ -96,6 +102,8 @@ pub enum QueryMode {
     Structured,
     /// A pipeline of steps (start, follow links, filter, order, limit, collect/count/group).
     Traverse,
+    /// Counts by type, by relation, or by a structured aggregate, with a Vega-Lite chart.
+    Analyze,
     /// A name → candidate records (exact, then case-insensitive, then prefix, then contains).
     Names,
     /// Which fields and links sampled instances of a class hold, or what a property links.
@@ -119,6 +127,7 @@ pub fn run(
         QueryMode::Sparql => sparql(ctx, args, cancellation),
         QueryMode::Structured => structured(ctx, args, cancellation),
         QueryMode::Traverse => traverse(ctx, args, cancellation),
+        QueryMode::Analyze => analyze(ctx, args, cancellation),
         QueryMode::Names => super::modes::names(ctx, &args),
         QueryMode::CommitAt => super::modes::commit_at(ctx, &args),
         QueryMode::Describe => super::modes::describe(ctx, &args),
@@ -150,6 +159,99 @@ fn structured(
     if full {
         envelope.data["sparql"] = compiled.into();
     }
+    Ok(envelope)
+}
+
+fn analyze(
+    ctx: &Context,
+    mut args: QueryArgs,
+    cancellation: CancellationToken,
+) -> Result<Envelope, ApiError> {
+    let by = args.by.clone().unwrap_or_else(|| "type".to_owned());
+    let chart = args.chart.clone().unwrap_or_else(|| "bar".to_owned());
+    if chart != "bar" && chart != "pie" {
+        return Err(ApiError::invalid_argument("chart", "use bar or pie"));
+    }
+    let graph_name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&graph_name)?;
+    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let (compiled, category, measure) = match by.as_str() {
+        "type" => (
+            "SELECT ?category (COUNT(DISTINCT ?s) AS ?count) WHERE { ?s a ?category } GROUP BY ?category ORDER BY DESC(?count) ?category LIMIT 50".to_owned(),
+            "category".to_owned(),
+            "count".to_owned(),
+        ),
+        "relation" => (
+            "SELECT ?category (COUNT(*) AS ?count) WHERE { ?s ?category ?o . FILTER(isIRI(?o) && ?category != <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>) } GROUP BY ?category ORDER BY DESC(?count) ?category LIMIT 50".to_owned(),
+            "category".to_owned(),
+            "count".to_owned(),
+        ),
+        "structured" => {
+            let body = args.structured.take().ok_or_else(|| {
+                ApiError::invalid_argument("structured", "analyze by structured needs the query in `structured`")
+            })?;
+            let category = body.group_by.first().cloned().or_else(|| body.group_keys.first().map(|k| k.alias.clone())).ok_or_else(|| {
+                ApiError::invalid_argument("structured.group_by", "group the structured query to chart it")
+            })?;
+            let measure = body.aggregates.first().map(|a| a.alias.clone()).ok_or_else(|| {
+                ApiError::invalid_argument("structured.aggregates", "give an aggregate to chart")
+            })?;
+            let iris = crate::ontology::RecordIris::for_graph(&graph_name);
+            let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
+            (super::structured::compile(&body, &iris, &ontology)?, category, measure)
+        }
+        other => return Err(ApiError::invalid_argument("by", format!("unknown {other:?}; use type, relation or structured"))),
+    };
+    args.mode = QueryMode::Sparql;
+    args.sparql = Some(compiled);
+    args.as_of_commit_seq = Some(seq);
+    args.detail = Some(Detail::Full);
+    args.cursor = None;
+    let mut envelope = sparql(ctx, args, cancellation)?;
+    let values: Vec<serde_json::Value> = envelope.data["rows"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|row| {
+                    let text = |key: &str| {
+                        row[key]["value"]
+                            .as_str()
+                            .map(str::to_owned)
+                            .unwrap_or_default()
+                    };
+                    let number = text(&measure).parse::<f64>().unwrap_or(0.0);
+                    json!({ "category": text(&category), "value": number })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let spec = if chart == "pie" {
+        json!({
+            "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+            "data": { "values": values },
+            "mark": { "type": "arc", "tooltip": true },
+            "encoding": {
+                "theta": { "field": "value", "type": "quantitative" },
+                "color": { "field": "category", "type": "nominal" }
+            }
+        })
+    } else {
+        json!({
+            "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+            "data": { "values": values },
+            "mark": { "type": "bar", "tooltip": true },
+            "encoding": {
+                "x": { "field": "category", "type": "nominal", "sort": "-y" },
+                "y": { "field": "value", "type": "quantitative", "title": measure }
+            }
+        })
+    };
+    envelope.summary = format!(
+        "{} {by} group(s) at commit {seq} of graph {graph_name}, with a Vega-Lite {chart} chart",
+        values.len()
+    );
+    envelope.data = json!({ "values": values, "vega_lite": spec });
+    envelope.next = None;
     Ok(envelope)
 }
 
