@@ -5,12 +5,14 @@
 //! engine decides at which commit to read and how a transaction becomes a commit.
 
 mod dataset;
+mod entailment;
 mod query;
 mod results;
 mod service;
 mod update;
 
 pub use dataset::{EvalTerm, SnapshotDataset};
+pub use entailment::{Entailment, apply as apply_entailment};
 pub use query::{Deadline, QueryOptions, evaluate_query, evaluation_error, parse_query};
 pub use results::{ResultsFormat, write_results};
 pub use update::{UpdateOptions, apply_update, parse_update};

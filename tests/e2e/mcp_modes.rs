@@ -377,3 +377,73 @@ fn analyze_counts_with_a_vega_lite_chart() {
     drop(session);
     let _ = child.wait();
 }
+
+#[test]
+fn entailment_sees_subclasses_domains_and_subproperties() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = "@prefix e: <http://e/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        e:Bug rdfs:subClassOf e:Issue . e:Incident rdfs:subClassOf e:Issue .
+        e:b1 a e:Bug . e:i1 a e:Incident . e:x1 a e:Issue .
+        e:affects rdfs:domain e:Incident . e:i2 e:affects e:svc .
+        e:fixedInPatch rdfs:subPropertyOf e:fixedIn . e:b1 e:fixedInPatch e:r1 .";
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": data}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+    let mut issues = |entailment: &str| -> Vec<String> {
+        let answer = session.tool(
+            "query",
+            json!({"mode": "sparql", "entailment": entailment,
+            "sparql": "SELECT ?x WHERE { ?x a <http://e/Issue> } ORDER BY ?x"}),
+            None,
+        )["structuredContent"]
+            .clone();
+        answer["data"]["rows"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .map(|r| r["x"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(issues("none"), ["<http://e/x1>"]);
+    assert_eq!(
+        issues("subclass"),
+        ["<http://e/b1>", "<http://e/i1>", "<http://e/x1>"]
+    );
+    assert_eq!(
+        issues("rdfs"),
+        [
+            "<http://e/b1>",
+            "<http://e/i1>",
+            "<http://e/i2>",
+            "<http://e/x1>"
+        ]
+    );
+    let fixed = session.tool(
+        "query",
+        json!({"mode": "sparql", "entailment": "rdfs",
+        "sparql": "SELECT ?b ?r WHERE { ?b <http://e/fixedIn> ?r }"}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(
+        fixed["data"]["rows"],
+        json!([{"b": "<http://e/b1>", "r": "<http://e/r1>"}]),
+        "{fixed}"
+    );
+    let bad = session.tool(
+        "query",
+        json!({"mode": "sparql", "entailment": "owl", "sparql": "ASK {}"}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(bad["error"]["param"], "entailment");
+    drop(session);
+    let _ = child.wait();
+}

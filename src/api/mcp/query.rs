@@ -42,6 +42,11 @@ pub struct QueryArgs {
     /// `traverse`: `{"steps": [...], "fields": [...]}`.
     #[serde(default)]
     pub traverse: Option<super::traverse::Traversal>,
+    /// `sparql`, `structured`: `none` (default), `subclass` (instances of subclasses match
+    /// their super classes) or `rdfs` (also `rdfs:domain`/`rdfs:range` types and
+    /// sub-properties), computed at query time at the pinned commit.
+    #[serde(default)]
+    pub entailment: Option<String>,
     /// `analyze`: what to count — `type`, `relation` or `structured` (with `structured`).
     #[serde(default)]
     pub by: Option<String>,
@@ -301,9 +306,17 @@ fn sparql(
     let budget = detail.budget();
     let row_limit = args.row_limit.unwrap_or(budget.rows).clamp(1, budget.rows);
     let graph = ctx.engine.graph(&graph_name)?;
-    let query =
+    let mut query =
         crate::sparql::parse_query(&text, None).map_err(crate::engine::EngineError::from)?;
-    let digest = args_digest(&[&text]);
+    let entailment_name = args.entailment.clone().unwrap_or_else(|| "none".to_owned());
+    let entailment = crate::sparql::Entailment::from_name(&entailment_name).ok_or_else(|| {
+        ApiError::invalid_argument(
+            "entailment",
+            format!("unknown entailment {entailment_name:?}; use none, subclass or rdfs"),
+        )
+    })?;
+    crate::sparql::apply_entailment(&mut query, entailment);
+    let digest = args_digest(&[&text, &entailment_name]);
     let (seq, position) = match &args.cursor {
         Some(cursor) => {
             let state = ctx
@@ -469,6 +482,9 @@ fn sparql(
         }
         if let Some(limit) = args.row_limit {
             next["row_limit"] = limit.into();
+        }
+        if let Some(entailment) = &args.entailment {
+            next["entailment"] = entailment.clone().into();
         }
         envelope.next = Some(next);
     }
