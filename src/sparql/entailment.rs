@@ -308,7 +308,7 @@ mod tests {
             .unwrap();
         apply(&mut query, Entailment::Subclass);
         let text = query.to_string();
-        assert!(text.contains("subClassOf>*"), "{text}");
+        assert!(text.contains("subClassOf>)*"), "{text}");
         assert!(text.contains("<http://e/p>"), "{text}");
     }
 }
