@@ -447,3 +447,68 @@ fn entailment_sees_subclasses_domains_and_subproperties() {
     drop(session);
     let _ = child.wait();
 }
+
+#[test]
+fn valid_time_filters_links_independently_of_commit_time() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let defined = session.tool(
+        "configure",
+        json!({"action": "define_ontology",
+        "types": [{"name": "Person"}, {"name": "Team"}],
+        "relations": [{"name": "MEMBER_OF", "domain": "Person", "range": "Team"}]}),
+        None,
+    );
+    assert_eq!(
+        defined["structuredContent"]["data"]["changed"], true,
+        "{defined}"
+    );
+    let committed = session.tool("commit", json!({"triplets": [
+        {"source": {"type": "Person", "name": "Ada"}, "relation": "MEMBER_OF", "target": {"type": "Team", "name": "Search"},
+         "valid_time": {"start": "2026-01-01", "end": "2026-06-30"}},
+        {"source": {"type": "Person", "name": "Ada"}, "relation": "MEMBER_OF", "target": {"type": "Team", "name": "Billing"},
+         "valid_time": {"start": "2026-07-01"}},
+        {"source": {"type": "Person", "name": "Alan"}, "relation": "MEMBER_OF", "target": {"type": "Team", "name": "Search"}}
+    ]}), None);
+    assert_eq!(
+        committed["structuredContent"]["data"]["commit_seq"], 2,
+        "{committed}"
+    );
+    let mut teams_of_ada = |as_of: Option<&str>| -> Vec<String> {
+        let mut arguments = json!({"mode": "structured", "structured": {
+            "patterns": [
+                {"subject": {"type": "Person", "name": "Ada"}, "predicate": "MEMBER_OF", "object": {"var": "team"}},
+                {"subject": {"var": "team"}, "predicate": {"iri": "http://www.w3.org/2000/01/rdf-schema#label"}, "object": {"var": "name"}}
+            ],
+            "select": ["name"], "order_by": [{"var": "name"}]}});
+        if let Some(as_of) = as_of {
+            arguments["as_of"] = json!(as_of);
+        }
+        let answer = session.tool("query", arguments, None)["structuredContent"].clone();
+        answer["data"]["rows"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(teams_of_ada(None), ["Billing", "Search"]);
+    assert_eq!(teams_of_ada(Some("2026-03-15")), ["Search"]);
+    assert_eq!(teams_of_ada(Some("2026-08-01")), ["Billing"]);
+    let members = session.tool(
+        "query",
+        json!({"mode": "traverse", "as_of": "2026-08-01", "traverse": {"steps": [
+        {"from_records": [{"type": "Team", "name": "Search"}]}, {"in": "MEMBER_OF"}]}}),
+        None,
+    )["structuredContent"]
+        .clone();
+    let names: Vec<&str> = members["data"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Alan"], "Ada left Search before August: {members}");
+    drop(session);
+    let _ = child.wait();
+}

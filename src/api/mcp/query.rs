@@ -42,6 +42,11 @@ pub struct QueryArgs {
     /// `traverse`: `{"steps": [...], "fields": [...]}`.
     #[serde(default)]
     pub traverse: Option<super::traverse::Traversal>,
+    /// `structured`, `traverse`: valid time — only links that hold in the world at this
+    /// date or moment (per their `strata:validFrom`/`validUntil` annotations); independent
+    /// of `as_of_commit_seq` (commit time), so both together give bitemporal reads.
+    #[serde(default)]
+    pub as_of: Option<String>,
     /// `sparql`, `structured`: `none` (default), `subclass` (instances of subclasses match
     /// their super classes) or `rdfs` (also `rdfs:domain`/`rdfs:range` types and
     /// sub-properties), computed at query time at the pinned commit.
@@ -155,7 +160,12 @@ fn structured(
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let iris = crate::ontology::RecordIris::for_graph(&graph_name);
     let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
-    let compiled = super::structured::compile(&body, &iris, &ontology)?;
+    let valid_at = args
+        .as_of
+        .as_deref()
+        .map(|t| super::structured::moment_literal(t, "as_of"))
+        .transpose()?;
+    let compiled = super::structured::compile(&body, &iris, &ontology, valid_at.as_deref())?;
     let full = args.detail == Some(Detail::Full);
     args.mode = QueryMode::Sparql;
     args.sparql = Some(compiled.clone());
@@ -203,7 +213,7 @@ fn analyze(
             })?;
             let iris = crate::ontology::RecordIris::for_graph(&graph_name);
             let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
-            (super::structured::compile(&body, &iris, &ontology)?, category, measure)
+            (super::structured::compile(&body, &iris, &ontology, None)?, category, measure)
         }
         other => return Err(ApiError::invalid_argument("by", format!("unknown {other:?}; use type, relation or structured"))),
     };
@@ -276,7 +286,13 @@ fn traverse(
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let iris = crate::ontology::RecordIris::for_graph(&graph_name);
     let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
-    let (compiled, _) = super::traverse::compile(&body, &graph_name, &ontology)?;
+    let valid_at = args
+        .as_of
+        .as_deref()
+        .map(|t| super::structured::moment_literal(t, "as_of"))
+        .transpose()?;
+    let (compiled, _) =
+        super::traverse::compile(&body, &graph_name, &ontology, valid_at.as_deref())?;
     let full = args.detail == Some(Detail::Full);
     args.mode = QueryMode::Sparql;
     args.sparql = Some(compiled.clone());

@@ -374,10 +374,49 @@ fn join(parts: Vec<String>, separator: &str, empty: &str) -> String {
 }
 
 /// Compiles a structured query to SPARQL text.
+/// A FILTER that keeps a link unless one of its reifiers says it did not hold at
+/// `moment` (a SPARQL dateTime literal): valid time, as opposed to commit time. Links
+/// without valid-time annotations always pass. `n` makes the helper variables unique.
+pub(super) fn valid_time_filter(
+    subject: &str,
+    predicate: &str,
+    object: &str,
+    moment: &str,
+    n: usize,
+) -> String {
+    format!(
+        "FILTER NOT EXISTS {{ ?_vr{n} <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( {subject} {predicate} {object} )>> . \
+         {{ ?_vr{n} <https://strata.dev/ns#validFrom> ?_vf{n} . FILTER(?_vf{n} > {moment}) }} UNION \
+         {{ ?_vr{n} <https://strata.dev/ns#validUntil> ?_vu{n} . FILTER(?_vu{n} < {moment}) }} }}"
+    )
+}
+
+/// Turns a date (its end, UTC) or moment into a SPARQL dateTime literal.
+pub(super) fn moment_literal(text: &str, param: &str) -> Result<String, ApiError> {
+    let text = text.trim();
+    let moment = if text.len() == 10 {
+        crate::log::parse_time(&format!("{text}T23:59:59Z"))
+    } else {
+        crate::log::parse_time(text)
+    }
+    .ok_or_else(|| {
+        bad(
+            param,
+            format!("expected a date or an RFC 3339 moment, got {text:?}"),
+        )
+    })?;
+    Ok(Literal::new_typed_literal(
+        crate::log::format_time(moment),
+        NamedNode::new_unchecked(format!("{XSD}dateTime")),
+    )
+    .to_string())
+}
+
 pub fn compile(
     body: &Structured,
     iris: &RecordIris,
     ontology: &Ontology,
+    valid_at: Option<&str>,
 ) -> Result<String, ApiError> {
     let root = "structured";
     if body.patterns.is_empty() {
@@ -405,6 +444,14 @@ pub fn compile(
             }
         }
         lines.push(format!("{subject} {predicate} {object} ."));
+        if let Some(moment) = valid_at
+            && predicate != format!("<{RDF_TYPE}>")
+            && !predicate.starts_with('?')
+        {
+            lines.push(valid_time_filter(
+                &subject, &predicate, &object, moment, idx,
+            ));
+        }
     }
     let mut filters = Vec::new();
     for (idx, filter) in body.filters.iter().enumerate() {

@@ -39,6 +39,8 @@ struct Walk<'a> {
     graph: &'a str,
     ontology: &'a Ontology,
     n_vars: usize,
+    /// Valid time: links not holding at this moment (a dateTime literal) are skipped.
+    valid_at: Option<&'a str>,
 }
 
 fn bad(path: &str, message: impl Into<String>) -> ApiError {
@@ -275,10 +277,22 @@ impl Walk<'_> {
                     &format!("{step_path}.{}", if outgoing { "out" } else { "in" }),
                 )?;
                 let next = self.fresh();
-                if outgoing {
-                    body.push_str(&format!("{current} {predicate} {next} . "));
+                let (link_subject, link_object) = if outgoing {
+                    (current.clone(), next.clone())
                 } else {
-                    body.push_str(&format!("{next} {predicate} {current} . "));
+                    (next.clone(), current.clone())
+                };
+                body.push_str(&format!("{link_subject} {predicate} {link_object} . "));
+                if let Some(moment) = self.valid_at {
+                    self.n_vars += 1;
+                    body.push_str(&super::structured::valid_time_filter(
+                        &link_subject,
+                        &predicate,
+                        &link_object,
+                        moment,
+                        self.n_vars,
+                    ));
+                    body.push(' ');
                 }
                 let type_key = if outgoing { "to_type" } else { "from_type" };
                 if let Some(Value::String(type_name)) = object.get(type_key) {
@@ -305,9 +319,11 @@ pub fn compile(
     traversal: &Traversal,
     graph: &str,
     ontology: &Ontology,
+    valid_at: Option<&str>,
 ) -> Result<(String, Output), ApiError> {
     let root = "traverse.steps";
     let mut walk = Walk {
+        valid_at,
         graph,
         ontology,
         n_vars: 0,
