@@ -332,3 +332,55 @@ fn mcp_python_sdk1_over_stdio() {
 fn mcp_python_sdk1_over_http() {
     over_http("mcp_python_sdk1_over_http", sdk1_python());
 }
+
+/// The agent query modes on ~50,000 records with history over 200 commits, each checked
+/// against hand-written SPARQL at the same commit (`mcp_scale.py`).
+#[test]
+fn mcp_query_modes_at_scale_match_sparql() {
+    let test = "mcp_query_modes_at_scale_match_sparql";
+    let python = match system_python() {
+        Ok(python) => python,
+        Err(why) => return skip(test, &why),
+    };
+    let strata = Strata::new();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp_scale.py");
+    let (code, stdout, stderr) = run_with_timeout(
+        Command::new(python)
+            .arg(&script)
+            .arg(crate::util::binary())
+            .arg(strata.data_dir())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("STRATA_LOG"),
+        Duration::from_secs(600),
+    );
+    assert_eq!(
+        code,
+        0,
+        "mcp_scale.py failed\nstdout:\n{stdout}\nstderr:\n{}",
+        stderr
+            .chars()
+            .rev()
+            .take(3000)
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect::<String>()
+    );
+    for check in [
+        "scale-history",
+        "scale-records",
+        "structured-equals-sparql",
+        "traverse-equals-sparql",
+        "names-exact-first",
+        "compare-equals-difference",
+        "pages-cover-all-rows",
+        "paths-bounded",
+        "neighborhood-bounded",
+    ] {
+        assert!(
+            stdout.contains(&format!("CHECK {check} ok")),
+            "missing {check}\n{stdout}"
+        );
+    }
+    eprintln!("{}", stdout.lines().last().unwrap_or_default());
+}
