@@ -13,7 +13,7 @@ mod update;
 
 pub use dataset::{EvalTerm, SnapshotDataset};
 pub use entailment::{Entailment, apply as apply_entailment};
-pub use query::{Deadline, QueryOptions, evaluate_query, evaluation_error, parse_query};
+pub use query::{Deadline, ISO_WEEK, QueryOptions, evaluate_query, evaluation_error, parse_query};
 pub use results::{ResultsFormat, write_results};
 pub use update::{UpdateOptions, apply_update, parse_update};
 

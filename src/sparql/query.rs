@@ -31,6 +31,21 @@ pub struct QueryOptions {
     pub allowed_services: Vec<NamedNode>,
 }
 
+/// `strata:isoWeek(?dateTime)`: the ISO 8601 week of a moment, as `"2026-W05"` (used by
+/// the week bucket of structured queries).
+pub const ISO_WEEK: &str = "https://strata.dev/ns#isoWeek";
+
+fn iso_week(args: &[oxrdf::Term]) -> Option<oxrdf::Term> {
+    let [oxrdf::Term::Literal(literal)] = args else {
+        return None;
+    };
+    let text = literal.value();
+    let moment = crate::log::parse_time(text)
+        .or_else(|| crate::log::parse_time(&format!("{text}T00:00:00Z")))?;
+    let (year, week, _) = moment.to_iso_week_date();
+    Some(oxrdf::Literal::new_simple_literal(format!("{year}-W{week:02}")).into())
+}
+
 /// Time limit of one remote `SERVICE` call.
 const SERVICE_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -55,6 +70,7 @@ pub fn evaluate_query(
     options: &QueryOptions,
 ) -> Result<QueryResults<'static>, QueryError> {
     let mut evaluator = QueryEvaluator::new().with_cancellation_token(options.cancellation.clone());
+    evaluator = evaluator.with_custom_function(NamedNode::new_unchecked(ISO_WEEK), iso_week);
     for endpoint in &options.allowed_services {
         evaluator = evaluator.with_service_handler(
             endpoint.clone(),

@@ -373,6 +373,7 @@ fn mcp_query_modes_at_scale_match_sparql() {
         "traverse-equals-sparql",
         "names-exact-first",
         "compare-equals-difference",
+        "compare-pages",
         "pages-cover-all-rows",
         "paths-bounded",
         "neighborhood-bounded",

@@ -268,11 +268,11 @@ fn traversals_match_hand_written_sparql() {
     let expected = query(json!({"mode": "sparql", "sparql": format!(
         "SELECT DISTINCT ?item WHERE {{ ?t a <{EX}Ticket> ; <{EX}status> \"closed\" ; <{EX}reportedAs>/<{EX}fixedIn> ?item }} ORDER BY ?item")}));
     assert_eq!(
-        values(&releases, "item"),
+        values(&releases, "iri"),
         values(&expected, "item"),
         "{releases}"
     );
-    assert_eq!(values(&releases, "item").len(), 3);
+    assert_eq!(values(&releases, "iri").len(), 3);
 
     // Bugs with a ticket filed by Acme (an exists sub-traversal), counted.
     let counted = query(json!({"mode": "traverse", "traverse": {"steps": [

@@ -112,12 +112,23 @@ async def main():
 
             # compare == the difference of the two row sets.
             query = f'SELECT ?t WHERE {{ ?t <{EX}status> "closed" }}'
-            compared = await call("query", {"mode": "compare", "graph": "scale", "sparql": query,
+            compared = await call("query", {"mode": "compare", "graph": "scale", "sparql": query, "detail": "full",
                                             "from": {"as_of_commit_seq": middle}, "to": {"as_of_commit_seq": head}})
             before = {r["t"]["value"] for r in await rows(query, middle)}
             after = {r["t"]["value"] for r in await rows(query, head)}
             check("compare-equals-difference", compared["counts"]["added"] == len(after - before)
                   and compared["counts"]["removed"] == len(before - after), (compared["counts"], len(after - before)))
+            # Its pages, followed to the end, list exactly those rows.
+            listed_added, listed_removed, page = [], [], compared
+            while True:
+                listed_added += [r["t"] for r in page["data"]["added"]]
+                listed_removed += [r["t"] for r in page["data"]["removed"]]
+                if not page.get("next"):
+                    break
+                page = await call("query", page["next"])
+            strip = lambda values: {v.strip("<>") for v in values}
+            check("compare-pages", strip(listed_added) == after - before and strip(listed_removed) == before - after
+                  and len(listed_added) == len(after - before), (len(listed_added), len(after - before)))
 
             # paging a pinned SELECT while nothing changes gives every row once.
             paged = await rows(f"SELECT ?r WHERE {{ ?r a <{EX}Release> }} ORDER BY ?r", head, detail="standard")

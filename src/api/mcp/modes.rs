@@ -306,8 +306,8 @@ pub fn compare(
         counts
     };
     let (counts_before, counts_after) = (count(&before), count(&after));
-    let mut added = Vec::new();
-    let mut removed = Vec::new();
+    let mut added: Vec<Value> = Vec::new();
+    let mut removed: Vec<Value> = Vec::new();
     for (text, (n, row)) in &counts_after {
         let was = counts_before.get(text).map_or(0, |c| c.0);
         added.extend(std::iter::repeat_n(row.clone(), n.saturating_sub(was)));
@@ -340,23 +340,67 @@ pub fn compare(
         removed.retain(|row| !key_of(row).is_some_and(|k| matched.contains(&k)));
     }
     let totals = json!({ "added": added.len(), "removed": removed.len(), "changed": changed.len(), "rows_before": before.len(), "rows_after": after.len() });
-    let truncated =
-        added.len() > budget.rows || removed.len() > budget.rows || changed.len() > budget.rows;
-    added.truncate(budget.rows);
-    removed.truncate(budget.rows);
-    changed.truncate(budget.rows);
+    // Pages walk the changed, then added, then removed rows; the cursor pins both commits.
+    let digest = crate::api::envelope::args_digest(&[
+        text,
+        &from_seq.to_string(),
+        &to_seq.to_string(),
+        args.key.as_deref().unwrap_or(""),
+    ]);
+    let offset = match &args.cursor {
+        Some(cursor) => {
+            ctx.cursors
+                .open(cursor, "query.compare", &graph_name, &digest)?
+                .position as usize
+        }
+        None => 0,
+    };
+    let all: Vec<(&str, Value)> = changed
+        .into_iter()
+        .map(|r| ("changed", r))
+        .chain(added.into_iter().map(|r| ("added", r)))
+        .chain(removed.into_iter().map(|r| ("removed", r)))
+        .collect();
+    let page: Vec<&(&str, Value)> = all.iter().skip(offset).take(budget.rows).collect();
+    let pick = |kind: &str| -> Vec<Value> {
+        page.iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, r)| r.clone())
+            .collect()
+    };
     let mut envelope = Envelope::new(
         format!(
             "from commit {from_seq} to commit {to_seq} of graph {graph_name}: {} added, {} removed, {} changed",
             totals["added"], totals["removed"], totals["changed"]
         ),
-        json!({ "from_commit_seq": from_seq, "to_commit_seq": to_seq, "added": added, "removed": removed, "changed": changed }),
+        json!({ "from_commit_seq": from_seq, "to_commit_seq": to_seq, "added": pick("added"), "removed": pick("removed"), "changed": pick("changed") }),
         to_seq,
     );
     envelope.counts = Some(totals);
-    if truncated {
+    if offset + page.len() < all.len() {
         envelope.truncated = Some(true);
-        envelope = envelope.note("lists are cut to the detail's row budget; counts are complete");
+        let cursor = ctx.cursors.seal(&crate::api::envelope::CursorState {
+            kind: "query.compare".into(),
+            graph: graph_name.clone(),
+            args: digest,
+            seq: to_seq,
+            position: (offset + page.len()) as u64,
+        });
+        let mut next = json!({
+            "mode": "compare",
+            "graph": graph_name,
+            "sparql": text,
+            "from": { "as_of_commit_seq": from_seq },
+            "to": { "as_of_commit_seq": to_seq },
+            "cursor": cursor,
+        });
+        if let Some(key) = &args.key {
+            next["key"] = key.clone().into();
+        }
+        if let Some(detail) = args.detail {
+            next["detail"] = serde_json::to_value(detail).unwrap_or(Value::Null);
+        }
+        envelope.next = Some(next);
     }
     Ok(envelope)
 }

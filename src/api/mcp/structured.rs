@@ -77,7 +77,7 @@ pub enum Filter {
 pub struct GroupKey {
     /// `{"var": "x", "name": "opened"}`.
     pub field: FieldRef,
-    /// `year`, `month`, `day` or `hour` for date_time fields.
+    /// `year`, `month`, `week` (ISO, e.g. 2026-W05), `day` or `hour` for date_time fields.
     #[serde(default)]
     pub bucket: Option<String>,
     #[serde(rename = "as")]
@@ -255,6 +255,10 @@ impl Compiler<'_> {
     fn predicate(&self, value: &Value, path: &str) -> Result<String, ApiError> {
         match value {
             Value::String(name) if name == "type" || name == "a" => Ok(format!("<{RDF_TYPE}>")),
+            // Names may always be given as IRIs, so imported RDF can be queried too.
+            Value::String(name) if name.contains("://") || name.starts_with("urn:") => {
+                iri(name, path)
+            }
             Value::String(name) => {
                 let relation = self.iris.relation(name);
                 let field = self.iris.field(name);
@@ -471,10 +475,11 @@ pub fn compile(
             Some("month") => format!("SUBSTR(STR({value}), 1, 7)"),
             Some("day") => format!("SUBSTR(STR({value}), 1, 10)"),
             Some("hour") => format!("SUBSTR(STR({value}), 1, 13)"),
+            Some("week") => format!("<{}>({value})", crate::sparql::ISO_WEEK),
             Some(other) => {
                 return Err(bad(
                     &format!("{path}.bucket"),
-                    format!("unknown bucket {other:?}; use year, month, day or hour"),
+                    format!("unknown bucket {other:?}; use year, month, week, day or hour"),
                 ));
             }
         };

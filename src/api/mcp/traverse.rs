@@ -27,7 +27,7 @@ pub struct Traversal {
 
 /// What the compiled query returns.
 pub enum Output {
-    /// Items: `?item`, `?type`, `?label` and one variable per requested field.
+    /// Items: `?iri`, `?type`, `?label` and one variable per requested field.
     Items,
     /// One row with `?count`.
     Count,
@@ -464,20 +464,20 @@ pub fn compile(
             )
         }
         Output::Items => {
-            let mut vars = vec!["?item".to_owned(), "?type".to_owned(), "?label".to_owned()];
+            let mut vars = vec!["?iri".to_owned(), "?type".to_owned(), "?label".to_owned()];
             let mut patterns = format!(
-                "BIND({current} AS ?item) OPTIONAL {{ ?item <{RDF_TYPE}> ?type }} OPTIONAL {{ ?item <{RDFS_LABEL}> ?label }} "
+                "BIND({current} AS ?iri) OPTIONAL {{ ?iri <{RDF_TYPE}> ?type }} OPTIONAL {{ ?iri <{RDFS_LABEL}> ?label }} "
             );
             for (i, field) in traversal.fields.iter().enumerate() {
                 let predicate = walk.predicate(field, &format!("traverse.fields[{i}]"))?;
                 let var = format!("?{}", sanitize(field));
-                patterns.push_str(&format!("OPTIONAL {{ ?item {predicate} {var} }} "));
+                patterns.push_str(&format!("OPTIONAL {{ ?iri {predicate} {var} }} "));
                 vars.push(var);
             }
             let order_clause = match &order {
-                Some((var, true)) => format!("ORDER BY DESC({var}) ?item"),
-                Some((var, false)) => format!("ORDER BY {var} ?item"),
-                None => "ORDER BY ?item".to_owned(),
+                Some((var, true)) => format!("ORDER BY DESC({var}) ?iri"),
+                Some((var, false)) => format!("ORDER BY {var} ?iri"),
+                None => "ORDER BY ?iri".to_owned(),
             };
             let order_var = order
                 .as_ref()
