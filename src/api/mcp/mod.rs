@@ -314,24 +314,21 @@ fn input_schema<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
 /// Parses tool arguments here rather than in rmcp's extractor, so a bad argument gets a
 /// structured error naming it (`param`) like every other error.
 fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Result<T, ApiError> {
-    serde_json::from_value(serde_json::Value::Object(raw)).map_err(|error| {
-        let message = error.to_string();
-        // serde names the culprit in backquotes: "unknown field `x`", "missing field `x`",
-        // "unknown variant `x`, expected one of …" (the variant's field is `action`/`mode`).
+    serde_path_to_error::deserialize(serde_json::Value::Object(raw)).map_err(|error| {
+        // The path names where the problem is (`structured.patterns[0].subject`); for an
+        // unknown or missing field serde names the field itself in backquotes.
+        let path = error.path().to_string();
+        let message = error.inner().to_string();
         let named = message.split('`').nth(1).map(str::to_owned);
-        let param = if message.starts_with("unknown variant") {
-            Some(
-                if message.contains("`sparql`")
-                    && !message.contains("`guide`")
-                    && !message.contains("`import`")
-                {
-                    "mode".to_owned()
-                } else {
-                    "action".to_owned()
-                },
-            )
-        } else {
-            named
+        // The path of an unknown field already ends with it; a missing one is named only
+        // in the message.
+        let param = match (path.as_str(), message.as_str()) {
+            (".", m) if m.starts_with("missing field") => named,
+            (path, m) if m.starts_with("missing field") => {
+                Some(format!("{path}.{}", named.unwrap_or_default()))
+            }
+            (".", _) => None,
+            (path, _) => Some(path.to_owned()),
         };
         ApiError {
             code: crate::api::error::ErrorCode::InvalidArgument,
