@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Context, Step, approval, graph_name};
+use super::{Context, Step, approval, blocking, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::{CommitRequest, Graph};
@@ -702,16 +702,4 @@ pub async fn run(
         ),
         approved_by,
     ))
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
-        Err(ApiError {
-            code: ErrorCode::Internal,
-            message: "the tool's worker failed".into(),
-            param: None,
-        })
-    })
 }

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use rmcp::service::{RequestContext, RoleServer};
 
-use super::{Context, Step, approval, graph_name};
+use super::{Context, Step, approval, blocking, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::CommitRequest;
@@ -174,18 +174,6 @@ pub async fn run(
         }
         ConfigureAction::EvolveOntology => evolve(ctx, request_ctx, args, retry).await,
     }
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
-        Err(ApiError {
-            code: ErrorCode::Internal,
-            message: "the tool's worker failed".into(),
-            param: None,
-        })
-    })
 }
 
 /// The changes an evolution makes.

@@ -154,7 +154,7 @@ impl StrataMcp {
         let context = self.context.clone();
         let result = match check_access(&ctx, &graph_name(&args.graph), false) {
             Err(error) => Err(error),
-            Ok(()) => run_blocking(move || inspect::run(&context, args)).await,
+            Ok(()) => blocking(move || inspect::run(&context, args)).await,
         };
         Ok(finish(
             "inspect",
@@ -194,7 +194,7 @@ impl StrataMcp {
         };
         let result = match check_access(&ctx, &graph_name(&args.graph), false) {
             Err(error) => Err(error),
-            Ok(()) => run_blocking(move || query::run(&context, args, cancellation)).await,
+            Ok(()) => blocking(move || query::run(&context, args, cancellation)).await,
         };
         watcher.abort();
         Ok(finish("query", &action, started, result.map(|e| (e, None))))
@@ -338,9 +338,11 @@ fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Result<T, ApiE
     })
 }
 
-async fn run_blocking(
-    work: impl FnOnce() -> Result<Envelope, ApiError> + Send + 'static,
-) -> Result<Envelope, ApiError> {
+/// Runs synchronous engine work on a blocking thread (the engine never runs on the
+/// async executor).
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
         Err(ApiError {
             code: crate::api::error::ErrorCode::Internal,

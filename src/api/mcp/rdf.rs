@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Context, Step, approval, graph_name};
+use super::{Context, Step, approval, blocking, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::{CommitOutcome, CommitRequest, ImportFormat, ImportOptions};
@@ -281,16 +281,4 @@ async fn update(
         outcome_envelope(&graph, &outcome, "update"),
         Some(approved_by),
     ))
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
-        Err(ApiError {
-            code: ErrorCode::Internal,
-            message: "the tool's worker failed".into(),
-            param: None,
-        })
-    })
 }
