@@ -136,6 +136,39 @@ impl CursorCodec {
         Self { key }
     }
 
+    /// The key stored in `path` (created with a random key, readable only by its owner,
+    /// when missing), so cursors stay valid across server restarts. Falls back to a
+    /// process-lifetime key when the file cannot be used.
+    pub fn persistent(path: &std::path::Path) -> Self {
+        if let Ok(bytes) = std::fs::read(path)
+            && let Ok(key) = <[u8; 32]>::try_from(bytes.as_slice())
+        {
+            return Self { key };
+        }
+        let codec = Self::random();
+        let written = {
+            use std::io::Write;
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+                .and_then(|mut file| file.write_all(&codec.key).and_then(|()| file.sync_all()))
+        };
+        match written {
+            Ok(()) => codec,
+            // Another process may have created it first: use its key if it is whole.
+            Err(_) => match std::fs::read(path)
+                .ok()
+                .and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
+            {
+                Some(key) => Self { key },
+                None => codec,
+            },
+        }
+    }
+
     pub fn seal(&self, state: &CursorState) -> String {
         let body = serde_json::to_vec(state).unwrap_or_default();
         let tag = self.tag(&body);
@@ -289,6 +322,31 @@ mod tests {
         assert!(
             codec
                 .open("garbage", "query.sparql", "main", &state.args)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_persistent_key_outlives_the_process_that_made_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cursor.key");
+        let state = CursorState {
+            kind: "query.sparql".into(),
+            graph: "main".into(),
+            args: "a".into(),
+            seq: 1,
+            position: 20,
+        };
+        let cursor = CursorCodec::persistent(&path).seal(&state);
+        let reopened = CursorCodec::persistent(&path);
+        assert_eq!(
+            reopened.open(&cursor, "query.sparql", "main", "a").unwrap(),
+            state
+        );
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 32);
+        assert!(
+            CursorCodec::random()
+                .open(&cursor, "query.sparql", "main", "a")
                 .is_err()
         );
     }

@@ -51,9 +51,17 @@ pub struct Context {
 impl Context {
     /// Settings from the environment (`STRATA_DESTRUCTIVE`) and a fresh cursor key.
     pub fn new(engine: Arc<Engine>, query_timeout: Duration) -> Self {
+        // The cursor key lives in the data directory, so a cursor handed out before a
+        // restart still works after it.
+        let data_dir = engine.data_dir();
+        let cursors = if data_dir.is_dir() {
+            CursorCodec::persistent(&data_dir.join("cursor.key"))
+        } else {
+            CursorCodec::random()
+        };
         Self {
             engine,
-            cursors: CursorCodec::random(),
+            cursors,
             query_timeout,
             destructive_allowed: std::env::var("STRATA_DESTRUCTIVE").is_ok_and(|v| v == "allow"),
         }
