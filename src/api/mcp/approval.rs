@@ -67,15 +67,39 @@ pub struct Question<'a> {
     pub fingerprint: String,
 }
 
+impl<'a> Question<'a> {
+    /// A question about removing `total` quads (`quads` lists the first ones), bound to
+    /// the request by a digest of `request` (what identifies it) and the listed quads.
+    pub fn new(
+        graph: &'a str,
+        what: &'a str,
+        quads: &'a [Quad],
+        total: usize,
+        request: &[&str],
+    ) -> Self {
+        let listed: Vec<String> = quads.iter().map(ToString::to_string).collect();
+        let mut parts: Vec<&str> = request.to_vec();
+        let listed = listed.join("\n");
+        parts.push(&listed);
+        Self {
+            graph,
+            what,
+            quads,
+            total,
+            fingerprint: crate::api::envelope::args_digest(&parts),
+        }
+    }
+}
+
 /// Asks the person to approve a removal, the way the client's protocol version allows.
 pub async fn ask(
     ctx: &RequestContext<RoleServer>,
-    cursors: &CursorCodec,
-    destructive_allowed: bool,
+    context: &super::Context,
     question: Question<'_>,
     retry: Retry,
 ) -> Result<Approval, ApiError> {
-    if destructive_allowed {
+    let cursors: &CursorCodec = &context.cursors;
+    if context.destructive_allowed {
         return Ok(Approval::Approved("operator"));
     }
     let uses_input_required = ctx

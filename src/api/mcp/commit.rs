@@ -639,27 +639,15 @@ pub async fn run(
         ));
     }
     let approved_by = if plan.destructive && !removed.is_empty() {
-        let removed_text: Vec<String> = removed.iter().map(ToString::to_string).collect();
-        let question = approval::Question {
-            graph: &name,
-            what: "This commit",
-            quads: &removed,
-            total: removed.len(),
-            fingerprint: crate::api::envelope::args_digest(&[
-                "commit",
-                &format!("{digest:?}"),
-                &removed_text.join("\n"),
-            ]),
-        };
-        match approval::ask(
-            request_ctx,
-            &ctx.cursors,
-            ctx.destructive_allowed,
-            question,
-            retry,
-        )
-        .await?
-        {
+        let content = format!("{digest:?}");
+        let question = approval::Question::new(
+            &name,
+            "This commit",
+            &removed,
+            removed.len(),
+            &["commit", &content],
+        );
+        match approval::ask(request_ctx, ctx, question, retry).await? {
             approval::Approval::Approved(by) => Some(by),
             approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
         }

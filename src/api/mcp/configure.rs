@@ -738,23 +738,14 @@ async fn evolve(
         ));
     }
     let approved_by = if evolution.destructive && !removed.is_empty() {
-        let removed_text: Vec<String> = removed.iter().map(ToString::to_string).collect();
-        let question = approval::Question {
-            graph: &name,
-            what: "This ontology change",
-            quads: &removed,
-            total: removed.len(),
-            fingerprint: crate::api::envelope::args_digest(&["evolve", &removed_text.join("\n")]),
-        };
-        match approval::ask(
-            request_ctx,
-            &ctx.cursors,
-            ctx.destructive_allowed,
-            question,
-            retry,
-        )
-        .await?
-        {
+        let question = approval::Question::new(
+            &name,
+            "This ontology change",
+            &removed,
+            removed.len(),
+            &["evolve"],
+        );
+        match approval::ask(request_ctx, ctx, question, retry).await? {
             approval::Approval::Approved(by) => Some(by),
             approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
         }

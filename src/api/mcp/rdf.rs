@@ -240,28 +240,15 @@ async fn update(
             None,
         ));
     }
-    let fingerprint = crate::api::envelope::args_digest(&[
-        "rdf.update",
+    let deleted_keys = format!("{:?}", preview.deletes);
+    let question = approval::Question::new(
         &graph,
-        &text,
-        &format!("{:?}", preview.deletes),
-    ]);
-    let question = approval::Question {
-        graph: &graph,
-        what: "This update",
-        quads: &removed,
-        total: preview.deletes.len(),
-        fingerprint,
-    };
-    let approved_by = match approval::ask(
-        request_ctx,
-        &ctx.cursors,
-        ctx.destructive_allowed,
-        question,
-        retry,
-    )
-    .await?
-    {
+        "This update",
+        &removed,
+        preview.deletes.len(),
+        &["rdf.update", &graph, &text, &deleted_keys],
+    );
+    let approved_by = match approval::ask(request_ctx, ctx, question, retry).await? {
         approval::Approval::Approved(by) => by,
         approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
     };
