@@ -7,7 +7,7 @@ use std::fmt;
 
 pub use oxrdf::{
     BlankNode, GraphName as RdfGraphName, Literal, NamedNode, NamedOrBlankNode, Quad, QuadRef,
-    Term, Triple,
+    Term, Triple, TripleRef,
 };
 
 /// The position of a commit in its graph's log. The first commit is 1; 0 means "before any

@@ -18,6 +18,7 @@
 mod manifest;
 mod results;
 mod runner;
+mod shacl;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -1,0 +1,215 @@
+//! A compiled set of SHACL shapes, plus what Strata needs to know about it without
+//! validating: which classes and properties it names, and how far its paths reach.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use rudof_rdf::rdf_impl::OxigraphInMemory;
+use shacl::ir::IRSchema;
+use shacl::rdf::ShaclParser;
+
+use super::ShaclError;
+use crate::model::{NamedNode, NamedOrBlankNode, Term, Triple};
+
+const SH: &str = "http://www.w3.org/ns/shacl#";
+const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+const RDF_FIRST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#first";
+const RDF_REST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#rest";
+const RDFS_CLASS: &str = "http://www.w3.org/2000/01/rdf-schema#Class";
+const OWL_CLASS: &str = "http://www.w3.org/2002/07/owl#Class";
+
+/// What a graph does with its shapes on every commit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ValidationMode {
+    /// Shapes are kept but commits are not validated.
+    Off,
+    /// Commits are validated; violations are reported, the commit lands.
+    #[default]
+    Warn,
+    /// A commit that would leave `sh:Violation` results fails and writes nothing.
+    Reject,
+}
+
+impl ValidationMode {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "off" => Some(Self::Off),
+            "warn" => Some(Self::Warn),
+            "reject" => Some(Self::Reject),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Warn => "warn",
+            Self::Reject => "reject",
+        }
+    }
+}
+
+/// Shapes parsed and compiled once, shared by every validation that uses them.
+pub struct Shapes {
+    schema: IRSchema,
+    /// The triples the shapes were compiled from.
+    pub triples: Vec<Triple>,
+    /// Shapes (node and property) that the schema holds.
+    pub shape_count: usize,
+    /// Classes whose instances are focus nodes (`sh:targetClass`, implicit class targets).
+    pub target_classes: BTreeSet<NamedNode>,
+    /// Every class named: targets and `sh:class` values.
+    pub classes: BTreeSet<NamedNode>,
+    /// Every property named in a path or a `sh:targetSubjectsOf` / `sh:targetObjectsOf`.
+    pub properties: BTreeSet<NamedNode>,
+    /// True when a path is `sh:zeroOrMorePath` / `sh:oneOrMorePath`: such a path can reach
+    /// arbitrarily far, so only a whole-graph validation is exact.
+    pub unbounded_paths: bool,
+}
+
+impl std::fmt::Debug for Shapes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shapes")
+            .field("shape_count", &self.shape_count)
+            .field("target_classes", &self.target_classes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shapes {
+    /// Compiles the shapes held by `triples` (a shapes graph). Fails with a message naming
+    /// the problem (an unknown constraint value, a malformed list, a bad path...).
+    pub fn from_triples(triples: Vec<Triple>) -> Result<Self, ShaclError> {
+        let mut graph = OxigraphInMemory::new();
+        for triple in &triples {
+            graph
+                .add_triple_ref(&triple.subject, &triple.predicate, &triple.object)
+                .map_err(|e| ShaclError::InvalidShapes(e.to_string()))?;
+        }
+        let schema = super::guard(|| {
+            let ast = ShaclParser::new(graph)
+                .parse()
+                .map_err(|e| ShaclError::InvalidShapes(e.to_string()))?;
+            IRSchema::compile(&ast).map_err(|e| ShaclError::InvalidShapes(e.to_string()))
+        })??;
+        let shape_count = schema.iter().count();
+        let names = Names::of(&triples);
+        Ok(Self {
+            schema,
+            triples,
+            shape_count,
+            target_classes: names.target_classes,
+            classes: names.classes,
+            properties: names.properties,
+            unbounded_paths: names.unbounded_paths,
+        })
+    }
+
+    pub(crate) fn schema(&self) -> &IRSchema {
+        &self.schema
+    }
+
+    /// True when there is nothing to validate against.
+    pub fn is_empty(&self) -> bool {
+        self.shape_count == 0
+    }
+
+}
+
+/// The classes and properties a shapes graph names.
+#[derive(Default)]
+struct Names {
+    target_classes: BTreeSet<NamedNode>,
+    classes: BTreeSet<NamedNode>,
+    properties: BTreeSet<NamedNode>,
+    unbounded_paths: bool,
+}
+
+impl Names {
+    fn of(triples: &[Triple]) -> Self {
+        let mut names = Self::default();
+        names.index(triples);
+        names
+    }
+
+    fn index(&mut self, triples: &[Triple]) {
+        let sh = |local: &str| format!("{SH}{local}");
+        let mut by_subject: HashMap<&NamedOrBlankNode, Vec<&Triple>> = HashMap::new();
+        for t in triples {
+            by_subject.entry(&t.subject).or_default().push(t);
+        }
+        let (target_class, class, path) = (sh("targetClass"), sh("class"), sh("path"));
+        let (subjects_of, objects_of) = (sh("targetSubjectsOf"), sh("targetObjectsOf"));
+        let node_shape = sh("NodeShape");
+        let mut class_like: BTreeSet<NamedNode> = BTreeSet::new();
+        let mut node_shapes: BTreeSet<NamedNode> = BTreeSet::new();
+        let mut path_values: Vec<&Term> = Vec::new();
+        for t in triples {
+            let p = t.predicate.as_str();
+            let object = match &t.object {
+                Term::NamedNode(n) => Some(n.clone()),
+                _ => None,
+            };
+            if p == target_class || p == class {
+                if let Some(n) = object {
+                    if p == target_class {
+                        self.target_classes.insert(n.clone());
+                    }
+                    self.classes.insert(n);
+                }
+            } else if p == subjects_of || p == objects_of {
+                self.properties.extend(object);
+            } else if p == path {
+                path_values.push(&t.object);
+            } else if p == RDF_TYPE {
+                if let (NamedOrBlankNode::NamedNode(s), Some(o)) = (&t.subject, &object) {
+                    if o.as_str() == RDFS_CLASS || o.as_str() == OWL_CLASS {
+                        class_like.insert(s.clone());
+                    } else if o.as_str() == node_shape {
+                        node_shapes.insert(s.clone());
+                    }
+                }
+            }
+        }
+        // A node shape that is also a class targets its instances (SHACL 2.1.3.1).
+        for class in class_like.intersection(&node_shapes) {
+            self.target_classes.insert(class.clone());
+            self.classes.insert(class.clone());
+        }
+        let mut seen = HashSet::new();
+        for value in path_values {
+            self.walk_path(value, &by_subject, &mut seen);
+        }
+    }
+
+    /// Collects the predicates of a SHACL path expression (following its blank nodes and
+    /// lists), noting transitive steps.
+    fn walk_path<'a>(
+        &mut self,
+        path: &'a Term,
+        by_subject: &HashMap<&NamedOrBlankNode, Vec<&'a Triple>>,
+        seen: &mut HashSet<&'a Term>,
+    ) {
+        if !seen.insert(path) {
+            return;
+        }
+        let node = match path {
+            Term::NamedNode(n) => {
+                self.properties.insert(n.clone());
+                return;
+            }
+            Term::BlankNode(b) => NamedOrBlankNode::BlankNode(b.clone()),
+            _ => return,
+        };
+        for t in by_subject.get(&node).into_iter().flatten() {
+            let p = t.predicate.as_str();
+            if let Some(local) = p.strip_prefix(SH) {
+                if local == "zeroOrMorePath" || local == "oneOrMorePath" {
+                    self.unbounded_paths = true;
+                }
+            }
+            if p.starts_with(SH) || p == RDF_FIRST || p == RDF_REST {
+                self.walk_path(&t.object, by_subject, seen);
+            }
+        }
+    }
+}
