@@ -187,6 +187,7 @@ impl CursorCodec {
             code: ErrorCode::CursorMismatch,
             message: message.to_owned(),
             param: Some("cursor".into()),
+            validation: None,
         };
         let (body_hex, tag_hex) = cursor
             .split_once('.')

@@ -38,6 +38,8 @@ pub enum ErrorCode {
     ApprovalRequired,
     ApprovalDeclined,
     PayloadTooLarge,
+    InvalidShapes,
+    ShaclViolation,
     Corruption,
     Internal,
 }
@@ -72,6 +74,8 @@ impl ErrorCode {
             Self::ApprovalRequired => "approval_required",
             Self::ApprovalDeclined => "approval_declined",
             Self::PayloadTooLarge => "payload_too_large",
+            Self::InvalidShapes => "invalid_shapes",
+            Self::ShaclViolation => "shacl_violation",
             Self::Corruption => "corruption",
             Self::Internal => "internal",
         }
@@ -84,6 +88,8 @@ pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
     pub param: Option<String>,
+    /// The SHACL report of a `shacl_violation` (each surface renders it its own way).
+    pub validation: Option<std::sync::Arc<crate::engine::CommitValidation>>,
 }
 
 impl ApiError {
@@ -93,6 +99,7 @@ impl ApiError {
             code: ErrorCode::InvalidArgument,
             message: message.into(),
             param: Some(param.to_owned()),
+            validation: None,
         }
     }
 
@@ -138,6 +145,8 @@ impl From<EngineError> for ApiError {
             EngineError::InvalidArgument { .. } => (ErrorCode::InvalidArgument, None),
             EngineError::ApprovalStale => (ErrorCode::ApprovalDeclined, None),
             EngineError::DataDirLocked { .. } => (ErrorCode::DataDirLocked, Some("data")),
+            EngineError::InvalidShapes { .. } => (ErrorCode::InvalidShapes, Some("shapes")),
+            EngineError::ShaclViolation { .. } => (ErrorCode::ShaclViolation, None),
             EngineError::Log(crate::log::LogError::Corruption { .. }) => {
                 (ErrorCode::Corruption, None)
             }
@@ -147,10 +156,15 @@ impl From<EngineError> for ApiError {
             EngineError::InvalidArgument { param, .. } => Some(param.clone()),
             _ => param.map(str::to_owned),
         };
+        let validation = match error {
+            EngineError::ShaclViolation { validation } => Some(std::sync::Arc::new(*validation)),
+            _ => None,
+        };
         Self {
             code,
             message,
             param,
+            validation,
         }
     }
 }

@@ -52,6 +52,14 @@ pub enum EngineError {
         "graph {graph:?} refuses writes after a failed fsync; restart the server to recover from the log"
     )]
     Poisoned { graph: String },
+    #[error("invalid shapes: {message}")]
+    InvalidShapes { message: String },
+    #[error("the commit would leave {} SHACL violation(s); nothing was written", validation.report.violation_count())]
+    ShaclViolation {
+        validation: Box<super::validation::CommitValidation>,
+    },
+    #[error("SHACL validation failed: {message}")]
+    Shacl { message: String },
     #[error(transparent)]
     Log(#[from] LogError),
     #[error("i/o error on {path}: {source}")]
@@ -67,6 +75,15 @@ impl EngineError {
         Self::Io {
             path: path.display().to_string(),
             source,
+        }
+    }
+}
+
+impl From<crate::shacl::ShaclError> for EngineError {
+    fn from(error: crate::shacl::ShaclError) -> Self {
+        match error {
+            crate::shacl::ShaclError::InvalidShapes(message) => Self::InvalidShapes { message },
+            crate::shacl::ShaclError::Validation(message) => Self::Shacl { message },
         }
     }
 }

@@ -56,6 +56,8 @@ pub struct Graph {
     /// only sends this signal.
     checkpoint_signal: Mutex<Option<mpsc::SyncSender<()>>>,
     open_stats: OpenStats,
+    /// The shapes in force and the conformance report (see `validation.rs`).
+    pub(crate) shacl: RwLock<super::validation::ShaclState>,
 }
 
 pub(crate) struct WriterState {
@@ -105,7 +107,7 @@ impl Graph {
         if stats.replayed_commits > 0 || stats.cut_tail.is_some() {
             tracing::info!(graph = %name, head, checkpoint = stats.checkpoint_seq, replayed = stats.replayed_commits, "opened graph");
         }
-        Ok(Self {
+        let graph = Self {
             name,
             dir,
             log,
@@ -121,7 +123,10 @@ impl Graph {
             checkpoint_lock: Mutex::new(()),
             checkpoint_signal: Mutex::new(None),
             open_stats: stats,
-        })
+            shacl: RwLock::default(),
+        };
+        graph.load_shacl_state()?;
+        Ok(graph)
     }
 
     /// The graph's name.

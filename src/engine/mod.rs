@@ -8,12 +8,14 @@ mod error;
 mod graph;
 mod import;
 mod read;
+mod validation;
 mod write;
 
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
 pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
+pub use validation::{ActiveShapes, CommitValidation, Conformance, ShapesPreview};
 pub use write::{CommitOutcome, CommitRequest, UpdatePreview};
 
 use std::collections::BTreeMap;
@@ -259,3 +261,5 @@ impl Engine {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod validation_tests;

@@ -11,8 +11,11 @@ use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
+use std::sync::Arc;
+
 use super::error::EngineError;
 use super::graph::Graph;
+use super::validation::CommitValidation;
 use crate::log::{CommitHeader, LogEntry, QuadsEncoder, QuadsSection, encode_record};
 use crate::model::{CommitHash, CommitSeq, Quad};
 use crate::sparql::{self, UpdateOptions};
@@ -45,6 +48,8 @@ pub struct CommitOutcome {
     pub deleted: u64,
     /// True when an earlier commit with the same idempotency key was returned.
     pub idempotent_replay: bool,
+    /// What SHACL validation found (`None` when the graph enforces no shapes).
+    pub validation: Option<Arc<CommitValidation>>,
 }
 
 impl Graph {
@@ -187,8 +192,10 @@ impl Graph {
                 inserted: 0,
                 deleted: 0,
                 idempotent_replay: false,
+                validation: None,
             });
         }
+        let checked = self.check_transaction(&mut txn)?;
         let (inserts, deletes) = txn.into_changes();
         let seq = head + 1;
         // Large commits build their indexes on a second thread while this one encodes,
@@ -231,6 +238,7 @@ impl Graph {
         let record = encode_record(&header, hash, &quads);
         let offset = self.log.append(&record)?;
         self.store.apply_prepared(seq, prepared, &deletes);
+        self.apply_checked(seq, &checked);
         writer.head_hash = hash;
         if let Some(key) = &request.idempotency_key {
             self.idempotency.write().insert(key.clone(), seq);
@@ -258,6 +266,7 @@ impl Graph {
             inserted: inserts.len() as u64,
             deleted: deletes.len() as u64,
             idempotent_replay: false,
+            validation: checked.validation.map(Arc::new),
         })
     }
 
@@ -320,6 +329,7 @@ impl Graph {
             inserted: entry.header.n_inserted,
             deleted: entry.header.n_deleted,
             idempotent_replay: true,
+            validation: None,
         }))
     }
 }

@@ -134,7 +134,10 @@ fn sort_results(results: &mut [ShaclResult]) {
             r.focus_node.to_string(),
             r.path.clone().unwrap_or_default(),
             r.constraint.clone(),
-            r.value.as_ref().map(ToString::to_string).unwrap_or_default(),
+            r.value
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
             r.source_shape
                 .as_ref()
                 .map(ToString::to_string)

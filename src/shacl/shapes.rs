@@ -112,7 +112,6 @@ impl Shapes {
     pub fn is_empty(&self) -> bool {
         self.shape_count == 0
     }
-
 }
 
 /// The classes and properties a shapes graph names.
@@ -161,13 +160,14 @@ impl Names {
             } else if p == path {
                 path_values.push(&t.object);
             } else if p == RDF_TYPE
-                && let (NamedOrBlankNode::NamedNode(s), Some(o)) = (&t.subject, &object) {
-                    if o.as_str() == RDFS_CLASS || o.as_str() == OWL_CLASS {
-                        class_like.insert(s.clone());
-                    } else if o.as_str() == node_shape {
-                        node_shapes.insert(s.clone());
-                    }
+                && let (NamedOrBlankNode::NamedNode(s), Some(o)) = (&t.subject, &object)
+            {
+                if o.as_str() == RDFS_CLASS || o.as_str() == OWL_CLASS {
+                    class_like.insert(s.clone());
+                } else if o.as_str() == node_shape {
+                    node_shapes.insert(s.clone());
                 }
+            }
         }
         // A node shape that is also a class targets its instances (SHACL 2.1.3.1).
         for class in class_like.intersection(&node_shapes) {
@@ -202,9 +202,10 @@ impl Names {
         for t in by_subject.get(&node).into_iter().flatten() {
             let p = t.predicate.as_str();
             if let Some(local) = p.strip_prefix(SH)
-                && (local == "zeroOrMorePath" || local == "oneOrMorePath") {
-                    self.unbounded_paths = true;
-                }
+                && (local == "zeroOrMorePath" || local == "oneOrMorePath")
+            {
+                self.unbounded_paths = true;
+            }
             if p.starts_with(SH) || p == RDF_FIRST || p == RDF_REST {
                 self.walk_path(&t.object, by_subject, seen);
             }

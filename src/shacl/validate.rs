@@ -128,7 +128,9 @@ fn default_message(constraint: &str, value: Option<&Term>, path: Option<&str>) -
         "Or" => "conforms to none of the shapes of sh:or",
         "Xone" => "does not conform to exactly one shape of sh:xone",
         "QualifiedMinCount" => return format!("too few values{on} conform to the qualified shape"),
-        "QualifiedMaxCount" => return format!("too many values{on} conform to the qualified shape"),
+        "QualifiedMaxCount" => {
+            return format!("too many values{on} conform to the qualified shape");
+        }
         "Equals" => "differs from the values of the sh:equals property",
         "Disjoint" => "is shared with the sh:disjoint property",
         "LessThan" => "is not less than the sh:lessThan property's values",
@@ -137,4 +139,3 @@ fn default_message(constraint: &str, value: Option<&Term>, path: Option<&str>) -
     };
     format!("value {value}{what}{on}").replace("  ", " ")
 }
-

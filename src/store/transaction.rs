@@ -101,6 +101,14 @@ impl Transaction {
         self.overlay.deleted.iter()
     }
 
+    /// Every quad this transaction inserts or deletes so far, in no order.
+    pub fn changed(&self) -> impl Iterator<Item = &QuadKey> {
+        self.bulk
+            .iter()
+            .chain(self.overlay.inserted.iter())
+            .chain(self.overlay.deleted.iter())
+    }
+
     /// True when nothing would change.
     pub fn is_empty(&self) -> bool {
         self.bulk.is_empty() && self.overlay.inserted.is_empty() && self.overlay.deleted.is_empty()

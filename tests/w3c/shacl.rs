@@ -19,7 +19,6 @@ const MF: &str = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#";
 const SHT: &str = "http://www.w3.org/ns/shacl-test#";
 const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 
-
 fn suite_dir() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/w3c/shacl/tests");
     if dir.join("core/manifest.ttl").is_file() {
@@ -300,5 +299,9 @@ fn w3c_shacl_core() {
     assert!(passed > 0, "no SHACL test ran");
     // Every Core test passes today (pySHACL passes 97 of these 98): any failure is a
     // regression.
-    assert!(failed.is_empty(), "{} SHACL Core tests failed", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} SHACL Core tests failed",
+        failed.len()
+    );
 }

@@ -122,6 +122,7 @@ pub async fn ask(
             "the person declined removing {total} quads from graph {graph:?}; nothing was written"
         ),
         param: None,
+        validation: None,
     };
     if let (Some(state), Some(responses)) = (&retry.request_state, &retry.responses) {
         cursors
@@ -130,6 +131,7 @@ pub async fn ask(
                 code: ErrorCode::ApprovalRequired,
                 message: "the answer belongs to another request (or the data changed since the question); nothing was written".into(),
                 param: None,
+                validation: None,
             })?;
         let answer = responses
             .get(INPUT_KEY)
@@ -165,6 +167,7 @@ pub async fn ask(
         code: ErrorCode::Internal,
         message: format!("cannot build the approval form: {e}"),
         param: None,
+        validation: None,
     })?;
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
@@ -201,6 +204,7 @@ fn approval_required(what: &str, total: usize, graph: &str) -> ApiError {
             "{what} removes {total} quads from graph {graph:?}; this client cannot ask the person to approve it (no form elicitation), so nothing was written"
         ),
         param: None,
+        validation: None,
     }
 }
 
@@ -243,6 +247,7 @@ async fn ask_by_request(
                     "the person declined removing {total} quads from graph {graph:?}; nothing was written"
                 ),
                 param: None,
+                validation: None,
             })
         }
         Err(error) => Err(ApiError {
@@ -251,6 +256,7 @@ async fn ask_by_request(
                 "could not ask the person to approve the removal ({error}); nothing was written"
             ),
             param: None,
+            validation: None,
         }),
     }
 }

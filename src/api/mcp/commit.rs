@@ -141,6 +141,7 @@ fn error(code: ErrorCode, param: String, message: String) -> ApiError {
         code,
         message,
         param: Some(param),
+        validation: None,
     }
 }
 

@@ -209,6 +209,7 @@ fn plan_evolution(
         code,
         message: format!("unknown {what} {name:?}"),
         param: Some(param),
+        validation: None,
     };
     let rdf_type = Term::from(crate::model::NamedNode::new_unchecked(
         "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
@@ -560,6 +561,7 @@ fn plan_evolution(
             code: ErrorCode::UnknownType,
             message: e.to_string(),
             param: Some("changes".into()),
+            validation: None,
         })?;
     deletes.extend(old_quads.iter().filter(|q| !new_quads.contains(q)).cloned());
     inserts.extend(new_quads.into_iter().filter(|q| !old_quads.contains(q)));
@@ -725,6 +727,7 @@ async fn evolve(
                 }
             ),
             param: Some("changes".into()),
+            validation: None,
         });
     }
     if added.is_empty() && removed.is_empty() {
@@ -805,6 +808,7 @@ fn define(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
                 code: ErrorCode::UnknownType,
                 message: format!("type {t:?} is neither defined in this call nor in graph {name}"),
                 param: Some("types".into()),
+                validation: None,
             },
             other => ApiError::invalid_argument("types", other.to_string()),
         },

@@ -372,6 +372,7 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
                 node.as_str()
             ),
             param: Some("iri".into()),
+            validation: None,
         });
     }
     let mut properties = serde_json::Map::new();
@@ -527,6 +528,7 @@ fn history(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
                 node.as_str()
             ),
             param: Some("iri".into()),
+            validation: None,
         });
     }
     // Group the changes by the commit that made them.
@@ -625,6 +627,7 @@ fn why(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
                 target.as_str()
             ),
             param: Some("relation".into()),
+            validation: None,
         });
     }
     let holds = versions.iter().any(|(_, removed)| removed.is_none());

@@ -94,6 +94,7 @@ fn check_access(
         code: crate::api::error::ErrorCode::Forbidden,
         message,
         param: Some("graph".into()),
+        validation: None,
     };
     if write && !access.write {
         return Err(forbidden("this API key may not write".into()));
@@ -342,6 +343,7 @@ fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Result<T, ApiE
             code: crate::api::error::ErrorCode::InvalidArgument,
             message: format!("invalid arguments: {message}"),
             param,
+            validation: None,
         }
     })
 }
@@ -356,6 +358,7 @@ async fn blocking<T: Send + 'static>(
             code: crate::api::error::ErrorCode::Internal,
             message: "the tool's worker failed".into(),
             param: None,
+            validation: None,
         })
     })
 }

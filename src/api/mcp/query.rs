@@ -346,6 +346,7 @@ fn sparql(
                         state.seq, state.seq
                     ),
                     param: Some("as_of_commit_seq".into()),
+                    validation: None,
                 });
             }
             (state.seq, state.position)

@@ -126,6 +126,7 @@ async fn import(
                 content.len()
             ),
             param: Some("content".into()),
+            validation: None,
         });
     }
     let format_name = args.format.clone().ok_or_else(|| {
@@ -220,6 +221,7 @@ async fn update(
             inserted: 0,
             deleted: 0,
             idempotent_replay: false,
+            validation: None,
         };
         return Ok(Step::Done(
             outcome_envelope(&graph, &outcome, "update"),

@@ -171,6 +171,7 @@ impl Compiler<'_> {
                     code: ErrorCode::UnknownType,
                     message: format!("unknown type {type_name:?}"),
                     param: Some(format!("{path}.type")),
+                    validation: None,
                 });
             }
             return Ok(format!("<{}>", self.iris.entity(type_name, name).as_str()));
@@ -231,6 +232,7 @@ impl Compiler<'_> {
                     code: ErrorCode::ValueTypeMismatch,
                     message: e.to_string(),
                     param: Some(format!("{path}.value")),
+                    validation: None,
                 })?;
                 literal.to_string()
             }
@@ -279,6 +281,7 @@ impl Compiler<'_> {
                             "{name:?} is neither a relation nor a field of the ontology; give {{\"iri\": …}} for other predicates"
                         ),
                         param: Some(path.to_owned()),
+                        validation: None,
                     })
                 }
             }

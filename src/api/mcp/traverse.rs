@@ -78,6 +78,7 @@ impl Walk<'_> {
                 code: crate::api::error::ErrorCode::UnknownType,
                 message: format!("unknown type {name:?}; give a type of the ontology or an IRI"),
                 param: Some(path.to_owned()),
+                validation: None,
             });
         }
         Ok(format!("<{}>", iris.class(name).as_str()))
@@ -110,6 +111,7 @@ impl Walk<'_> {
                     "{name:?} is neither a relation nor a field of the ontology; give an IRI"
                 ),
                 param: Some(path.to_owned()),
+                validation: None,
             })
         }
     }
