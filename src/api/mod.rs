@@ -6,3 +6,4 @@ pub mod envelope;
 pub mod error;
 pub mod http;
 pub mod mcp;
+pub mod report;

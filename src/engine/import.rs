@@ -233,6 +233,35 @@ impl Graph {
     }
 }
 
+/// Parses a whole document into triples, dropping graph names (shapes documents, data
+/// validated outside a graph). Blank nodes keep their labels when `fresh` is `None`.
+pub fn parse_triples(
+    reader: impl Read,
+    options: &ImportOptions,
+    fresh: Option<&mut HashMap<BlankNode, BlankNode>>,
+) -> Result<Vec<crate::model::Triple>, EngineError> {
+    let mut parser = RdfParser::from_format(options.format.0);
+    if let Some(base) = &options.base_iri {
+        parser = parser
+            .with_base_iri(base)
+            .map_err(|e| EngineError::InvalidArgument {
+                param: "base_iri".into(),
+                message: e.to_string(),
+            })?;
+    }
+    let mut fresh = fresh;
+    let mut triples = Vec::new();
+    for quad in parser.for_reader(reader) {
+        let quad = quad.map_err(|e| syntax_error(e, options))?;
+        let quad = match fresh.as_deref_mut() {
+            Some(map) => with_fresh_blank_nodes(quad, map),
+            None => quad,
+        };
+        triples.push(crate::model::Triple::from(quad));
+    }
+    Ok(triples)
+}
+
 fn syntax_error(error: RdfParseError, options: &ImportOptions) -> EngineError {
     match error {
         RdfParseError::Syntax(error) => EngineError::RdfSyntax {

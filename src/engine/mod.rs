@@ -13,7 +13,7 @@ mod write;
 
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
-pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument};
+pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, parse_triples};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
 pub use validation::{ActiveShapes, CommitValidation, Conformance, ShapesPreview};
 pub use write::{CommitOutcome, CommitRequest, UpdatePreview};

@@ -44,12 +44,20 @@ pub struct ShaclResult {
     /// The IRI of the constraint component, e.g. `sh:MinCountConstraintComponent`.
     pub constraint: String,
     pub source_shape: Option<Term>,
+    /// The shape declaring `source_shape` when that is a property shape (`sh:property`):
+    /// usually the named node shape a person recognizes.
+    pub node_shape: Option<Term>,
     pub severity: Severity,
     /// `sh:resultMessage` from the shape, or a message describing the constraint.
     pub message: String,
 }
 
 impl ShaclResult {
+    /// The shape to show a person: the declaring node shape, else the source shape.
+    pub fn shape_label(&self) -> Option<&Term> {
+        self.node_shape.as_ref().or(self.source_shape.as_ref())
+    }
+
     /// The constraint component's local name without the suffix, e.g. `MinCount`.
     pub fn constraint_name(&self) -> &str {
         let local = self

@@ -64,6 +64,8 @@ pub struct Shapes {
     /// True when a path is `sh:zeroOrMorePath` / `sh:oneOrMorePath`: such a path can reach
     /// arbitrarily far, so only a whole-graph validation is exact.
     pub unbounded_paths: bool,
+    /// The shape that declares each property shape (`?owner sh:property ?shape`).
+    owners: HashMap<Term, Term>,
 }
 
 impl std::fmt::Debug for Shapes {
@@ -93,7 +95,14 @@ impl Shapes {
         })??;
         let shape_count = schema.iter().count();
         let names = Names::of(&triples);
+        let property = format!("{SH}property");
+        let owners = triples
+            .iter()
+            .filter(|t| t.predicate.as_str() == property)
+            .map(|t| (t.object.clone(), Term::from(t.subject.clone())))
+            .collect();
         Ok(Self {
+            owners,
             schema,
             triples,
             shape_count,
@@ -102,6 +111,11 @@ impl Shapes {
             properties: names.properties,
             unbounded_paths: names.unbounded_paths,
         })
+    }
+
+    /// The shape that declares `shape` as one of its `sh:property` shapes.
+    pub fn owner_of(&self, shape: &Term) -> Option<&Term> {
+        self.owners.get(shape)
     }
 
     pub(crate) fn schema(&self) -> &IRSchema {

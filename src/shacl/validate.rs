@@ -44,7 +44,19 @@ pub(crate) fn validate_graph(
         )
     })?
     .map_err(|e| ShaclError::Validation(e.to_string()))?;
-    let results = report.results().iter().map(convert).collect();
+    let results = report
+        .results()
+        .iter()
+        .map(|r| {
+            let mut result = convert(r);
+            result.node_shape = result
+                .source_shape
+                .as_ref()
+                .and_then(|s| shapes.owner_of(s))
+                .cloned();
+            result
+        })
+        .collect();
     Ok(Report::from_results(results))
 }
 
@@ -71,6 +83,7 @@ fn convert(result: &ValidationResult) -> ShaclResult {
         value,
         constraint,
         source_shape: result.source().cloned().map(Term::from),
+        node_shape: None,
         severity,
         message,
     }

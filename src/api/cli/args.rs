@@ -9,14 +9,11 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "strata", version, about, long_about = None)]
 pub struct Cli {
-    /// Data directory (created on the first write).
-    #[arg(
-        long,
-        global = true,
-        env = "STRATA_DATA",
-        default_value = "./strata-data"
-    )]
-    pub data: PathBuf,
+    /// Data directory (created on the first write; default ./strata-data). Also accepted
+    /// after the subcommand (`strata import --data DIR …`), except for `validate`, whose
+    /// `--data` names data files (use `--data-dir` there).
+    #[arg(long, env = "STRATA_DATA", value_name = "DIR")]
+    pub data: Option<PathBuf>,
     /// Graph to work on: [a-z0-9][a-z0-9_-]{0,62}.
     #[arg(long, global = true, default_value = "main")]
     pub graph: String,
@@ -40,11 +37,14 @@ pub enum Command {
     /// Show quads added and removed between two commits.
     Diff(DiffArgs),
     /// Re-hash the whole commit chain.
-    Verify,
+    Verify(DirArgs),
     /// Write the graph's quads at a commit.
     Export(ExportArgs),
     /// List the graphs of the data directory.
-    Graphs,
+    Graphs(DirArgs),
+    /// Validate data files or a graph against SHACL shapes (for CI). Exit 0 when the data
+    /// conforms or in warn mode, 1 on violations in reject mode, 2 on unusable input.
+    Validate(ValidateArgs),
     /// Start the HTTP server (SPARQL Protocol, Graph Store Protocol, the log). An empty
     /// data directory gets the demo graph.
     Serve(ServeArgs),
@@ -57,8 +57,48 @@ pub enum Command {
     CommitLoop(CommitLoopArgs),
 }
 
+/// The data directory, given after the subcommand.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DataDir {
+    /// Data directory (overrides the one given before the subcommand).
+    #[arg(long = "data", value_name = "DIR")]
+    pub data: Option<PathBuf>,
+}
+
+/// A subcommand with no options but the data directory.
+#[derive(Args, Debug)]
+pub struct DirArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
+}
+
+impl Cli {
+    /// The data directory: after the subcommand, else before it (or `$STRATA_DATA`), else
+    /// `./strata-data`.
+    pub fn data_dir(&self) -> PathBuf {
+        let after = match &self.command {
+            Command::Import(a) => a.dir.data.clone(),
+            Command::Query(a) => a.dir.data.clone(),
+            Command::Update(a) => a.dir.data.clone(),
+            Command::Log(a) => a.dir.data.clone(),
+            Command::Diff(a) => a.dir.data.clone(),
+            Command::Verify(a) | Command::Graphs(a) => a.dir.data.clone(),
+            Command::Export(a) => a.dir.data.clone(),
+            Command::Serve(a) => a.dir.data.clone(),
+            Command::CommitLoop(a) => a.dir.data.clone(),
+            Command::Validate(a) => a.data_dir.clone(),
+            Command::HashKey(_) => None,
+        };
+        after
+            .or_else(|| self.data.clone())
+            .unwrap_or_else(|| PathBuf::from("./strata-data"))
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct CommitLoopArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
     /// First batch number.
     #[arg(long, default_value_t = 0)]
     pub start: u64,
@@ -88,6 +128,8 @@ pub struct CommitArgs {
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
     /// Files to import ("-" reads standard input; then --format is required).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -119,6 +161,8 @@ pub struct ReadArgs {
 
 #[derive(Args, Debug)]
 pub struct QueryArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
     /// The SPARQL query.
     #[arg(required_unless_present = "file", conflicts_with = "file")]
     pub query: Option<String>,
@@ -137,6 +181,8 @@ pub struct QueryArgs {
 
 #[derive(Args, Debug)]
 pub struct UpdateArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
     /// The SPARQL update.
     #[arg(required_unless_present = "file", conflicts_with = "file")]
     pub update: Option<String>,
@@ -152,6 +198,8 @@ pub struct UpdateArgs {
 
 #[derive(Args, Debug)]
 pub struct LogArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
     /// text or json.
     #[arg(long, default_value = "text")]
     pub format: String,
@@ -162,6 +210,8 @@ pub struct LogArgs {
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
     /// From this commit (0 is the empty graph).
     pub from: String,
     /// To this commit.
@@ -174,6 +224,8 @@ pub struct DiffArgs {
 #[derive(Args, Debug)]
 pub struct ExportArgs {
     #[command(flatten)]
+    pub dir: DataDir,
+    #[command(flatten)]
     pub read: ReadArgs,
     /// nquads, trig, ntriples or turtle (the last two export the default graph only).
     #[arg(long, default_value = "nquads")]
@@ -184,7 +236,36 @@ pub struct ExportArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// SHACL shapes files (Turtle, N-Triples, N-Quads, TriG; .gz accepted). Without it, a
+    /// graph is validated against its published shapes.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pub shapes: Vec<PathBuf>,
+    /// Data files to validate (merged into one data graph). Without it, the graph named
+    /// by --graph is validated (at --as-of, default the head).
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pub data: Vec<PathBuf>,
+    /// Read the graph at this commit (graph mode only).
+    #[arg(long, value_name = "N", conflicts_with = "data")]
+    pub as_of: Option<String>,
+    /// reject: exit 1 when a sh:Violation is found; warn: report and exit 0.
+    #[arg(long, default_value = "reject", value_parser = ["warn", "reject"])]
+    pub mode: String,
+    /// text (compiler-style lines), json (one object) or junit (XML for CI systems).
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "junit"])]
+    pub format: String,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Data directory holding the graph (graph mode).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 pub struct ServeArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
     /// Address to listen on. Anything but loopback requires API keys.
     #[arg(long, default_value = "127.0.0.1:7878")]
     pub http: String,

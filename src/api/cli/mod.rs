@@ -8,6 +8,7 @@ mod history;
 mod import;
 mod query;
 mod serve;
+mod validate;
 
 pub use args::{Cli, Command};
 
@@ -43,22 +44,26 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
     if let Command::HashKey(args) = &cli.command {
         return serve::run_hash_key(args);
     }
+    if let Command::Validate(args) = &cli.command {
+        // Its own exit codes: 2 for unusable input (the caller's error, not a violation).
+        return Ok(validate::run(cli, args));
+    }
     let config = EngineConfig {
         query_timeout,
         ..EngineConfig::default()
     };
-    let engine = std::sync::Arc::new(Engine::open(&cli.data, config)?);
+    let engine = std::sync::Arc::new(Engine::open(cli.data_dir(), config)?);
     let result = match &cli.command {
         Command::Import(args) => import::run(&engine, cli, args),
         Command::Query(args) => query::run_query(&engine, cli, args),
         Command::Update(args) => query::run_update(&engine, cli, args),
         Command::Log(args) => history::run_log(&engine, cli, args),
         Command::Diff(args) => history::run_diff(&engine, cli, args),
-        Command::Verify => history::run_verify(&engine, cli),
+        Command::Verify(_) => history::run_verify(&engine, cli),
         Command::Export(args) => history::run_export(&engine, cli, args),
-        Command::Graphs => history::run_graphs(&engine),
+        Command::Graphs(_) => history::run_graphs(&engine),
         Command::Serve(args) => serve::run(&engine, cli, args),
-        Command::HashKey(_) => Ok(ExitCode::SUCCESS),
+        Command::HashKey(_) | Command::Validate(_) => Ok(ExitCode::SUCCESS),
         Command::CommitLoop(args) => serve::run_commit_loop(&engine, cli, args),
     };
     // Checkpointing on the way out makes the next start fast; it is derived data, so a

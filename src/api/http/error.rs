@@ -15,6 +15,8 @@ pub struct HttpError {
     pub code: &'static str,
     pub message: String,
     pub param: Option<String>,
+    /// The SHACL report of a `shacl_violation`.
+    pub report: Option<serde_json::Value>,
 }
 
 impl HttpError {
@@ -24,6 +26,7 @@ impl HttpError {
             code,
             message: message.into(),
             param: None,
+            report: None,
         }
     }
 
@@ -44,6 +47,7 @@ impl From<ApiError> for HttpError {
             ErrorCode::QueryTimeout => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::ServiceNotAllowed | ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::Unsupported => StatusCode::NOT_IMPLEMENTED,
+            ErrorCode::ShaclViolation => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::DataDirLocked | ErrorCode::Corruption | ErrorCode::Internal => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -54,6 +58,10 @@ impl From<ApiError> for HttpError {
             code: error.code.as_str(),
             message: error.message,
             param: error.param,
+            report: error
+                .validation
+                .as_deref()
+                .map(crate::api::report::validation_json),
         }
     }
 }
@@ -72,6 +80,9 @@ impl IntoResponse for HttpError {
         let mut error = serde_json::json!({ "code": self.code, "message": self.message });
         if let Some(param) = self.param {
             error["param"] = param.into();
+        }
+        if let Some(report) = self.report {
+            error["report"] = report;
         }
         (self.status, Json(serde_json::json!({ "error": error }))).into_response()
     }

@@ -15,6 +15,7 @@ mod metrics;
 mod middleware;
 mod negotiate;
 mod params;
+mod shacl;
 mod sparql;
 mod stream;
 mod update;
@@ -100,6 +101,13 @@ pub fn router(state: AppState) -> Router {
         .route("/graphs/{g}/commits", get(history::commits))
         .route("/graphs/{g}/commits/{seq}", get(history::commit))
         .route("/graphs/{g}/diff", get(history::diff))
+        .route(
+            "/graphs/{g}/shapes",
+            get(shacl::get_shapes)
+                .put(shacl::put_shapes)
+                .delete(shacl::delete_shapes),
+        )
+        .route("/graphs/{g}/conformance", get(shacl::conformance))
         .route(
             "/sparql",
             get(sparql::get_default).post(sparql::post_default),
@@ -232,5 +240,6 @@ fn outcome_json(outcome: &CommitOutcome) -> serde_json::Value {
         "inserted": outcome.inserted,
         "deleted": outcome.deleted,
         "idempotent_replay": outcome.idempotent_replay,
+        "validation": outcome.validation.as_deref().map(crate::api::report::validation_json),
     })
 }

@@ -65,6 +65,8 @@ pub struct Question<'a> {
     pub total: usize,
     /// A digest of the request (tool, arguments, what would be removed).
     pub fingerprint: String,
+    /// The question's text when it is not about removed quads (e.g. publishing rules).
+    pub text: Option<String>,
 }
 
 impl<'a> Question<'a> {
@@ -87,6 +89,20 @@ impl<'a> Question<'a> {
             quads,
             total,
             fingerprint: crate::api::envelope::args_digest(&parts),
+            text: None,
+        }
+    }
+
+    /// A question that removes nothing but changes what later writes may do: `text` is
+    /// shown as is, `request` binds the answer.
+    pub fn about(graph: &'a str, what: &'a str, text: String, request: &[&str]) -> Self {
+        Self {
+            graph,
+            what,
+            quads: &[],
+            total: 0,
+            fingerprint: crate::api::envelope::args_digest(request),
+            text: Some(text),
         }
     }
 }
@@ -105,22 +121,22 @@ pub async fn ask(
     let uses_input_required = ctx
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-    if !uses_input_required {
-        return ask_by_request(
-            ctx,
+    let text = question.text.clone().unwrap_or_else(|| {
+        message(
             question.graph,
             question.what,
             question.quads,
             question.total,
         )
-        .await
-        .map(Approval::Approved);
+    });
+    if !uses_input_required {
+        return ask_by_request(ctx, question.graph, question.what, question.total, text)
+            .await
+            .map(Approval::Approved);
     }
     let declined = |total: usize, graph: &str| ApiError {
         code: ErrorCode::ApprovalDeclined,
-        message: format!(
-            "the person declined removing {total} quads from graph {graph:?}; nothing was written"
-        ),
+        message: declined_message(question.what, total, graph),
         param: None,
         validation: None,
     };
@@ -171,12 +187,7 @@ pub async fn ask(
     })?;
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: message(
-            question.graph,
-            question.what,
-            question.quads,
-            question.total,
-        ),
+        message: text,
         requested_schema: schema,
     };
     let mut requests = BTreeMap::new();
@@ -197,11 +208,26 @@ pub async fn ask(
     )))
 }
 
+fn declined_message(what: &str, total: usize, graph: &str) -> String {
+    if total == 0 {
+        format!("the person declined: {what} on graph {graph:?}; nothing was written")
+    } else {
+        format!(
+            "the person declined removing {total} quads from graph {graph:?}; nothing was written"
+        )
+    }
+}
+
 fn approval_required(what: &str, total: usize, graph: &str) -> ApiError {
+    let change = if total == 0 {
+        format!("{what} on graph {graph:?} needs the person's approval")
+    } else {
+        format!("{what} removes {total} quads from graph {graph:?}")
+    };
     ApiError {
         code: ErrorCode::ApprovalRequired,
         message: format!(
-            "{what} removes {total} quads from graph {graph:?}; this client cannot ask the person to approve it (no form elicitation), so nothing was written"
+            "{change}; this client cannot ask the person to approve it (no form elicitation), so nothing was written"
         ),
         param: None,
         validation: None,
@@ -227,25 +253,19 @@ async fn ask_by_request(
     ctx: &RequestContext<RoleServer>,
     graph: &str,
     what: &str,
-    quads: &[Quad],
     total: usize,
+    text: String,
 ) -> Result<ApprovedBy, ApiError> {
     let modes = ctx.peer.supported_elicitation_modes();
     if !modes.contains(&ElicitationMode::Form) {
         return Err(approval_required(what, total, graph));
     }
-    match ctx
-        .peer
-        .elicit::<Confirm>(message(graph, what, quads, total))
-        .await
-    {
+    match ctx.peer.elicit::<Confirm>(text).await {
         Ok(Some(Confirm { approve: true })) => Ok("elicitation"),
         Ok(_) | Err(ElicitationError::UserDeclined) | Err(ElicitationError::UserCancelled) => {
             Err(ApiError {
                 code: ErrorCode::ApprovalDeclined,
-                message: format!(
-                    "the person declined removing {total} quads from graph {graph:?}; nothing was written"
-                ),
+                message: declined_message(what, total, graph),
                 param: None,
                 validation: None,
             })

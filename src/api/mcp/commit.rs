@@ -608,13 +608,18 @@ pub async fn run(
     let engine = ctx.engine.clone();
     let graph_name_owned = name.clone();
     let planned_args = args.clone();
-    let (graph, plan, added, removed) = blocking(move || {
+    let (graph, plan, added, removed, validation) = blocking(move || {
         let graph = engine.graph(&graph_name_owned)?;
         let iris = RecordIris::for_graph(&graph_name_owned);
         let ontology = ontology::read(&graph.snapshot(graph.head_seq()), &iris);
         let plan = plan(&graph, &iris, &ontology, &planned_args)?;
         let (added, removed) = graph.preview_quads(&plan.inserts, &plan.deletes);
-        Ok((graph, plan, added, removed))
+        let validation = if planned_args.dry_run {
+            graph.check_quads(&plan.inserts, &plan.deletes)?
+        } else {
+            None
+        };
+        Ok((graph, plan, added, removed, validation))
     })
     .await?;
     let sample = |quads: &[Quad]| {
@@ -626,14 +631,32 @@ pub async fn run(
     };
     if args.dry_run {
         let head = graph.head_seq();
+        let shacl = match &validation {
+            None => String::new(),
+            Some(v)
+                if v.mode == crate::shacl::ValidationMode::Reject && v.report.has_violations() =>
+            {
+                format!(
+                    "; SHACL would reject it ({} violation(s))",
+                    v.report.violation_count()
+                )
+            }
+            Some(v) => format!("; SHACL: {} result(s)", v.report.results.len()),
+        };
         return Ok(Step::Done(
             Envelope::new(
                 format!(
-                    "dry run: this would add {} and remove {} quads in graph {name} (head {head}); nothing written",
+                    "dry run: this would add {} and remove {} quads in graph {name} (head {head}){shacl}; nothing written",
                     added.len(),
                     removed.len()
                 ),
-                json!({ "would_insert": added.len(), "would_delete": removed.len(), "inserted_sample": sample(&added), "deleted_sample": sample(&removed) }),
+                json!({
+                    "would_insert": added.len(),
+                    "would_delete": removed.len(),
+                    "inserted_sample": sample(&added),
+                    "deleted_sample": sample(&removed),
+                    "validation": validation.as_ref().map(crate::api::report::validation_json),
+                }),
                 head,
             ),
             None,
@@ -686,6 +709,7 @@ pub async fn run(
                 "inserted": outcome.inserted,
                 "deleted": outcome.deleted,
                 "idempotent_replay": outcome.idempotent_replay,
+                "validation": outcome.validation.as_deref().map(crate::api::report::validation_json),
             }),
             outcome.head_seq,
         ),

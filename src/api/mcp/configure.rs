@@ -3,7 +3,7 @@
 //! defining the same thing again changes nothing.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use rmcp::service::{RequestContext, RoleServer};
@@ -11,8 +11,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use super::{Context, Step, approval, blocking, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
-use crate::engine::CommitRequest;
+use crate::engine::{CommitRequest, ImportFormat, ImportOptions, parse_triples};
 use crate::ontology::{self, FieldDef, RecordIris, RelationDef, TypeDef, ValueType};
+use crate::shacl::ValidationMode;
 
 /// Arguments of the `configure` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -31,9 +32,38 @@ pub struct ConfigureArgs {
     /// `evolve_ontology`: the changes, applied in order.
     #[serde(default)]
     pub changes: Vec<Change>,
+    /// `publish_schema`: the SHACL shapes document (replaces the published shapes).
+    #[serde(default)]
+    pub shapes: Option<String>,
+    /// `publish_schema`: the shapes' format: `turtle` (default), `ntriples`, `nquads`, `trig`.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// `publish_schema`: `off`, `warn` (default: commits land, violations are reported) or
+    /// `reject` (commits that would violate the shapes fail; asks the person first).
+    #[serde(default)]
+    pub desired_mode: Option<ModeArg>,
     /// Report what would change (and what data conflicts) without writing.
     #[serde(default)]
     pub dry_run: bool,
+}
+
+/// A SHACL validation mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ModeArg {
+    Off,
+    Warn,
+    Reject,
+}
+
+impl From<ModeArg> for ValidationMode {
+    fn from(mode: ModeArg) -> Self {
+        match mode {
+            ModeArg::Off => ValidationMode::Off,
+            ModeArg::Warn => ValidationMode::Warn,
+            ModeArg::Reject => ValidationMode::Reject,
+        }
+    }
 }
 
 /// One change of `evolve_ontology`.
@@ -93,6 +123,9 @@ pub enum ConfigureAction {
     /// `fields`) and `changes` (rename, remove, cardinality, inverse, value type, allowed
     /// values, required).
     EvolveOntology,
+    /// Publish SHACL shapes (`shapes`, `format`) with a `desired_mode`; `dry_run` checks
+    /// them and counts the current records that would violate them.
+    PublishSchema,
 }
 
 /// A type of record, e.g. `{"name": "Bug", "super_types": ["Issue"]}`.
@@ -173,7 +206,181 @@ pub async fn run(
                 .map(|e| Step::Done(e, None))
         }
         ConfigureAction::EvolveOntology => evolve(ctx, request_ctx, args, retry).await,
+        ConfigureAction::PublishSchema => publish_schema(ctx, request_ctx, args, retry).await,
     }
+}
+
+/// Checks shapes against the ontology and the data, then (unless `dry_run`) publishes
+/// them as one commit. Publishing `reject` rules asks the person first.
+async fn publish_schema(
+    ctx: &Context,
+    request_ctx: &RequestContext<RoleServer>,
+    args: ConfigureArgs,
+    retry: approval::Retry,
+) -> Result<Step, ApiError> {
+    let Some(text) = args.shapes.clone().filter(|t| !t.trim().is_empty()) else {
+        return Err(ApiError::invalid_argument(
+            "shapes",
+            "give the SHACL shapes document (Turtle by default) in `shapes`",
+        ));
+    };
+    let format_name = args.format.clone().unwrap_or_else(|| "turtle".into());
+    let format = ImportFormat::from_name(&format_name)
+        .filter(|f| {
+            !matches!(
+                f.0,
+                oxrdfio::RdfFormat::RdfXml | oxrdfio::RdfFormat::JsonLd { .. }
+            )
+        })
+        .ok_or_else(|| {
+            ApiError::invalid_argument(
+                "format",
+                format!(
+                    "unknown shapes format {format_name:?}; use turtle, ntriples, nquads or trig"
+                ),
+            )
+        })?;
+    let mode: ValidationMode = args.desired_mode.unwrap_or(ModeArg::Warn).into();
+    let name = graph_name(&args.graph);
+    let engine = ctx.engine.clone();
+    let graph_name_owned = name.clone();
+    let dry_run = args.dry_run;
+    let shapes_text = text.clone();
+    let (graph, triples, preview, current) = blocking(move || {
+        let options = ImportOptions {
+            format,
+            base_iri: None,
+            into_graph: None,
+            source_name: "shapes".into(),
+        };
+        let triples = parse_triples(shapes_text.as_bytes(), &options, None)
+            .map_err(|e| ApiError::from(e).with_param("shapes"))?;
+        let graph = if dry_run {
+            engine.graph(&graph_name_owned)?
+        } else {
+            engine.graph_or_create(&graph_name_owned)?
+        };
+        let preview = graph
+            .preview_shapes(triples.clone())
+            .map_err(|e| ApiError::from(e).with_param("shapes"))?;
+        let current = graph.active_shapes();
+        Ok((graph, triples, preview, current))
+    })
+    .await?;
+    let names = |set: &[crate::model::NamedNode]| {
+        set.iter()
+            .map(|n| n.as_str().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let targets: Vec<String> = preview
+        .shapes
+        .target_classes
+        .iter()
+        .map(|n| n.as_str().to_owned())
+        .collect();
+    let violating: std::collections::BTreeSet<String> = preview
+        .report
+        .results
+        .iter()
+        .filter(|r| r.severity == crate::shacl::Severity::Violation)
+        .map(|r| r.focus_node.to_string())
+        .collect();
+    let unknown_classes = names(&preview.unknown_classes);
+    let unknown_properties = names(&preview.unknown_properties);
+    let mut data = json!({
+        "mode": mode.name(),
+        "shape_count": preview.shapes.shape_count,
+        "target_classes": targets,
+        "unknown_classes": unknown_classes,
+        "unknown_properties": unknown_properties,
+        "records_violating": violating.len(),
+        "current_mode": current.as_ref().map(|c| c.mode.name()),
+        "report": crate::api::report::report_json(&preview.report, 0, crate::api::report::INLINE_RESULTS),
+    });
+    let unknown_note = if unknown_classes.is_empty() && unknown_properties.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; names unknown to the ontology and the data: {}",
+            unknown_classes
+                .iter()
+                .chain(&unknown_properties)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let head = preview.validated_at_seq;
+    if dry_run {
+        let summary = format!(
+            "dry run: {} shape(s) targeting {}; {} current record(s) of graph {name} would violate them (commit {head}){unknown_note}; nothing written",
+            preview.shapes.shape_count,
+            if targets.is_empty() {
+                "no class".to_owned()
+            } else {
+                targets.join(", ")
+            },
+            violating.len(),
+        );
+        return Ok(Step::Done(Envelope::new(summary, data, head), None));
+    }
+    let approved_by = if mode == ValidationMode::Reject {
+        let question_text = format!(
+            "Publish SHACL rules in reject mode on graph \"{name}\"? From now on, commits that leave a violation will be refused for records of: {}. {} current record(s) already violate them ({} result(s)).",
+            if targets.is_empty() {
+                "(no target class: explicit targets only)".to_owned()
+            } else {
+                targets.join(", ")
+            },
+            violating.len(),
+            preview.report.results.len()
+        );
+        // The answer is bound to these exact shapes on this graph.
+        let shapes_digest = text_digest(&text);
+        let question = approval::Question::about(
+            &name,
+            "Publishing reject rules",
+            question_text,
+            &["publish_schema", &name, &shapes_digest],
+        );
+        match approval::ask(request_ctx, ctx, question, retry).await? {
+            approval::Approval::Approved(by) => Some(by),
+            approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
+        }
+    } else {
+        None
+    };
+    let request = CommitRequest {
+        author: Some("mcp".into()),
+        message: Some(format!("publish SHACL shapes ({} mode)", mode.name())),
+        ..CommitRequest::default()
+    };
+    let outcome = blocking(move || Ok(graph.publish_shapes(triples, mode, &request)?)).await?;
+    data["commit_seq"] = outcome.commit_seq.into();
+    data["head_seq"] = outcome.head_seq.into();
+    if let Some(validation) = &outcome.validation {
+        data["report"] = crate::api::report::validation_json(validation);
+    }
+    let summary = match outcome.commit_seq {
+        Some(seq) => format!(
+            "published {} shape(s) in {} mode as commit {seq} of graph {name}; {} record(s) currently violate them{unknown_note}",
+            preview.shapes.shape_count,
+            mode.name(),
+            violating.len()
+        ),
+        None => format!(
+            "these shapes and mode are already published on graph {name} (commit {})",
+            outcome.head_seq
+        ),
+    };
+    Ok(Step::Done(
+        Envelope::new(summary, data, outcome.head_seq),
+        approved_by,
+    ))
+}
+
+fn text_digest(text: &str) -> String {
+    crate::api::envelope::args_digest(&[text])
 }
 
 /// The changes an evolution makes.

@@ -70,6 +70,11 @@ pub enum InspectAction {
     /// The commits, evidence and confidence behind one link (`iri` or `type`+`name`,
     /// `relation`, `target`).
     Why,
+    /// The published SHACL shapes (Turtle), their mode and the classes they target.
+    Schema,
+    /// The SHACL conformance report of the whole graph: `conforms`, `result_count`,
+    /// results (paged), `validated_at_seq`.
+    Conformance,
 }
 
 pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
@@ -83,6 +88,8 @@ pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
         InspectAction::Ontology => ontology(ctx, &args),
         InspectAction::History => history(ctx, &args),
         InspectAction::Why => why(ctx, &args),
+        InspectAction::Schema => schema(ctx, &args),
+        InspectAction::Conformance => conformance(ctx, &args),
     }
 }
 
@@ -657,4 +664,131 @@ fn why(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         json!({ "source": source.as_str(), "relation": predicate.as_str(), "target": target.as_str(), "holds": holds, "versions": timeline, "annotations": annotations }),
         seq,
     ))
+}
+
+fn schema(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let seq = args.as_of_commit_seq.unwrap_or_else(|| graph.head_seq());
+    let active = graph
+        .shapes_at(seq)
+        .map_err(|e| ApiError::from(e).with_param("as_of_commit_seq"))?;
+    let Some(active) = active else {
+        return Ok(Envelope::new(
+            format!(
+                "graph {name} has no SHACL shapes at commit {seq}; publish some with configure publish_schema"
+            ),
+            json!({ "published": false, "mode": null }),
+            seq,
+        ));
+    };
+    let names = |set: &std::collections::BTreeSet<crate::model::NamedNode>| {
+        set.iter()
+            .map(|n| n.as_str().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let shapes = &active.shapes;
+    Ok(Envelope::new(
+        format!(
+            "graph {name} enforces {} shape(s) in {} mode (published in commit {}), targeting {}",
+            shapes.shape_count,
+            active.mode.name(),
+            active.published_seq,
+            if shapes.target_classes.is_empty() {
+                "no class".to_owned()
+            } else {
+                names(&shapes.target_classes).join(", ")
+            }
+        ),
+        json!({
+            "published": true,
+            "mode": active.mode.name(),
+            "published_seq": active.published_seq,
+            "shape_count": shapes.shape_count,
+            "target_classes": names(&shapes.target_classes),
+            "classes": names(&shapes.classes),
+            "properties": names(&shapes.properties),
+            "shapes_turtle": crate::api::report::shapes_turtle(&shapes.triples),
+        }),
+        seq,
+    ))
+}
+
+fn conformance(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let budget = args.detail.unwrap_or_default().budget();
+    let digest = args_digest(&["conformance"]);
+    let pinned = match &args.cursor {
+        Some(cursor) => {
+            let state = ctx
+                .cursors
+                .open(cursor, "inspect.conformance", &name, &digest)?;
+            Some((state.seq, state.position as usize))
+        }
+        None => None,
+    };
+    let current = graph.conformance()?;
+    // A later page reads the report of page 1's commit, recomputed if commits moved on.
+    let conformance = match (pinned, current) {
+        (None, None) => {
+            let head = graph.head_seq();
+            return Ok(Envelope::new(
+                format!(
+                    "graph {name} has no SHACL shapes; publish some with configure publish_schema"
+                ),
+                json!({ "published": false, "conforms": true, "result_count": 0, "results": [] }),
+                head,
+            ));
+        }
+        (None, Some(c)) => c,
+        (Some((seq, _)), Some(c)) if c.validated_at_seq == seq => c,
+        (Some((seq, _)), _) => {
+            let active = graph.shapes_at(seq)?.ok_or_else(|| ApiError {
+                code: ErrorCode::CursorMismatch,
+                message: format!("graph {name} had no shapes at commit {seq}"),
+                param: Some("cursor".into()),
+                validation: None,
+            })?;
+            std::sync::Arc::new(crate::engine::Conformance {
+                report: graph.validate_at(seq, &active.shapes)?,
+                validated_at_seq: seq,
+                shapes_seq: active.published_seq,
+                mode: active.mode,
+            })
+        }
+    };
+    let offset = pinned.map_or(0, |(_, position)| position);
+    let limit = budget.rows;
+    let total = conformance.report.results.len();
+    let data = crate::api::report::conformance_json(&conformance, offset, limit);
+    let shown = total.saturating_sub(offset).min(limit);
+    let summary = if conformance.report.conforms {
+        format!(
+            "graph {name} conforms to its shapes at commit {}",
+            conformance.validated_at_seq
+        )
+    } else {
+        format!(
+            "graph {name} does not conform at commit {}: {total} result(s) ({} violation(s)) on {} focus node(s); results {}–{}",
+            conformance.validated_at_seq,
+            conformance.report.violation_count(),
+            conformance.report.focus_nodes().len(),
+            offset + 1,
+            offset + shown
+        )
+    };
+    let mut envelope = Envelope::new(summary, data, conformance.validated_at_seq);
+    if offset + shown < total {
+        let cursor = ctx.cursors.seal(&CursorState {
+            kind: "inspect.conformance".into(),
+            graph: name.clone(),
+            args: digest,
+            seq: conformance.validated_at_seq,
+            position: (offset + shown) as u64,
+        });
+        envelope.next = Some(json!({ "action": "conformance", "graph": name, "cursor": cursor }));
+        envelope.truncated = Some(true);
+    }
+    Ok(envelope)
 }

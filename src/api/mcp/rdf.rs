@@ -81,6 +81,7 @@ fn outcome_envelope(graph: &str, outcome: &CommitOutcome, what: &str) -> Envelop
             "inserted": outcome.inserted,
             "deleted": outcome.deleted,
             "idempotent_replay": outcome.idempotent_replay,
+            "validation": outcome.validation.as_deref().map(crate::api::report::validation_json),
         }),
         outcome.head_seq,
     )

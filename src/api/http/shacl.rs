@@ -1,0 +1,229 @@
+//! SHACL over HTTP: `GET|PUT|DELETE /graphs/{g}/shapes` (the published shapes and their
+//! mode) and `GET /graphs/{g}/conformance` (the whole-graph report, paged).
+//!
+//! Publishing and removing shapes change what later writes may do, so they need the
+//! `admin` scope; reading them needs `read`.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::auth::authorize;
+use super::config::Scope;
+use super::error::HttpError;
+use super::params::{Params, commit_request, content_type, read_body};
+use super::stream::blocking;
+use super::{AppState, outcome_json};
+use crate::api::report::{conformance_json, report_json, shapes_turtle};
+use crate::engine::{GraphWrite, ImportFormat, ImportOptions, parse_triples};
+use crate::model::NamedNode;
+use crate::shacl::{SHAPES_GRAPH, ValidationMode};
+
+const DEFAULT_PAGE: usize = 100;
+const MAX_PAGE: usize = 10_000;
+
+fn shapes_not_found(graph: &str) -> HttpError {
+    HttpError::new(
+        StatusCode::NOT_FOUND,
+        "shapes_not_found",
+        format!(
+            "graph {graph:?} has no SHACL shapes; publish some with PUT /graphs/{graph}/shapes"
+        ),
+    )
+}
+
+fn number(params: &Params, key: &str) -> Result<Option<u64>, HttpError> {
+    params
+        .one(key)?
+        .map(|v| {
+            v.parse::<u64>()
+                .map_err(|_| HttpError::bad_param(key, format!("expected a number, got {v:?}")))
+        })
+        .transpose()
+}
+
+fn with_commit(mut response: Response, seq: u64) -> Response {
+    if let Ok(value) = HeaderValue::from_str(&seq.to_string()) {
+        response.headers_mut().insert("strata-commit", value);
+    }
+    response
+}
+
+/// `GET /graphs/{g}/shapes[?as_of=N]`: the shapes as Turtle; the mode in
+/// `Strata-Validation-Mode`.
+pub async fn get_shapes(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let as_of = number(&params, "as_of")?;
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let (seq, active) = blocking(move || {
+        let graph = engine.graph(&name)?;
+        let seq = as_of.unwrap_or_else(|| graph.head_seq());
+        Ok((seq, graph.shapes_at(seq)?))
+    })
+    .await?;
+    let active = active.ok_or_else(|| shapes_not_found(&graph))?;
+    let mut response = (
+        [(header::CONTENT_TYPE, "text/turtle; charset=utf-8")],
+        shapes_turtle(&active.shapes.triples),
+    )
+        .into_response();
+    response.headers_mut().insert(
+        "strata-validation-mode",
+        HeaderValue::from_static(active.mode.name()),
+    );
+    Ok(with_commit(response, seq))
+}
+
+/// `PUT /graphs/{g}/shapes?mode=off|warn|reject[&dry_run=true]`: publishes the body
+/// (Turtle, N-Triples, N-Quads or TriG) as the graph's shapes, replacing the current ones,
+/// as one commit. `dry_run` checks them and reports what the current data would violate.
+pub async fn put_shapes(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let mode = match params.one("mode")? {
+        None => ValidationMode::Warn,
+        Some(text) => ValidationMode::parse(text).ok_or_else(|| {
+            HttpError::bad_param(
+                "mode",
+                format!("mode must be off, warn or reject, got {text:?}"),
+            )
+        })?,
+    };
+    let dry_run = matches!(params.one("dry_run")?, Some("true" | "1"));
+    let media = content_type(&headers);
+    let format = match media.as_deref() {
+        Some("text/turtle" | "application/x-turtle") => ImportFormat::from_name("turtle"),
+        Some("application/n-triples" | "text/plain") => ImportFormat::from_name("ntriples"),
+        Some("application/n-quads") => ImportFormat::from_name("nquads"),
+        Some("application/trig") => ImportFormat::from_name("trig"),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        HttpError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            format!(
+                "Content-Type {} is not accepted for shapes; use text/turtle, application/n-triples, application/n-quads or application/trig",
+                media.as_deref().unwrap_or("(none)")
+            ),
+        )
+    })?;
+    let request = commit_request(&headers)?;
+    let body = read_body(body, state.config.body_limit_bytes).await?;
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let answer = blocking(move || {
+        let options = ImportOptions {
+            format,
+            base_iri: None,
+            into_graph: None,
+            source_name: "shapes".into(),
+        };
+        let triples = parse_triples(&body[..], &options, None)?;
+        let graph = if dry_run {
+            engine.graph(&name)?
+        } else {
+            engine.graph_or_create(&name)?
+        };
+        let preview = graph.preview_shapes(triples.clone())?;
+        let mut answer = serde_json::json!({
+            "mode": mode.name(),
+            "shape_count": preview.shapes.shape_count,
+            "target_classes": preview.shapes.target_classes.iter().map(|n| n.as_str()).collect::<Vec<_>>(),
+            "unknown_classes": preview.unknown_classes.iter().map(|n| n.as_str()).collect::<Vec<_>>(),
+            "unknown_properties": preview.unknown_properties.iter().map(|n| n.as_str()).collect::<Vec<_>>(),
+            "dry_run": dry_run,
+            "report": report_json(&preview.report, 0, crate::api::report::INLINE_RESULTS),
+        });
+        if dry_run {
+            return Ok((preview.validated_at_seq, answer));
+        }
+        let outcome = graph.publish_shapes(triples, mode, &request)?;
+        if let serde_json::Value::Object(fields) = outcome_json(&outcome) {
+            for (key, value) in fields {
+                answer[key] = value;
+            }
+        }
+        Ok((outcome.head_seq, answer))
+    })
+    .await?;
+    let (seq, answer) = answer;
+    Ok(with_commit(Json(answer).into_response(), seq))
+}
+
+/// `DELETE /graphs/{g}/shapes`: stops validation by removing the shapes (one commit).
+pub async fn delete_shapes(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+    let request = commit_request(&headers)?;
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let (outcome, existed) = blocking(move || {
+        let graph = engine.graph(&name)?;
+        Ok(graph.write_graph(
+            Some(&NamedNode::new_unchecked(SHAPES_GRAPH)),
+            GraphWrite::Delete,
+            None,
+            &request,
+        )?)
+    })
+    .await?;
+    if !existed {
+        return Err(shapes_not_found(&graph));
+    }
+    Ok(with_commit(
+        Json(outcome_json(&outcome)).into_response(),
+        outcome.head_seq,
+    ))
+}
+
+/// `GET /graphs/{g}/conformance?offset=&limit=`: the whole-graph report at the head.
+pub async fn conformance(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let offset = number(&params, "offset")?.unwrap_or(0) as usize;
+    let limit = number(&params, "limit")?.unwrap_or(DEFAULT_PAGE as u64) as usize;
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(HttpError::bad_param(
+            "limit",
+            format!("limit must be 1..={MAX_PAGE}"),
+        ));
+    }
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let conformance = blocking(move || Ok(engine.graph(&name)?.conformance()?)).await?;
+    let conformance = conformance.ok_or_else(|| shapes_not_found(&graph))?;
+    let mut body = conformance_json(&conformance, offset, limit);
+    body["graph"] = graph.clone().into();
+    Ok(with_commit(
+        Json(body).into_response(),
+        conformance.validated_at_seq,
+    ))
+}
