@@ -34,8 +34,8 @@ const RDFS_SUBCLASS: &str = "http://www.w3.org/2000/01/rdf-schema#subClassOf";
 /// finding the neighbourhood, and exact whatever the shapes.
 const WHOLE_GRAPH_MAX_QUADS: usize = 20_000;
 /// Above this many affected focus nodes, or this many quads in their neighbourhood, the
-/// whole graph is validated instead.
-const MAX_AFFECTED_NODES: usize = 50_000;
+/// whole graph is validated instead (and past the node limit every result counts).
+const MAX_AFFECTED_NODES: usize = 200_000;
 const MAX_NEIGHBOURHOOD_QUADS: usize = 1_000_000;
 /// Steps taken from the touched nodes along the shapes' properties to find affected ones.
 const AFFECTED_HOPS: usize = 2;
@@ -100,6 +100,9 @@ pub(crate) struct Checked {
     pub new_shapes: Option<Option<ActiveShapes>>,
     /// Focus nodes whose results `validation` replaces in the conformance report.
     pub affected: Option<BTreeSet<String>>,
+    /// The whole graph's report when it was validated whole (replaces the conformance
+    /// report outright).
+    pub whole: Option<Report>,
 }
 
 fn shapes_graph_name() -> NamedNode {
@@ -254,19 +257,19 @@ impl Graph {
                 validation,
                 new_shapes: Some(active),
                 affected: None,
+                whole: None,
             });
         }
         let Some(active) = active else {
             return Ok(Checked::nothing());
         };
-        let (report, whole_graph, affected) = validate_changes(&post, &active.shapes, &changed)?;
-        let focus_nodes_checked = affected.as_ref().map_or(0, BTreeSet::len);
+        let check = validate_changes(&post, &active.shapes, &changed)?;
         let validation = CommitValidation {
             mode: active.mode,
             shapes_seq: active.published_seq,
-            whole_graph,
-            focus_nodes_checked,
-            report,
+            whole_graph: check.whole.is_some(),
+            focus_nodes_checked: check.affected.as_ref().map_or(0, BTreeSet::len),
+            report: check.report,
         };
         if active.mode == ValidationMode::Reject && validation.report.has_violations() {
             return Err(EngineError::ShaclViolation {
@@ -276,7 +279,8 @@ impl Graph {
         Ok(Checked {
             validation: Some(validation),
             new_shapes: None,
-            affected,
+            affected: check.affected,
+            whole: check.whole,
         })
     }
 
@@ -298,6 +302,14 @@ impl Graph {
             return;
         }
         let Some(current) = state.conformance.clone() else {
+            if let (Some(whole), Some(active)) = (&checked.whole, &state.active) {
+                state.conformance = Some(Arc::new(Conformance {
+                    report: whole.clone(),
+                    validated_at_seq: seq,
+                    shapes_seq: active.published_seq,
+                    mode: active.mode,
+                }));
+            }
             return;
         };
         if current.validated_at_seq + 1 != seq {
@@ -305,11 +317,12 @@ impl Graph {
             state.conformance = None;
             return;
         }
-        let report = match (&checked.validation, &checked.affected) {
-            (Some(v), None) => v.report.clone(),
-            (Some(v), Some(nodes)) => current.report.replace_focus_nodes(nodes, &v.report),
+        let report = match (&checked.validation, &checked.whole, &checked.affected) {
+            (Some(_), Some(whole), _) => whole.clone(),
+            (Some(v), None, None) => v.report.clone(),
+            (Some(v), None, Some(nodes)) => current.report.replace_focus_nodes(nodes, &v.report),
             // Mode off: this commit was not validated, so the report no longer follows.
-            (None, _) => {
+            (None, _, _) => {
                 state.conformance = None;
                 return;
             }
@@ -468,6 +481,7 @@ impl Checked {
             validation: None,
             new_shapes: None,
             affected: None,
+            whole: None,
         }
     }
 }
@@ -499,27 +513,81 @@ fn validate_whole(snapshot: &Snapshot, shapes: &Shapes) -> Result<(Report, usize
     Ok((report, node_count))
 }
 
-/// Validates what `changed` can affect. Returns the report (restricted to the affected
-/// focus nodes unless the whole graph was validated), whether the whole graph was, and
-/// the affected focus nodes (`None` for the whole graph).
+/// What validating a commit's changes found.
+struct ChangeCheck {
+    /// Results about the affected focus nodes (all results when `affected` is `None`).
+    report: Report,
+    /// The whole graph's report, when the whole graph had to be validated.
+    whole: Option<Report>,
+    /// The affected focus nodes; `None` when they could not be bounded (every node).
+    affected: Option<BTreeSet<String>>,
+}
+
+/// Validates what `changed` can affect: the whole graph when it is small or the change is
+/// wide, else the neighbourhood of the affected focus nodes. Either way only results
+/// about affected nodes count for the commit, so violations a commit does not touch never
+/// block it.
 fn validate_changes(
     post: &Snapshot,
     shapes: &Shapes,
     changed: &[QuadKey],
-) -> Result<(Report, bool, Option<BTreeSet<String>>), EngineError> {
-    let whole = |post: &Snapshot| -> Result<(Report, bool, Option<BTreeSet<String>>), EngineError> {
-        let (report, _) = validate_whole(post, shapes)?;
-        Ok((report, true, None))
-    };
+) -> Result<ChangeCheck, EngineError> {
+    let affected_ids = affected_nodes(post, shapes, changed);
+    let dict = post.dict();
+    let affected: Option<BTreeSet<String>> = affected_ids.as_ref().map(|ids| {
+        ids.iter()
+            .filter_map(|&id| dict.term(id))
+            .map(|t| t.to_string())
+            .collect()
+    });
     let subclass = id_of(post, RDFS_SUBCLASS);
-    if shapes.unbounded_paths
+    let whole_graph = affected_ids.is_none()
+        || shapes.unbounded_paths
         || changed.iter().any(|k| Some(k[1]) == subclass)
-        || post_size_at_most(post, WHOLE_GRAPH_MAX_QUADS)
-    {
-        return whole(post);
-    }
+        || post_size_at_most(post, WHOLE_GRAPH_MAX_QUADS);
+    let neighbourhood = match (&affected_ids, whole_graph) {
+        (Some(ids), false) => neighbourhood(post, shapes, ids),
+        _ => None,
+    };
+    let (report, whole) = match neighbourhood {
+        Some(triples) => (
+            shacl::validate(shapes, triples.iter().map(Triple::as_ref))?,
+            None,
+        ),
+        None => {
+            let (report, _) = validate_whole(post, shapes)?;
+            (report.clone(), Some(report))
+        }
+    };
+    let report = match &affected {
+        None => report,
+        Some(focus) => Report::from_results(
+            report
+                .results
+                .into_iter()
+                .filter(|r| focus.contains(&r.focus_node.to_string()))
+                .collect(),
+        ),
+    };
+    Ok(ChangeCheck {
+        report,
+        whole,
+        affected,
+    })
+}
+
+/// The focus nodes a change can affect: the subjects it touches, the objects it links
+/// (a new incoming link matters to inverse paths), instances of classes whose
+/// `rdfs:subClassOf` changed, then neighbours within `AFFECTED_HOPS` steps along the
+/// properties the shapes name. `None` when there are too many to bound.
+fn affected_nodes(
+    post: &Snapshot,
+    shapes: &Shapes,
+    changed: &[QuadKey],
+) -> Option<FxHashSet<TermId>> {
     let shapes_id = id_of(post, SHAPES_GRAPH);
     let type_id = id_of(post, RDF_TYPE);
+    let subclass = id_of(post, RDFS_SUBCLASS);
     let dict = post.dict();
     let is_node = |id: TermId| {
         id != DEFAULT_GRAPH
@@ -527,19 +595,44 @@ fn validate_changes(
                 .term(id)
                 .is_some_and(|t| matches!(t, Term::NamedNode(_) | Term::BlankNode(_)))
     };
-    // Touched: subjects, and objects reached by a property other than rdf:type (a class
-    // gaining an instance does not change the class's own validity).
     let mut affected: FxHashSet<TermId> = FxHashSet::default();
+    let mut classes: Vec<TermId> = Vec::new();
     for k in changed {
         if Some(k[3]) == shapes_id {
             continue;
         }
         affected.insert(k[0]);
-        if Some(k[1]) != type_id && is_node(k[2]) {
+        if Some(k[1]) == subclass {
+            classes.push(k[0]);
+        } else if Some(k[1]) != type_id && is_node(k[2]) {
+            // A class gaining an instance does not change the class's own validity.
             affected.insert(k[2]);
         }
     }
-    let properties: FxHashSet<TermId> = shapes
+    // A class whose super classes changed: its instances and its subclasses' instances
+    // may gain or lose targets and `sh:class` matches.
+    let mut seen: FxHashSet<TermId> = FxHashSet::default();
+    while let Some(class) = classes.pop() {
+        if !seen.insert(class) {
+            continue;
+        }
+        if let Some(t) = type_id {
+            affected.extend(
+                post.quads(pattern(None, Some(t), Some(class)))
+                    .map(|k| k[0]),
+            );
+        }
+        if let Some(sc) = subclass {
+            classes.extend(
+                post.quads(pattern(None, Some(sc), Some(class)))
+                    .map(|k| k[0]),
+            );
+        }
+        if affected.len() > MAX_AFFECTED_NODES {
+            return None;
+        }
+    }
+    let properties: Vec<TermId> = shapes
         .properties
         .iter()
         .filter_map(|p| post.lookup(&Term::NamedNode(p.clone())))
@@ -561,14 +654,36 @@ fn validate_changes(
                 }
             }
             if affected.len() > MAX_AFFECTED_NODES {
-                return whole(post);
+                return None;
             }
         }
         frontier = next;
     }
-    // The data their validation reads: everything they say, what points at them along
-    // the shapes' properties, and what their values say, a few steps out; plus the class
-    // hierarchy (sh:class and class targets follow rdfs:subClassOf).
+    Some(affected)
+}
+
+/// The data the validation of `affected` reads: everything they say, what points at them
+/// along the shapes' properties, what their values say a few steps out, and the class
+/// hierarchy. `None` when it grows past `MAX_NEIGHBOURHOOD_QUADS` (validate whole then).
+fn neighbourhood(
+    post: &Snapshot,
+    shapes: &Shapes,
+    affected: &FxHashSet<TermId>,
+) -> Option<Vec<Triple>> {
+    let shapes_id = id_of(post, SHAPES_GRAPH);
+    let type_id = id_of(post, RDF_TYPE);
+    let dict = post.dict();
+    let is_node = |id: TermId| {
+        id != DEFAULT_GRAPH
+            && dict
+                .term(id)
+                .is_some_and(|t| matches!(t, Term::NamedNode(_) | Term::BlankNode(_)))
+    };
+    let properties: Vec<TermId> = shapes
+        .properties
+        .iter()
+        .filter_map(|p| post.lookup(&Term::NamedNode(p.clone())))
+        .collect();
     let mut keys: FxHashSet<QuadKey> = FxHashSet::default();
     let mut visited: FxHashSet<TermId> = affected.clone();
     let mut frontier: Vec<TermId> = affected.iter().copied().collect();
@@ -587,7 +702,7 @@ fn validate_changes(
                 keys.insert(k);
             }
             if keys.len() > MAX_NEIGHBOURHOOD_QUADS {
-                return whole(post);
+                return None;
             }
         }
         frontier = next;
@@ -598,27 +713,16 @@ fn validate_changes(
             keys.extend(post.quads(pattern(Some(node), Some(t), None)));
         }
     }
-    if let Some(sc) = subclass {
+    if let Some(sc) = id_of(post, RDFS_SUBCLASS) {
         keys.extend(post.quads(pattern(None, Some(sc), None)));
     }
-    let triples: Vec<Triple> = keys
-        .into_iter()
-        .filter(|k| Some(k[3]) != shapes_id)
-        .filter_map(|k| dict.quad(&k))
-        .map(Triple::from)
-        .collect();
-    let report = shacl::validate(shapes, triples.iter().map(Triple::as_ref))?;
-    let focus: BTreeSet<String> = affected
-        .iter()
-        .filter_map(|&id| dict.term(id))
-        .map(|t| t.to_string())
-        .collect();
-    let results = report
-        .results
-        .into_iter()
-        .filter(|r| focus.contains(&r.focus_node.to_string()))
-        .collect();
-    Ok((Report::from_results(results), false, Some(focus)))
+    Some(
+        keys.into_iter()
+            .filter(|k| Some(k[3]) != shapes_id)
+            .filter_map(|k| dict.quad(&k))
+            .map(Triple::from)
+            .collect(),
+    )
 }
 
 fn pattern(subject: Option<TermId>, predicate: Option<TermId>, object: Option<TermId>) -> Pattern {

@@ -221,3 +221,42 @@ fn big_graphs_validate_only_what_a_commit_affects() {
         "<http://e/t7>"
     );
 }
+
+#[test]
+fn violations_a_commit_does_not_touch_never_block_it() {
+    let (_dir, engine) = open();
+    let graph = engine.graph_or_create("main").unwrap();
+    update(&graph, "INSERT DATA { ex:old a ex:Ticket }").unwrap();
+    graph
+        .publish_shapes(
+            triples(SHAPES),
+            ValidationMode::Reject,
+            &CommitRequest::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        graph
+            .conformance()
+            .unwrap()
+            .unwrap()
+            .report
+            .violation_count(),
+        1
+    );
+    let ok = update(
+        &graph,
+        "INSERT DATA { ex:new a ex:Ticket ; ex:status \"open\" }",
+    )
+    .unwrap();
+    let v = ok.validation.unwrap();
+    assert!(
+        v.report.conforms,
+        "only the touched record counts: {:?}",
+        v.report
+    );
+    // Touching the bad record without fixing it is refused.
+    assert!(matches!(
+        update(&graph, "INSERT DATA { ex:old ex:note \"x\" }"),
+        Err(EngineError::ShaclViolation { .. })
+    ));
+}

@@ -46,3 +46,29 @@ fn shipped_rdf_files_parse() {
     }
     assert!(n_files >= 3);
 }
+
+/// Every shapes file compiles as SHACL, and the demo graph conforms to its shapes.
+#[test]
+fn shipped_shapes_compile_and_the_demo_conforms() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &std::path::Path| -> Vec<oxrdf::Triple> {
+        let text = std::fs::read(path).expect("read");
+        oxrdfio::RdfParser::from_format(
+            oxrdfio::RdfFormat::from_extension(path.extension().unwrap().to_str().unwrap())
+                .expect("known extension"),
+        )
+        .for_slice(&text)
+        .map(|q| oxrdf::Triple::from(q.expect("parses")))
+        .collect()
+    };
+    for entry in std::fs::read_dir(root.join("shapes")).expect("shapes/") {
+        let path = entry.unwrap().path();
+        let shapes = strata::shacl::Shapes::from_triples(read(&path))
+            .unwrap_or_else(|e| panic!("{} does not compile: {e}", path.display()));
+        assert!(!shapes.is_empty(), "{} holds no shape", path.display());
+    }
+    let shapes = strata::shacl::Shapes::from_triples(read(&root.join("shapes/demo.ttl"))).unwrap();
+    let data = read(&root.join("demo/demo.trig"));
+    let report = strata::shacl::validate(&shapes, data.iter().map(oxrdf::Triple::as_ref)).unwrap();
+    assert!(report.conforms, "{report:?}");
+}

@@ -9,5 +9,6 @@ mod mcp;
 mod mcp_conformance;
 mod mcp_modes;
 mod mcp_mrtr;
+mod shacl;
 mod util;
 mod w3c_protocol;
