@@ -9,6 +9,7 @@ pub mod engine;
 pub mod log;
 pub mod model;
 pub mod ontology;
+pub mod search;
 pub mod shacl;
 pub mod sparql;
 pub mod store;

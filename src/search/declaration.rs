@@ -1,0 +1,137 @@
+//! Embedding declarations: which class is searchable and which text describes each of
+//! its records. Stored as triples in the graph's `strata:embeddings` named graph, so
+//! they are versioned by the log like any data.
+
+use crate::model::{Literal, NamedNode, Quad, RdfGraphName, Term, Triple};
+
+use super::STRATA;
+
+/// The named graph holding a graph's embedding declarations.
+pub const EMBEDDINGS_GRAPH: &str = "https://strata.dev/ns#embeddings";
+
+/// One declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Declaration {
+    /// Unique within the graph: `[a-z0-9][a-z0-9_-]*`.
+    pub name: String,
+    pub class: NamedNode,
+    /// Properties whose values make the text, in order (a link contributes its target's
+    /// label). Empty: every literal property of the record but `exclude`.
+    pub from: Vec<NamedNode>,
+    pub exclude: Vec<NamedNode>,
+}
+
+fn iri(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(format!("{STRATA}{local}"))
+}
+
+impl Declaration {
+    /// The declaration's own IRI.
+    pub fn node(&self) -> NamedNode {
+        NamedNode::new_unchecked(format!("{STRATA}embedding/{}", self.name))
+    }
+
+    /// Checks the name: what other clients rely on when they address an index.
+    pub fn valid_name(name: &str) -> bool {
+        let mut chars = name.chars();
+        chars
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && name.len() <= 63
+            && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+    }
+
+    /// The quads that store this declaration.
+    pub fn quads(&self) -> Vec<Quad> {
+        let graph = RdfGraphName::NamedNode(NamedNode::new_unchecked(EMBEDDINGS_GRAPH));
+        let node = self.node();
+        let quad = |p: &str, o: Term| Quad::new(node.clone(), iri(p), o, graph.clone());
+        let list = |items: &[NamedNode]| {
+            items
+                .iter()
+                .map(|n| format!("<{}>", n.as_str()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        vec![
+            Quad::new(
+                node.clone(),
+                NamedNode::new_unchecked("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                iri("EmbeddingDeclaration"),
+                graph.clone(),
+            ),
+            quad("name", Literal::new_simple_literal(&self.name).into()),
+            quad("targetClass", self.class.clone().into()),
+            quad("recipe", Literal::new_simple_literal(list(&self.from)).into()),
+            quad("exclude", Literal::new_simple_literal(list(&self.exclude)).into()),
+        ]
+    }
+
+    /// Reads declarations back from the triples of the embeddings graph.
+    pub fn read_all(triples: &[Triple]) -> Vec<Declaration> {
+        let value = |subject: &crate::model::NamedOrBlankNode, p: &str| {
+            triples
+                .iter()
+                .find(|t| &t.subject == subject && t.predicate.as_str() == format!("{STRATA}{p}"))
+                .map(|t| t.object.clone())
+        };
+        let parse_list = |term: Option<Term>| -> Vec<NamedNode> {
+            match term {
+                Some(Term::Literal(l)) => l
+                    .value()
+                    .split_whitespace()
+                    .filter_map(|s| s.strip_prefix('<')?.strip_suffix('>'))
+                    .filter_map(|s| NamedNode::new(s).ok())
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        let mut out: Vec<Declaration> = triples
+            .iter()
+            .filter(|t| {
+                t.predicate.as_str() == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+                    && matches!(&t.object, Term::NamedNode(n) if n.as_str() == format!("{STRATA}EmbeddingDeclaration"))
+            })
+            .filter_map(|t| {
+                let name = match value(&t.subject, "name")? {
+                    Term::Literal(l) => l.value().to_owned(),
+                    _ => return None,
+                };
+                let class = match value(&t.subject, "targetClass")? {
+                    Term::NamedNode(n) => n,
+                    _ => return None,
+                };
+                Some(Declaration {
+                    name,
+                    class,
+                    from: parse_list(value(&t.subject, "recipe")),
+                    exclude: parse_list(value(&t.subject, "exclude")),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_round_trip_through_quads() {
+        let d = Declaration {
+            name: "tickets".into(),
+            class: NamedNode::new_unchecked("http://e/Ticket"),
+            from: vec![
+                NamedNode::new_unchecked("http://e/title"),
+                NamedNode::new_unchecked("http://e/about"),
+            ],
+            exclude: vec![],
+        };
+        let triples: Vec<Triple> = d.quads().into_iter().map(Triple::from).collect();
+        assert_eq!(Declaration::read_all(&triples), vec![d]);
+        assert!(Declaration::valid_name("tickets-2"));
+        assert!(!Declaration::valid_name("Tickets") && !Declaration::valid_name(""));
+    }
+}
