@@ -91,7 +91,12 @@ fn measure(graph: &Graph, commits: usize, bugs: usize, offset: usize) -> Vec<Dur
         let text = commit_text(offset + i, bugs);
         let started = Instant::now();
         let outcome = graph
-            .update(&text, None, &UpdateOptions::default(), &CommitRequest::default())
+            .update(
+                &text,
+                None,
+                &UpdateOptions::default(),
+                &CommitRequest::default(),
+            )
             .unwrap();
         times.push(started.elapsed());
         assert!(outcome.commit_seq.is_some());
@@ -113,12 +118,16 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
-    let tmp = std::env::var("STRATA_BENCH_TMP").unwrap_or_else(|_| std::env::temp_dir().display().to_string());
+    let tmp = std::env::var("STRATA_BENCH_TMP")
+        .unwrap_or_else(|_| std::env::temp_dir().display().to_string());
     let dir = tempfile::tempdir_in(tmp).unwrap();
     let engine = Engine::open(dir.path(), EngineConfig::default()).unwrap();
     let text = desk(triples);
     let bugs = triples / 8;
-    println!("graph: {} triples, {commits} commits of 10 triples per side", thousands(bugs as u64 * 8));
+    println!(
+        "graph: {} triples, {commits} commits of 10 triples per side",
+        thousands(bugs as u64 * 8)
+    );
 
     let plain = load(&engine, "plain", &text);
     let checked = load(&engine, "checked", &text);
@@ -132,7 +141,11 @@ fn main() {
         .unwrap();
     let publish_time = started.elapsed();
     let report = &published.validation.as_ref().unwrap().report;
-    assert!(report.conforms, "the generated desk conforms: {:?}", report.results.first());
+    assert!(
+        report.conforms,
+        "the generated desk conforms: {:?}",
+        report.results.first()
+    );
 
     // Warm up both sides, then alternate so machine noise hits both alike.
     measure(&plain, 5, bugs, 1_000_000);

@@ -60,6 +60,8 @@ pub enum EngineError {
     },
     #[error("SHACL validation failed: {message}")]
     Shacl { message: String },
+    #[error("search: {message}")]
+    Search { message: String },
     #[error(transparent)]
     Log(#[from] LogError),
     #[error("i/o error on {path}: {source}")]

@@ -58,6 +58,9 @@ pub struct Graph {
     open_stats: OpenStats,
     /// The shapes in force and the conformance report (see `validation.rs`).
     pub(crate) shacl: RwLock<super::validation::ShaclState>,
+    /// Search indexes and their worker (see `search.rs`).
+    pub(crate) search: super::search::SearchState,
+    pub(crate) model_dir: PathBuf,
 }
 
 pub(crate) struct WriterState {
@@ -124,6 +127,8 @@ impl Graph {
             checkpoint_signal: Mutex::new(None),
             open_stats: stats,
             shacl: RwLock::default(),
+            search: Default::default(),
+            model_dir: config.model_dir.clone(),
         };
         graph.load_shacl_state()?;
         Ok(graph)

@@ -8,6 +8,7 @@ mod error;
 mod graph;
 mod import;
 mod read;
+mod search;
 mod validation;
 mod write;
 
@@ -15,6 +16,10 @@ pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
 pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, parse_triples};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
+pub use search::{
+    EXACT_MAX_CANDIDATES, IndexProgress, IndexStatus, MAX_K, SearchHit, SearchOutcome,
+    SearchRequest, embedder_for,
+};
 pub use validation::{ActiveShapes, CommitValidation, Conformance, ShapesPreview};
 pub use write::{CommitOutcome, CommitRequest, UpdatePreview};
 
@@ -39,6 +44,8 @@ pub struct EngineConfig {
     pub query_timeout: Option<Duration>,
     /// Write a checkpoint once this many quads changed since the last one.
     pub checkpoint_every_quads: u64,
+    /// Where the default embedding model's files are (see `scripts/fetch-model.sh`).
+    pub model_dir: PathBuf,
 }
 
 impl Default for EngineConfig {
@@ -46,6 +53,7 @@ impl Default for EngineConfig {
         Self {
             query_timeout: Some(Duration::from_secs(60)),
             checkpoint_every_quads: 50_000,
+            model_dir: crate::search::embed::default_model_dir(),
         }
     }
 }
@@ -138,6 +146,7 @@ impl Engine {
         }
         let graph = Arc::new(Graph::open(name.clone(), dir, &self.config, false)?);
         Graph::start_checkpointer(&graph);
+        Graph::start_search_worker(&graph);
         graphs.insert(name, graph.clone());
         Ok(graph)
     }
@@ -153,6 +162,7 @@ impl Engine {
         let dir = self.graphs_dir().join(name.as_str());
         let graph = Arc::new(Graph::open(name.clone(), dir, &self.config, true)?);
         Graph::start_checkpointer(&graph);
+        Graph::start_search_worker(&graph);
         graphs.insert(name, graph.clone());
         Ok(graph)
     }
@@ -220,6 +230,7 @@ impl Engine {
     pub fn close(&self) -> Result<(), EngineError> {
         let graphs: Vec<Arc<Graph>> = self.graphs.lock().values().cloned().collect();
         for graph in graphs {
+            graph.stop_search_worker();
             graph.checkpoint_when_idle(CLOSE_CHECKPOINT_QUADS)?;
         }
         Ok(())
@@ -259,6 +270,8 @@ impl Engine {
     }
 }
 
+#[cfg(test)]
+mod search_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

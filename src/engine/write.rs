@@ -251,6 +251,7 @@ impl Graph {
         });
         drop(writer);
         self.sync_through(seq)?;
+        self.notify_indexer();
         let changed = (inserts.len() + deletes.len()) as u64;
         let pending = self
             .quads_since_checkpoint

@@ -62,8 +62,14 @@ impl Declaration {
             ),
             quad("name", Literal::new_simple_literal(&self.name).into()),
             quad("targetClass", self.class.clone().into()),
-            quad("recipe", Literal::new_simple_literal(list(&self.from)).into()),
-            quad("exclude", Literal::new_simple_literal(list(&self.exclude)).into()),
+            quad(
+                "recipe",
+                Literal::new_simple_literal(list(&self.from)).into(),
+            ),
+            quad(
+                "exclude",
+                Literal::new_simple_literal(list(&self.exclude)).into(),
+            ),
         ]
     }
 

@@ -315,7 +315,8 @@ impl SearchIndex {
             out.write_all(&(record.len() as u32).to_le_bytes())
                 .map_err(|e| io(&tmp, e))?;
             out.write_all(record.as_bytes()).map_err(|e| io(&tmp, e))?;
-            out.write_all(&hash.to_le_bytes()).map_err(|e| io(&tmp, e))?;
+            out.write_all(&hash.to_le_bytes())
+                .map_err(|e| io(&tmp, e))?;
             out.write_all(&(vector.len() as u32).to_le_bytes())
                 .map_err(|e| io(&tmp, e))?;
             for x in vector {
@@ -383,7 +384,9 @@ fn replay(path: &Path, dim: usize) -> Result<(Vectors, usize), IndexError> {
     let u32_of = |b: Vec<u8>| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
     loop {
         let Some(op) = read(1) else { break };
-        let Some(len) = read(4).map(u32_of) else { break };
+        let Some(len) = read(4).map(u32_of) else {
+            break;
+        };
         if len > 1 << 20 {
             break;
         }
@@ -439,12 +442,17 @@ mod tests {
             let mut index = SearchIndex::open(Some(dir.path()), "e1", 2, params).unwrap();
             index
                 .apply(
-                    vec![upsert("a", "red apple", [1.0, 0.0]), upsert("b", "green pear", [0.0, 1.0])],
+                    vec![
+                        upsert("a", "red apple", [1.0, 0.0]),
+                        upsert("b", "green pear", [0.0, 1.0]),
+                    ],
                     &[],
                     3,
                 )
                 .unwrap();
-            index.apply(vec![upsert("b", "yellow pear", [0.1, 1.0])], &[], 4).unwrap();
+            index
+                .apply(vec![upsert("b", "yellow pear", [0.1, 1.0])], &[], 4)
+                .unwrap();
             index.apply(Vec::new(), &["a".into()], 5).unwrap();
         }
         let index = SearchIndex::open(Some(dir.path()), "e1", 2, params).unwrap();

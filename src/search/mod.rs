@@ -13,7 +13,7 @@ pub mod sparse;
 
 pub use declaration::{Declaration, EMBEDDINGS_GRAPH};
 pub use dense::{HnswParams, Scored};
-pub use index::{IndexError, SearchIndex};
+pub use index::{IndexError, SearchIndex, Upsert, text_hash as text_hash_of};
 pub use recipe::{LABELS, Recipe};
 
 /// The `strata:` namespace.

@@ -56,7 +56,11 @@ impl Recipe {
                 }
                 classes.push(c);
                 if let Some(sc) = subclass {
-                    todo.extend(snapshot.quads(pattern(None, Some(sc), Some(c))).map(|k| k[0]));
+                    todo.extend(
+                        snapshot
+                            .quads(pattern(None, Some(sc), Some(c)))
+                            .map(|k| k[0]),
+                    );
                 }
             }
         }
@@ -85,7 +89,11 @@ impl Recipe {
         let mut out: Vec<TermId> = self
             .classes
             .iter()
-            .flat_map(|&c| snapshot.quads(pattern(None, Some(t), Some(c))).map(|k| k[0]))
+            .flat_map(|&c| {
+                snapshot
+                    .quads(pattern(None, Some(t), Some(c)))
+                    .map(|k| k[0])
+            })
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -95,9 +103,12 @@ impl Recipe {
     /// True when `record` is an instance at the snapshot.
     pub fn is_instance(&self, snapshot: &Snapshot, record: TermId) -> bool {
         self.type_id.is_some_and(|t| {
-            self.classes
-                .iter()
-                .any(|&c| snapshot.quads(pattern(Some(record), Some(t), Some(c))).next().is_some())
+            self.classes.iter().any(|&c| {
+                snapshot
+                    .quads(pattern(Some(record), Some(t), Some(c)))
+                    .next()
+                    .is_some()
+            })
         })
     }
 

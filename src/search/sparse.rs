@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermSetQuery};
-use tantivy::schema::{Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value};
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc};
 
 use super::dense::{Scored, sort_scored};
@@ -37,7 +39,10 @@ fn schema() -> (Schema, Field, Field) {
     let indexing = TextFieldIndexing::default()
         .set_tokenizer("en_stem")
         .set_index_option(IndexRecordOption::WithFreqsAndPositions);
-    let body = builder.add_text_field("body", TextOptions::default().set_indexing_options(indexing));
+    let body = builder.add_text_field(
+        "body",
+        TextOptions::default().set_indexing_options(indexing),
+    );
     (builder.build(), record, body)
 }
 
@@ -76,7 +81,8 @@ impl SparseIndex {
     pub fn upsert(&mut self, record: &str, text: &str) -> Result<(), SparseError> {
         self.writer
             .delete_term(Term::from_field_text(self.record, record));
-        self.writer.add_document(doc!(self.record => record, self.body => text))?;
+        self.writer
+            .add_document(doc!(self.record => record, self.body => text))?;
         Ok(())
     }
 
@@ -155,9 +161,13 @@ mod tests {
     #[test]
     fn ranks_by_bm25_with_stemming_updates_and_restrictions() {
         let mut index = SparseIndex::open(None).unwrap();
-        index.upsert("a", "users cannot sign in after the upgrade").unwrap();
+        index
+            .upsert("a", "users cannot sign in after the upgrade")
+            .unwrap();
         index.upsert("b", "invoice PDF is blank").unwrap();
-        index.upsert("c", "signing is broken: nobody signs in").unwrap();
+        index
+            .upsert("c", "signing is broken: nobody signs in")
+            .unwrap();
         index.commit("3").unwrap();
         assert_eq!(index.payload().as_deref(), Some("3"));
         let hits = index.search("user signs in", 10, None).unwrap();

@@ -32,7 +32,10 @@ impl HashedEmbedder {
             let sign = if (h >> 63) == 0 { 1.0 } else { -1.0 };
             v[bucket] += sign * weight;
         };
-        for word in lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        for word in lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
             add(&format!("w:{word}"), 1.0);
             let chars: Vec<char> = format!(" {word} ").chars().collect();
             for gram in chars.windows(3) {
@@ -83,10 +86,18 @@ mod tests {
     fn shared_words_score_higher_than_unrelated_text() {
         let e = HashedEmbedder::default();
         let v = e
-            .embed(&["users cannot sign in", "sign in fails for users", "invoice PDF is blank", ""])
+            .embed(&[
+                "users cannot sign in",
+                "sign in fails for users",
+                "invoice PDF is blank",
+                "",
+            ])
             .unwrap();
         assert!((cos(&v[0], &v[0]) - 1.0).abs() < 1e-5);
         assert!(cos(&v[0], &v[1]) > cos(&v[0], &v[2]) + 0.2);
-        assert!(v[3].iter().all(|x| *x == 0.0), "empty text is the zero vector");
+        assert!(
+            v[3].iter().all(|x| *x == 0.0),
+            "empty text is the zero vector"
+        );
     }
 }

@@ -66,7 +66,9 @@ pub fn choose(model_dir: &Path) -> Arc<dyn Embedder> {
         Ok("hashed") => return Arc::new(HashedEmbedder::default()),
         Ok("remote") => match RemoteEmbedder::from_env() {
             Ok(remote) => return Arc::new(remote),
-            Err(e) => tracing::warn!(error = %e, "remote embedder not configured; using the default"),
+            Err(e) => {
+                tracing::warn!(error = %e, "remote embedder not configured; using the default")
+            }
         },
         _ => {}
     }
@@ -166,7 +168,10 @@ mod tests {
         println!("worst difference from the golden vectors: {worst:e}");
         assert!(worst < 1e-5, "worst difference {worst}");
         let v = model
-            .embed(&["users cannot sign in", "authentication is broken for everyone"])
+            .embed(&[
+                "users cannot sign in",
+                "authentication is broken for everyone",
+            ])
             .unwrap();
         let cos: f32 = v[0].iter().zip(&v[1]).map(|(a, b)| a * b).sum();
         assert!((cos - 0.6822).abs() < 1e-3, "cosine {cos}");

@@ -26,7 +26,10 @@ impl RemoteEmbedder {
             .build()
             .into();
         let mut embedder = Self {
-            url: format!("{}/v1/embeddings", url.trim_end_matches('/').trim_end_matches("/v1")),
+            url: format!(
+                "{}/v1/embeddings",
+                url.trim_end_matches('/').trim_end_matches("/v1")
+            ),
             id: String::new(),
             model,
             key,
@@ -36,7 +39,9 @@ impl RemoteEmbedder {
         let probe = embedder.call(&["dimension probe"])?;
         embedder.dim = probe.first().map_or(0, Vec::len);
         if embedder.dim == 0 {
-            return Err(EmbedError::Remote("the endpoint returned an empty vector".into()));
+            return Err(EmbedError::Remote(
+                "the endpoint returned an empty vector".into(),
+            ));
         }
         embedder.id = format!("remote:{}:{}", embedder.model, embedder.dim);
         Ok(embedder)
@@ -44,7 +49,10 @@ impl RemoteEmbedder {
 
     fn call(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let body = serde_json::json!({ "model": self.model, "input": texts });
-        let mut request = self.agent.post(&self.url).header("content-type", "application/json");
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("content-type", "application/json");
         if let Some(key) = &self.key {
             request = request.header("authorization", &format!("Bearer {key}"));
         }
@@ -55,8 +63,8 @@ impl RemoteEmbedder {
             .body_mut()
             .read_to_string()
             .map_err(|e| EmbedError::Remote(e.to_string()))?;
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| EmbedError::Remote(format!("bad JSON: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| EmbedError::Remote(format!("bad JSON: {e}")))?;
         let data = value["data"]
             .as_array()
             .ok_or_else(|| EmbedError::Remote("no `data` array in the answer".into()))?;

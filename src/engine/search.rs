@@ -1,0 +1,710 @@
+//! Search indexes following commits. Declarations live in the graph's `strata:embeddings`
+//! named graph (versioned by the log); each has an index under
+//! `<graph dir>/search/<name>/` kept current by one background worker per graph: after
+//! each commit it re-embeds the records whose text changed (found from the commits'
+//! changes, plus the records linking to a changed record through a recipe property, whose
+//! text shows that record's label) and drops records that left the class.
+//!
+//! Reads report how far each index is behind the head (`lag`); `consistency: strong`
+//! waits until the index reflects the commit it reads.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex, RwLock};
+
+use super::error::EngineError;
+use super::graph::Graph;
+use crate::model::{CommitSeq, NamedNode, Term, Triple};
+use crate::search::embed::{self, Embedder};
+use crate::search::{Declaration, EMBEDDINGS_GRAPH, Hit, HnswParams, Lane, Recipe, SearchIndex};
+use crate::store::{GraphFilter, Pattern, Snapshot, TermId};
+
+/// Texts embedded per model call (and per progress step).
+const EMBED_BATCH: usize = 64;
+/// Candidate sets up to this size are scored exactly (`filter_first`).
+pub const EXACT_MAX_CANDIDATES: usize = 2_000;
+/// The most hits one search may ask an index for.
+pub const MAX_K: usize = 1_000;
+
+/// The embedder of a model directory, loaded once per process.
+pub fn embedder_for(model_dir: &std::path::Path) -> Arc<dyn Embedder> {
+    static LOADED: OnceLock<Mutex<BTreeMap<PathBuf, Arc<dyn Embedder>>>> = OnceLock::new();
+    let loaded = LOADED.get_or_init(Default::default);
+    let mut loaded = loaded.lock();
+    loaded
+        .entry(model_dir.to_path_buf())
+        .or_insert_with(|| embed::choose(model_dir))
+        .clone()
+}
+
+/// Where an index stands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexProgress {
+    /// `building` (first build or refresh), `following` (incremental), `ready`, `error`.
+    pub state: &'static str,
+    pub done: usize,
+    pub total: usize,
+    pub error: Option<String>,
+}
+
+/// One declared index.
+pub struct IndexEntry {
+    pub declaration: Declaration,
+    index: RwLock<SearchIndex>,
+    progress: Mutex<IndexProgress>,
+}
+
+/// A read-only view of an index's state.
+#[derive(Clone, Debug)]
+pub struct IndexStatus {
+    pub declaration: Declaration,
+    pub embedder: String,
+    pub semantic: bool,
+    pub dim: usize,
+    pub records: usize,
+    pub published_seq: CommitSeq,
+    pub head_seq: CommitSeq,
+    pub progress: IndexProgress,
+}
+
+/// The search state of a graph.
+#[derive(Default)]
+pub(crate) struct SearchState {
+    pub indexes: RwLock<BTreeMap<String, Arc<IndexEntry>>>,
+    signal: Mutex<Option<mpsc::SyncSender<()>>>,
+    /// Wakes readers waiting for an index to catch up (`consistency: strong`).
+    caught_up: (Mutex<()>, Condvar),
+    stopping: AtomicBool,
+    /// One sync at a time (the worker's, or a direct call).
+    syncing: Mutex<()>,
+}
+
+/// One search.
+#[derive(Clone, Debug)]
+pub struct SearchRequest {
+    /// The declaration to search (`None`: every index of the graph).
+    pub index: Option<String>,
+    pub text: String,
+    /// A query vector instead of embedding `text` (dense lane).
+    pub vector: Option<Vec<f32>>,
+    pub lane: Lane,
+    pub k: usize,
+    pub min_score: Option<f32>,
+    /// Only these records may be hits (a filter's result), when given.
+    pub candidates: Option<Arc<HashSet<Arc<str>>>>,
+    /// Hits must exist at this commit (reads pinned to the past).
+    pub as_of: Option<CommitSeq>,
+    /// Wait until the index reflects the commit read.
+    pub strong: bool,
+}
+
+/// A hit with what a reader needs.
+#[derive(Clone, Debug)]
+pub struct SearchHit {
+    pub hit: Hit,
+    pub index: String,
+    pub label: String,
+}
+
+/// What a search did.
+#[derive(Clone, Debug)]
+pub struct SearchOutcome {
+    pub hits: Vec<SearchHit>,
+    /// `nearest` (the index alone), `filter_first` (candidates scored exactly) or
+    /// `filtered_nearest` (the filter applied inside the HNSW search).
+    pub plan: &'static str,
+    /// The lowest commit reflected by the indexes searched.
+    pub index_seq: CommitSeq,
+    /// Hits dropped because the record did not exist at the commit read.
+    pub dropped_not_at_seq: usize,
+    pub candidates: Option<usize>,
+}
+
+impl Graph {
+    fn search_dir(&self, name: &str) -> PathBuf {
+        self.dir.join("search").join(name)
+    }
+
+    fn embedder(&self) -> Arc<dyn Embedder> {
+        embedder_for(&self.model_dir)
+    }
+
+    /// Declarations at a commit.
+    pub fn declarations_at(&self, seq: CommitSeq) -> Vec<Declaration> {
+        let snapshot = self.snapshot(seq);
+        let Some(g) = snapshot.lookup(&Term::NamedNode(NamedNode::new_unchecked(EMBEDDINGS_GRAPH)))
+        else {
+            return Vec::new();
+        };
+        let dict = snapshot.dict();
+        let triples: Vec<Triple> = snapshot
+            .quads(Pattern {
+                subject: None,
+                predicate: None,
+                object: None,
+                graph: GraphFilter::Is(g),
+            })
+            .filter_map(|k| dict.quad(&k))
+            .map(Triple::from)
+            .collect();
+        Declaration::read_all(&triples)
+    }
+
+    /// Starts the graph's index worker (at open). Without declarations it only checks
+    /// for them when woken.
+    pub(crate) fn start_search_worker(graph: &Arc<Graph>) {
+        if graph.search.signal.lock().is_some() {
+            return;
+        }
+        let (sender, receiver) = mpsc::sync_channel::<()>(1);
+        *graph.search.signal.lock() = Some(sender);
+        let weak = Arc::downgrade(graph);
+        let spawned = std::thread::Builder::new()
+            .name(format!("strata-search-{}", graph.name))
+            .spawn(move || {
+                loop {
+                    let woke = receiver.recv_timeout(Duration::from_secs(2));
+                    if matches!(woke, Err(mpsc::RecvTimeoutError::Disconnected)) {
+                        break;
+                    }
+                    let Some(graph) = weak.upgrade() else { break };
+                    if graph.search.stopping.load(Ordering::Acquire) {
+                        break;
+                    }
+                    if let Err(error) = graph.sync_indexes() {
+                        tracing::warn!(graph = %graph.name, %error, "search index update failed");
+                    }
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start the search index worker");
+        }
+        graph.notify_indexer();
+    }
+
+    /// Tells the index worker that commits landed (never blocks).
+    pub(crate) fn notify_indexer(&self) {
+        if let Some(sender) = self.search.signal.lock().as_ref() {
+            let _ = sender.try_send(());
+        }
+    }
+
+    pub(crate) fn stop_search_worker(&self) {
+        self.search.stopping.store(true, Ordering::Release);
+        self.search.signal.lock().take();
+    }
+
+    /// Brings every index up to the head (the worker's loop body; also callable directly).
+    pub fn sync_indexes(&self) -> Result<(), EngineError> {
+        let _one_at_a_time = self.search.syncing.lock();
+        let head = self.store.published_seq();
+        let declarations = self.declarations_at(head);
+        let embedder = self.embedder();
+        // Open new indexes, drop removed ones.
+        {
+            let mut indexes = self.search.indexes.write();
+            let names: HashSet<&str> = declarations.iter().map(|d| d.name.as_str()).collect();
+            let gone: Vec<String> = indexes
+                .keys()
+                .filter(|n| !names.contains(n.as_str()))
+                .cloned()
+                .collect();
+            for name in gone {
+                indexes.remove(&name);
+                let _ = std::fs::remove_dir_all(self.search_dir(&name));
+            }
+            for d in &declarations {
+                let changed = indexes.get(&d.name).is_none_or(|e| e.declaration != *d);
+                if changed {
+                    let key = index_key(&*embedder, d);
+                    let index = SearchIndex::open(
+                        Some(&self.search_dir(&d.name)),
+                        &key,
+                        embedder.dim(),
+                        HnswParams::default(),
+                    )
+                    .map_err(|e| EngineError::Search {
+                        message: e.to_string(),
+                    })?;
+                    indexes.insert(
+                        d.name.clone(),
+                        Arc::new(IndexEntry {
+                            declaration: d.clone(),
+                            index: RwLock::new(index),
+                            progress: Mutex::new(IndexProgress {
+                                state: "building",
+                                ..IndexProgress::default()
+                            }),
+                        }),
+                    );
+                }
+            }
+        }
+        let entries: Vec<Arc<IndexEntry>> = self.search.indexes.read().values().cloned().collect();
+        for entry in entries {
+            if let Err(e) = self.sync_index(&entry, &*embedder, head) {
+                let mut progress = entry.progress.lock();
+                progress.state = "error";
+                progress.error = Some(e.to_string());
+                return Err(e);
+            }
+        }
+        let _guard = self.search.caught_up.0.lock();
+        self.search.caught_up.1.notify_all();
+        Ok(())
+    }
+
+    fn sync_index(
+        &self,
+        entry: &IndexEntry,
+        embedder: &dyn Embedder,
+        head: CommitSeq,
+    ) -> Result<(), EngineError> {
+        let from = entry.index.read().published_seq();
+        if from >= head {
+            entry.progress.lock().state = "ready";
+            return Ok(());
+        }
+        let snapshot = self.store.snapshot_at(head);
+        let recipe = Recipe::new(&snapshot, &entry.declaration);
+        let (candidates, full) = if from == 0 {
+            (recipe.instances(&snapshot), true)
+        } else {
+            (self.touched_records(&snapshot, &recipe, from, head)?, false)
+        };
+        {
+            let mut progress = entry.progress.lock();
+            progress.state = if full { "building" } else { "following" };
+            progress.done = 0;
+            progress.total = candidates.len();
+            progress.error = None;
+        }
+        let dict = snapshot.dict();
+        let mut removes: Vec<Arc<str>> = Vec::new();
+        let mut pending: Vec<(Arc<str>, String)> = Vec::new();
+        {
+            let index = entry.index.read();
+            for &id in &candidates {
+                let Some(Term::NamedNode(node)) = dict.term(id) else {
+                    continue;
+                };
+                let record: Arc<str> = Arc::from(node.as_str());
+                if recipe.is_instance(&snapshot, id) {
+                    let text = recipe.text(&snapshot, id);
+                    if index.text_hash(&record) != Some(crate::search::text_hash_of(&text)) {
+                        pending.push((record, text));
+                    }
+                } else if index.contains(&record) {
+                    removes.push(record);
+                }
+            }
+        }
+        if pending.is_empty() {
+            entry
+                .index
+                .write()
+                .apply(Vec::new(), &removes, head)
+                .map_err(search_error)?;
+        }
+        let total = pending.len();
+        for (n, chunk) in pending.chunks(EMBED_BATCH).enumerate() {
+            let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
+            let vectors = embedder.embed(&texts).map_err(|e| EngineError::Search {
+                message: e.to_string(),
+            })?;
+            let upserts = chunk
+                .iter()
+                .zip(vectors)
+                .map(|((record, text), vector)| crate::search::Upsert {
+                    record: record.clone(),
+                    text: text.clone(),
+                    vector,
+                })
+                .collect();
+            let last = (n + 1) * EMBED_BATCH >= total;
+            // Only the last batch marks the index as reflecting the head: a crash midway
+            // resumes from where the index really stands.
+            let seq = if last { head } else { from };
+            let removes_now: &[Arc<str>] = if last { &removes } else { &[] };
+            entry
+                .index
+                .write()
+                .apply(upserts, removes_now, seq)
+                .map_err(search_error)?;
+            entry.progress.lock().done = ((n + 1) * EMBED_BATCH).min(total);
+            if self.search.stopping.load(Ordering::Acquire) {
+                return Ok(());
+            }
+        }
+        entry.progress.lock().state = "ready";
+        Ok(())
+    }
+
+    /// Records whose text may have changed between two commits: subjects and objects of
+    /// the changed quads, and records linking to them through a recipe property.
+    fn touched_records(
+        &self,
+        snapshot: &Snapshot,
+        recipe: &Recipe,
+        from: CommitSeq,
+        head: CommitSeq,
+    ) -> Result<Vec<TermId>, EngineError> {
+        let mut nodes: HashSet<TermId> = HashSet::new();
+        for seq in from + 1..=head {
+            let changes = self.commit_changes(seq)?;
+            for quad in changes.added.iter().chain(&changes.removed) {
+                if let Some(id) = snapshot.lookup(&Term::from(quad.subject.clone())) {
+                    nodes.insert(id);
+                }
+                if matches!(quad.object, Term::NamedNode(_))
+                    && let Some(id) = snapshot.lookup(&quad.object)
+                {
+                    nodes.insert(id);
+                }
+            }
+        }
+        let mut out: HashSet<TermId> = nodes.clone();
+        for p in recipe.properties() {
+            for &node in &nodes {
+                out.extend(
+                    snapshot
+                        .quads(Pattern {
+                            subject: None,
+                            predicate: Some(p),
+                            object: Some(node),
+                            graph: GraphFilter::All,
+                        })
+                        .map(|k| k[0]),
+                );
+            }
+        }
+        let mut out: Vec<TermId> = out.into_iter().collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// The state of every index (or of one).
+    pub fn index_status(&self) -> Vec<IndexStatus> {
+        let embedder = self.embedder();
+        let head = self.store.published_seq();
+        self.search
+            .indexes
+            .read()
+            .values()
+            .map(|e| {
+                let index = e.index.read();
+                IndexStatus {
+                    declaration: e.declaration.clone(),
+                    embedder: embedder.id().to_owned(),
+                    semantic: embedder.semantic(),
+                    dim: embedder.dim(),
+                    records: index.len(),
+                    published_seq: index.published_seq(),
+                    head_seq: head,
+                    progress: e.progress.lock().clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Waits until every index reflects `seq` (or `timeout` passes): `consistency: strong`.
+    pub fn wait_for_indexes(&self, seq: CommitSeq, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        self.notify_indexer();
+        let declared: Vec<String> = self
+            .declarations_at(seq)
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        let mut guard = self.search.caught_up.0.lock();
+        loop {
+            let behind = {
+                let indexes = self.search.indexes.read();
+                declared.iter().any(|name| !indexes.contains_key(name))
+                    || indexes
+                        .values()
+                        .any(|e| e.index.read().published_seq() < seq)
+            };
+            if !behind {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            self.search
+                .caught_up
+                .1
+                .wait_for(&mut guard, Duration::from_millis(200));
+        }
+    }
+
+    /// Embeds texts with the graph's embedder.
+    pub fn embed_texts(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
+        self.embedder()
+            .embed(texts)
+            .map_err(|e| EngineError::Search {
+                message: e.to_string(),
+            })
+    }
+
+    /// The text a declaration makes for some of its records (no model call).
+    pub fn preview_texts(
+        &self,
+        declaration: &Declaration,
+        seq: CommitSeq,
+        limit: usize,
+    ) -> Vec<(String, String)> {
+        let snapshot = self.snapshot(seq);
+        let recipe = Recipe::new(&snapshot, declaration);
+        recipe
+            .instances(&snapshot)
+            .into_iter()
+            .take(limit)
+            .filter_map(|id| {
+                let iri = snapshot.term(id)?.to_string();
+                Some((
+                    iri.trim_matches(['<', '>']).to_owned(),
+                    recipe.text(&snapshot, id),
+                ))
+            })
+            .collect()
+    }
+
+    /// Searches one index or all, per the request's plan.
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchOutcome, EngineError> {
+        let head = self.store.published_seq();
+        let read_seq = request.as_of.unwrap_or(head).min(head);
+        if request.strong && !self.wait_for_indexes(read_seq, Duration::from_secs(30)) {
+            return Err(EngineError::Search {
+                message: format!(
+                    "the search index did not reach commit {read_seq} within 30 s (consistency: strong)"
+                ),
+            });
+        }
+        let entries: Vec<Arc<IndexEntry>> = {
+            let indexes = self.search.indexes.read();
+            match &request.index {
+                Some(name) => vec![indexes.get(name).cloned().ok_or_else(|| {
+                    EngineError::InvalidArgument {
+                        param: "class".into(),
+                        message: format!(
+                            "no search index {name:?}; declared: {}",
+                            if indexes.is_empty() {
+                                "none (declare one with the embeddings tool)".to_owned()
+                            } else {
+                                indexes.keys().cloned().collect::<Vec<_>>().join(", ")
+                            }
+                        ),
+                    }
+                })?],
+                None => indexes.values().cloned().collect(),
+            }
+        };
+        let k = request.k.clamp(1, MAX_K);
+        let needs_vector = request.lane != Lane::Sparse;
+        let vector = match (&request.vector, needs_vector) {
+            (Some(v), _) => Some(v.clone()),
+            (None, true) if !request.text.trim().is_empty() => {
+                Some(self.embed_texts(&[request.text.as_str()])?.remove(0))
+            }
+            _ => None,
+        };
+        let candidates: Option<Vec<Arc<str>>> = request
+            .candidates
+            .as_ref()
+            .map(|c| c.iter().cloned().collect());
+        let plan = match &candidates {
+            None => "nearest",
+            Some(c) if c.len() <= EXACT_MAX_CANDIDATES => "filter_first",
+            Some(_) => "filtered_nearest",
+        };
+        let snapshot = self.snapshot(read_seq);
+        let mut hits: Vec<SearchHit> = Vec::new();
+        let mut index_seq = CommitSeq::MAX;
+        let mut dropped = 0;
+        for entry in &entries {
+            let index = entry.index.read();
+            index_seq = index_seq.min(index.published_seq());
+            let found = match (&candidates, plan) {
+                (Some(c), "filter_first") => index
+                    .score_candidates(request.lane, vector.as_deref(), &request.text, c, k)
+                    .map_err(search_error)?,
+                (Some(_), _) => {
+                    let set = request.candidates.as_ref().expect("candidates");
+                    let allow = |r: &str| set.contains(r);
+                    index
+                        .search(
+                            request.lane,
+                            vector.as_deref(),
+                            &request.text,
+                            k,
+                            None,
+                            Some(&allow),
+                        )
+                        .map_err(search_error)?
+                }
+                _ => index
+                    .search(
+                        request.lane,
+                        vector.as_deref(),
+                        &request.text,
+                        k,
+                        None,
+                        None,
+                    )
+                    .map_err(search_error)?,
+            };
+            let recipe = Recipe::new(&snapshot, &entry.declaration);
+            for hit in found {
+                if request.min_score.is_some_and(|m| hit.score < m) {
+                    continue;
+                }
+                let id = snapshot.lookup(&Term::NamedNode(NamedNode::new_unchecked(&*hit.record)));
+                let Some(id) = id.filter(|&id| recipe.is_instance(&snapshot, id)) else {
+                    dropped += 1;
+                    continue;
+                };
+                hits.push(SearchHit {
+                    label: recipe.label(&snapshot, id),
+                    index: entry.declaration.name.clone(),
+                    hit,
+                });
+            }
+        }
+        hits.sort_by(|a, b| {
+            b.hit
+                .score
+                .partial_cmp(&a.hit.score)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| a.hit.record.cmp(&b.hit.record))
+        });
+        hits.truncate(k);
+        Ok(SearchOutcome {
+            hits,
+            plan,
+            index_seq: if index_seq == CommitSeq::MAX {
+                head
+            } else {
+                index_seq
+            },
+            dropped_not_at_seq: dropped,
+            candidates: candidates.map(|c| c.len()),
+        })
+    }
+}
+
+/// What identifies an index's content: the embedder and the declaration. A change of
+/// either makes the index start over.
+fn index_key(embedder: &dyn Embedder, declaration: &Declaration) -> String {
+    let recipe: Vec<&str> = declaration.from.iter().map(NamedNode::as_str).collect();
+    let exclude: Vec<&str> = declaration.exclude.iter().map(NamedNode::as_str).collect();
+    let fingerprint = crate::search::text_hash_of(&format!(
+        "{}|{}|{}",
+        declaration.class.as_str(),
+        recipe.join(" "),
+        exclude.join(" ")
+    ));
+    format!("{}#{fingerprint:016x}", embedder.id())
+}
+
+fn search_error(e: crate::search::IndexError) -> EngineError {
+    EngineError::Search {
+        message: e.to_string(),
+    }
+}
+
+impl Graph {
+    /// Commits a declaration (replacing one of the same name). The worker builds its index
+    /// in the background.
+    pub fn declare_embedding(
+        &self,
+        declaration: &Declaration,
+        request: &super::CommitRequest,
+    ) -> Result<super::CommitOutcome, EngineError> {
+        if !Declaration::valid_name(&declaration.name) {
+            return Err(EngineError::InvalidArgument {
+                param: "name".into(),
+                message: format!(
+                    "{:?} is not a valid index name: use [a-z0-9][a-z0-9_-]{{0,62}}",
+                    declaration.name
+                ),
+            });
+        }
+        let quads = declaration.quads();
+        let current = self.declaration_quads(&declaration.name);
+        let digest = super::write::request_digest(&[
+            "declare_embedding",
+            &quads
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ]);
+        let outcome = self.commit_quads(quads, &current, request, digest)?;
+        self.notify_indexer();
+        Ok(outcome)
+    }
+
+    /// Commits the removal of a declaration; its index files go with it.
+    pub fn delete_embedding(
+        &self,
+        name: &str,
+        request: &super::CommitRequest,
+    ) -> Result<super::CommitOutcome, EngineError> {
+        let current = self.declaration_quads(name);
+        if current.is_empty() {
+            return Err(EngineError::InvalidArgument {
+                param: "name".into(),
+                message: format!("no embedding declaration named {name:?}"),
+            });
+        }
+        let digest = super::write::request_digest(&["delete_embedding", name]);
+        let outcome = self.commit_quads(Vec::new(), &current, request, digest)?;
+        self.notify_indexer();
+        Ok(outcome)
+    }
+
+    /// Re-indexes a declaration from scratch (after a model change, or on request).
+    pub fn refresh_embedding(&self, name: &str) -> Result<(), EngineError> {
+        let entry = self
+            .search
+            .indexes
+            .read()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| EngineError::InvalidArgument {
+                param: "name".into(),
+                message: format!("no search index {name:?}"),
+            })?;
+        entry.index.write().clear().map_err(search_error)?;
+        *entry.progress.lock() = IndexProgress {
+            state: "building",
+            ..IndexProgress::default()
+        };
+        self.notify_indexer();
+        Ok(())
+    }
+
+    fn declaration_quads(&self, name: &str) -> Vec<crate::model::Quad> {
+        let head = self.head_seq();
+        self.declarations_at(head)
+            .into_iter()
+            .find(|d| d.name == name)
+            .map(|d| {
+                // The stored quads, exactly as read (values may differ from a new one).
+                let node = Term::NamedNode(d.node());
+                self.quads_matching(head, Some(&node), None, None)
+                    .into_iter()
+                    .filter(|q| {
+                        matches!(&q.graph_name, crate::model::RdfGraphName::NamedNode(g) if g.as_str() == EMBEDDINGS_GRAPH)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,145 @@
+//! Search indexes following commits, with the hashed embedder (fast, deterministic).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{CommitRequest, Engine, EngineConfig, Graph, SearchRequest};
+use crate::model::NamedNode;
+use crate::search::{Declaration, Lane};
+use crate::sparql::UpdateOptions;
+
+fn open(dir: &std::path::Path) -> Engine {
+    let config = EngineConfig {
+        // No model there: the hashed fallback embedder.
+        model_dir: dir.join("no-model"),
+        ..EngineConfig::default()
+    };
+    Engine::open(dir.join("data"), config).unwrap()
+}
+
+fn update(graph: &Graph, text: &str) {
+    graph
+        .update(
+            &format!(
+                "PREFIX ex: <http://e/> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> {text}"
+            ),
+            None,
+            &UpdateOptions::default(),
+            &CommitRequest::default(),
+        )
+        .unwrap();
+}
+
+fn request(text: &str, lane: Lane) -> SearchRequest {
+    SearchRequest {
+        index: None,
+        text: text.into(),
+        vector: None,
+        lane,
+        k: 3,
+        min_score: None,
+        candidates: None,
+        as_of: None,
+        strong: true,
+    }
+}
+
+fn top(graph: &Graph, request: &SearchRequest) -> Vec<String> {
+    graph
+        .search(request)
+        .unwrap()
+        .hits
+        .iter()
+        .map(|h| h.hit.record.to_string())
+        .collect()
+}
+
+#[test]
+fn indexes_follow_commits_and_survive_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let graph = engine.graph_or_create("main").unwrap();
+    update(
+        &graph,
+        "INSERT DATA { ex:t1 a ex:Ticket ; rdfs:label \"users cannot sign in\" . ex:t2 a ex:Ticket ; rdfs:label \"invoice PDF is blank\" . ex:n a ex:Note ; rdfs:label \"sign in note\" }",
+    );
+    let first = graph.head_seq();
+    let declaration = Declaration {
+        name: "tickets".into(),
+        class: NamedNode::new_unchecked("http://e/Ticket"),
+        from: vec![],
+        exclude: vec![],
+    };
+    graph
+        .declare_embedding(&declaration, &CommitRequest::default())
+        .unwrap();
+    for lane in [Lane::Dense, Lane::Sparse, Lane::Hybrid] {
+        let hits = top(&graph, &request("sign in", lane));
+        assert_eq!(
+            hits.first().map(String::as_str),
+            Some("http://e/t1"),
+            "{lane:?}"
+        );
+        assert!(
+            !hits.contains(&"http://e/n".to_owned()),
+            "other classes are not indexed"
+        );
+    }
+    let status = &graph.index_status()[0];
+    assert_eq!(
+        (status.records, status.published_seq),
+        (2, graph.head_seq())
+    );
+
+    // A new record, a changed text and a deletion are followed.
+    update(
+        &graph,
+        "INSERT DATA { ex:t3 a ex:Ticket ; rdfs:label \"password reset mail never arrives\" }",
+    );
+    update(
+        &graph,
+        "DELETE DATA { ex:t2 rdfs:label \"invoice PDF is blank\" } ; INSERT DATA { ex:t2 rdfs:label \"cannot sign in with SSO\" }",
+    );
+    update(&graph, "DELETE WHERE { ex:t1 ?p ?o }");
+    let hits = top(&graph, &request("password reset", Lane::Sparse));
+    assert_eq!(hits[0], "http://e/t3");
+    let hits = top(&graph, &request("sign in", Lane::Sparse));
+    assert_eq!(hits, vec!["http://e/t2"], "t1 is gone, t2 changed");
+
+    // Candidates: only they can be hits, scored exactly.
+    let mut only = request("sign in", Lane::Hybrid);
+    only.candidates = Some(Arc::new(HashSet::from([Arc::<str>::from("http://e/t3")])));
+    let outcome = graph.search(&only).unwrap();
+    assert_eq!(outcome.plan, "filter_first");
+    assert!(outcome.hits.iter().all(|h| &*h.hit.record == "http://e/t3"));
+
+    // A read pinned before t3 existed drops it and says so.
+    let mut pinned = request("password reset", Lane::Sparse);
+    pinned.as_of = Some(first);
+    let outcome = graph.search(&pinned).unwrap();
+    assert!(outcome.hits.iter().all(|h| &*h.hit.record != "http://e/t3"));
+    assert!(outcome.dropped_not_at_seq >= 1);
+
+    let head = graph.head_seq();
+    drop(graph);
+    engine.close().unwrap();
+    drop(engine);
+    let engine = open(dir.path());
+    let graph = engine.graph("main").unwrap();
+    assert!(graph.wait_for_indexes(head, Duration::from_secs(30)));
+    let status = &graph.index_status()[0];
+    assert_eq!(status.records, 2);
+    assert_eq!(
+        top(&graph, &request("password reset", Lane::Hybrid))[0],
+        "http://e/t3"
+    );
+
+    // Deleting the declaration drops the index.
+    graph
+        .delete_embedding("tickets", &CommitRequest::default())
+        .unwrap();
+    graph.sync_indexes().unwrap();
+    assert!(graph.index_status().is_empty());
+    assert!(!dir.path().join("data/graphs/main/search/tickets").exists());
+}
