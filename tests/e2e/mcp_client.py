@@ -249,7 +249,7 @@ SELECT ?release ?label WHERE {{
 async def tools_listed(session):
     listed = await session.list_tools()
     tools = {t.name: wire(t) for t in listed.tools}
-    check("tools-listed", sorted(tools) == ["commit", "configure", "inspect", "query", "rdf"], sorted(tools))
+    check("tools-listed", sorted(tools) == ["commit", "configure", "embeddings", "inspect", "query", "rdf"], sorted(tools))
     for name, tool in tools.items():
         check(f"tool-{name}-output-schema", isinstance(tool.get("outputSchema"), dict)
               and "served_at_seq" in json.dumps(tool["outputSchema"]), tool.get("outputSchema"))

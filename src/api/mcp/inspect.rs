@@ -116,9 +116,45 @@ fn publication(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> 
     let name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&name)?;
     let head = graph.head_seq();
+    graph.sync_indexes()?;
+    let indexes: Vec<Value> = graph
+        .index_status()
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.declaration.name,
+                "kind": "search",
+                "class": s.declaration.class.as_str(),
+                "published_seq": s.published_seq,
+                "lag": head.saturating_sub(s.published_seq),
+                "state": s.progress.state,
+                "records": s.records,
+            })
+        })
+        .collect();
+    let lag = indexes
+        .iter()
+        .filter_map(|i| i["lag"].as_u64())
+        .max()
+        .unwrap_or(0);
+    let published = head - lag;
     Ok(Envelope::new(
-        format!("graph {name} is at commit {head}; every index is up to date"),
-        json!({ "head_seq": head, "published_seq": head, "lag": 0 }),
+        if lag == 0 {
+            format!(
+                "graph {name} is at commit {head}; the store and {} search index(es) are up to date",
+                indexes.len()
+            )
+        } else {
+            format!(
+                "graph {name} is at commit {head}; the slowest search index is {lag} commit(s) behind"
+            )
+        },
+        json!({
+            "head_seq": head,
+            "published_seq": published,
+            "lag": lag,
+            "indexes": indexes,
+        }),
         head,
     ))
 }

@@ -13,6 +13,7 @@ mod modes;
 mod query;
 mod rdf;
 mod render;
+mod search;
 mod structured;
 mod traverse;
 
@@ -175,7 +176,7 @@ impl StrataMcp {
 
     #[tool(
         name = "query",
-        description = "Read a graph. Mode `sparql` runs SELECT, ASK, CONSTRUCT or DESCRIBE (`sparql`) at the head, or at an earlier commit with `as_of_commit_seq`; answers are pages: when `next` is present, call again with exactly those arguments (its cursor pins the commit, so later commits never change later pages); `detail` (compact|standard|full) sets rows per page (20/100/1000) and string lengths. Mode `structured` takes a JSON query in `structured`: {\"patterns\": [{\"subject\": {\"var\": \"t\"}, \"predicate\": \"REPORTED_AS\", \"object\": {\"var\": \"b\"}}], \"filters\": [{\"op\": \"ge\", \"left\": {\"field\": {\"var\": \"b\", \"name\": \"severity\"}}, \"right\": {\"value\": 2}}], \"group_by\": [\"b\"], \"aggregates\": [{\"func\": \"count\", \"as\": \"n\"}], \"order_by\": [{\"var\": \"n\", \"descending\": true}]} (terms: {\"var\"}, {\"type\", \"name\"}, {\"iri\"}, {\"value\", \"datatype\"}; predicates: relation or field names, \"type\", or {\"iri\"}; filters nest with and/or/not; group_keys bucket date fields by year/month/week/day/hour; `detail` full returns the compiled SPARQL). Mode `traverse` runs a pipeline in `traverse`: {\"steps\": [{\"from_type\": \"Ticket\"}, {\"filter\": {\"properties\": [[{\"field\": \"status\", \"op\": \"==\", \"value\": \"open\"}]]}}, {\"out\": \"REPORTED_AS\"}, {\"out\": \"FIXED_IN\"}], \"fields\": [\"version\"]} — steps from_type | from_records | out (to_type) | in (from_type) | filter (properties: OR of AND lists, a list value means any of; exists: sub-traversals) | order_by {field, order} | limit | count | group_by | aggregate_by | collect; items come back with iri, type, label and the requested fields. Mode `analyze` counts by `by` = type, relation or structured (a grouped `structured` query) and returns the values with a Vega-Lite `chart` (bar or pie) spec. Mode `describe` shows, for a `class`, which fields and links its sampled instances hold (counts, value kinds, examples, the values of small sets) or, for a `property`, what it connects. Mode `names` resolves `name` to candidate records (exact, case-insensitive, prefix, contains). Mode `commit_at` maps `at` (a date or RFC 3339 moment) to the commit that was the head then. Mode `compare` runs the SELECT in `sparql` at `from` and `to` ({\"as_of_commit_seq\": N} | {\"date\": \"2026-06-01\"} | {\"moment\": …}; `to` defaults to the head) and returns rows added, removed, and changed by the variable `key`. Mode `paths` finds up to `max_paths` (≤ 20) paths of at most `max_depth` (≤ 8) links from `source` to `target` ({\"iri\"} | {\"type\", \"name\"}), shortest first, over `relations` in `direction` (out|in|both); mode `neighborhood` returns the nodes and links within `max_depth` (≤ 4) of `source`, at most `max_nodes`. `as_of` (a date or moment) on `structured` and `traverse` keeps only links valid in the world then (valid time, from commit annotations), independently of `as_of_commit_seq` (commit time). `entailment` (none|subclass|rdfs) on `sparql` and `structured` makes type patterns match subclass instances (and, with rdfs, domain/range types and sub-properties). Cite `served_at_seq` when you report a fact. Examples: {\"mode\": \"sparql\", \"sparql\": \"SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 50\"}; {\"mode\": \"names\", \"name\": \"t-1002\"}; {\"mode\": \"commit_at\", \"at\": \"2026-06-01\"}; {\"mode\": \"compare\", \"sparql\": \"SELECT ?t ?status WHERE { ?t <http://example.org/support/status> ?status }\", \"from\": {\"as_of_commit_seq\": 1}, \"key\": \"t\"}; {\"mode\": \"paths\", \"source\": {\"iri\": \"http://example.org/support/t-1002\"}, \"target\": {\"iri\": \"http://example.org/support/r2-4-1\"}}; {\"mode\": \"neighborhood\", \"source\": {\"iri\": \"http://example.org/support/bug-117\"}, \"max_depth\": 1}; {\"mode\": \"describe\", \"class\": \"http://example.org/support/Ticket\"}; {\"mode\": \"analyze\", \"by\": \"type\", \"chart\": \"pie\"}",
+        description = "Read a graph. Mode `sparql` runs SELECT, ASK, CONSTRUCT or DESCRIBE (`sparql`) at the head, or at an earlier commit with `as_of_commit_seq`; answers are pages: when `next` is present, call again with exactly those arguments (its cursor pins the commit, so later commits never change later pages); `detail` (compact|standard|full) sets rows per page (20/100/1000) and string lengths. Mode `structured` takes a JSON query in `structured`: {\"patterns\": [{\"subject\": {\"var\": \"t\"}, \"predicate\": \"REPORTED_AS\", \"object\": {\"var\": \"b\"}}], \"filters\": [{\"op\": \"ge\", \"left\": {\"field\": {\"var\": \"b\", \"name\": \"severity\"}}, \"right\": {\"value\": 2}}], \"group_by\": [\"b\"], \"aggregates\": [{\"func\": \"count\", \"as\": \"n\"}], \"order_by\": [{\"var\": \"n\", \"descending\": true}]} (terms: {\"var\"}, {\"type\", \"name\"}, {\"iri\"}, {\"value\", \"datatype\"}; predicates: relation or field names, \"type\", or {\"iri\"}; filters nest with and/or/not; group_keys bucket date fields by year/month/week/day/hour; `detail` full returns the compiled SPARQL). Mode `traverse` runs a pipeline in `traverse`: {\"steps\": [{\"from_type\": \"Ticket\"}, {\"filter\": {\"properties\": [[{\"field\": \"status\", \"op\": \"==\", \"value\": \"open\"}]]}}, {\"out\": \"REPORTED_AS\"}, {\"out\": \"FIXED_IN\"}], \"fields\": [\"version\"]} — steps from_type | from_records | out (to_type) | in (from_type) | filter (properties: OR of AND lists, a list value means any of; exists: sub-traversals) | order_by {field, order} | limit | count | group_by | aggregate_by | collect; items come back with iri, type, label and the requested fields. Mode `analyze` counts by `by` = type, relation or structured (a grouped `structured` query) and returns the values with a Vega-Lite `chart` (bar or pie) spec. Mode `describe` shows, for a `class`, which fields and links its sampled instances hold (counts, value kinds, examples, the values of small sets) or, for a `property`, what it connects. Mode `names` resolves `name` to candidate records (exact, case-insensitive, prefix, contains). Mode `commit_at` maps `at` (a date or RFC 3339 moment) to the commit that was the head then. Mode `compare` runs the SELECT in `sparql` at `from` and `to` ({\"as_of_commit_seq\": N} | {\"date\": \"2026-06-01\"} | {\"moment\": …}; `to` defaults to the head) and returns rows added, removed, and changed by the variable `key`. Mode `paths` finds up to `max_paths` (≤ 20) paths of at most `max_depth` (≤ 8) links from `source` to `target` ({\"iri\"} | {\"type\", \"name\"}), shortest first, over `relations` in `direction` (out|in|both); mode `neighborhood` returns the nodes and links within `max_depth` (≤ 4) of `source`, at most `max_nodes`. `as_of` (a date or moment) on `structured` and `traverse` keeps only links valid in the world then (valid time, from commit annotations), independently of `as_of_commit_seq` (commit time). `entailment` (none|subclass|rdfs) on `sparql` and `structured` makes type patterns match subclass instances (and, with rdfs, domain/range types and sub-properties). Mode `search` finds records near some words: `text`, optional `class` (a searchable class: see the embeddings tool, action list), `lane` dense (meaning) | sparse (BM25 keywords) | hybrid (default), `filters` ([{\"via\": \"REPORTED_AS\", \"to\": {\"iri\": …}, \"direction\": \"out\"}, {\"field\": \"severity\", \"op\": \"ge\", \"value\": 2}, {\"field\": \"status\", \"op\": \"any_of\", \"value\": [\"open\", \"pending\"]}]; ops eq ne lt le gt ge between any_of), `top_k` (≤ 200), `min_score`, `embedding` (a vector instead of text), `explain` (the plan without running), `consistency` strong (wait for the index); hits carry iri, label, score and lane scores; the plan is nearest, filter_first (few candidates scored exactly) or filtered_nearest (the filter applied inside the HNSW search). Cite `served_at_seq` when you report a fact. Examples: {\"mode\": \"search\", \"text\": \"users cannot sign in\", \"top_k\": 5}; {\"mode\": \"sparql\", \"sparql\": \"SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 50\"}; {\"mode\": \"names\", \"name\": \"t-1002\"}; {\"mode\": \"commit_at\", \"at\": \"2026-06-01\"}; {\"mode\": \"compare\", \"sparql\": \"SELECT ?t ?status WHERE { ?t <http://example.org/support/status> ?status }\", \"from\": {\"as_of_commit_seq\": 1}, \"key\": \"t\"}; {\"mode\": \"paths\", \"source\": {\"iri\": \"http://example.org/support/t-1002\"}, \"target\": {\"iri\": \"http://example.org/support/r2-4-1\"}}; {\"mode\": \"neighborhood\", \"source\": {\"iri\": \"http://example.org/support/bug-117\"}, \"max_depth\": 1}; {\"mode\": \"describe\", \"class\": \"http://example.org/support/Ticket\"}; {\"mode\": \"analyze\", \"by\": \"type\", \"chart\": \"pie\"}",
         input_schema = input_schema::<QueryArgs>(),
         output_schema = schema_for_output::<Envelope>(),
         annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
@@ -300,6 +301,72 @@ impl StrataMcp {
             Ok(()) => configure::run(&self.context, &ctx, args, retry).await,
         };
         Ok(finish_step("configure", &action, started, result))
+    }
+
+    #[tool(
+        name = "embeddings",
+        description = "Make classes searchable by meaning and keywords, then search them with `query` mode `search` (or `search:` patterns in SPARQL). Action `declare` ({class, from, exclude?, name?}): `class` is an ontology type name or any class IRI (RDF data too, e.g. http://purl.org/dc/terms/BibliographicResource); `from` lists the fields and links whose values make each record's text (ontology names or property IRIs such as http://purl.org/dc/terms/title; a link contributes its target's label; the record's label always comes first); the declaration is versioned in the log and the index (HNSW embeddings + BM25) builds in the background. `list` shows every index with its state, progress, records and lag behind the head; `get` one (`name`); `preview` the exact text of sample records (no model call; give `class`+`from` to try a recipe, or `name`); `refresh` re-embeds every record; `delete` removes a declaration and its index (asks the person first). Example: {\"action\": \"declare\", \"class\": \"http://example.org/support/Ticket\", \"from\": [\"http://www.w3.org/2000/01/rdf-schema#label\", \"http://example.org/support/reportedAs\"]}",
+        input_schema = input_schema::<search::EmbeddingsArgs>(),
+        output_schema = schema_for_output::<Envelope>(),
+        annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = true, open_world_hint = false)
+    )]
+    async fn embeddings(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        RequestState(request_state): RequestState,
+        InputResponses(responses): InputResponses,
+        Parameters(raw): Parameters<JsonObject>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let started = Instant::now();
+        let args: search::EmbeddingsArgs = match parse_args(raw) {
+            Ok(args) => args,
+            Err(error) => return Ok(finish_step("embeddings", "?", started, Err(error))),
+        };
+        let action = format!("{:?}", args.action).to_lowercase();
+        let writes = !matches!(
+            args.action,
+            search::EmbeddingsAction::List
+                | search::EmbeddingsAction::Get
+                | search::EmbeddingsAction::Preview
+        );
+        if let Err(error) = check_access(&ctx, &graph_name(&args.graph), writes) {
+            return Ok(finish_step("embeddings", &action, started, Err(error)));
+        }
+        let mut approved_by = None;
+        if args.action == search::EmbeddingsAction::Delete {
+            let graph = graph_name(&args.graph);
+            let index = args.name.clone().unwrap_or_default();
+            let text = format!(
+                "Delete the search index \"{index}\" of graph \"{graph}\"? Its declaration is removed in a new commit (history keeps it) and its index files are deleted; searches over it stop working."
+            );
+            let question = approval::Question::about(
+                &graph,
+                "Deleting a search index",
+                text,
+                &["embeddings.delete", &graph, &index],
+            );
+            let retry = approval::Retry {
+                request_state,
+                responses,
+            };
+            match approval::ask(&ctx, &self.context, question, retry).await {
+                Ok(approval::Approval::Approved(by)) => approved_by = Some(by),
+                Ok(approval::Approval::InputRequired(result)) => {
+                    return Ok(finish_step(
+                        "embeddings",
+                        &action,
+                        started,
+                        Ok(Step::InputRequired(result)),
+                    ));
+                }
+                Err(error) => return Ok(finish_step("embeddings", &action, started, Err(error))),
+            }
+        }
+        let context = self.context.clone();
+        let result = blocking(move || search::embeddings(&context, &args))
+            .await
+            .map(|envelope| Step::Done(envelope, approved_by));
+        Ok(finish_step("embeddings", &action, started, result))
     }
 }
 
@@ -543,7 +610,17 @@ mod tests {
             .iter()
             .filter_map(|t| t["name"].as_str())
             .collect();
-        assert_eq!(names, ["commit", "configure", "inspect", "query", "rdf"]);
+        assert_eq!(
+            names,
+            [
+                "commit",
+                "configure",
+                "embeddings",
+                "inspect",
+                "query",
+                "rdf"
+            ]
+        );
         for tool in tools.as_array().unwrap() {
             assert!(
                 tool["outputSchema"].is_object(),

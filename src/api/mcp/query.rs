@@ -101,6 +101,35 @@ pub struct QueryArgs {
     /// `neighborhood`: at most this many nodes (≤ 500, default 50).
     #[serde(default)]
     pub max_nodes: Option<usize>,
+    /// `search`: the words to search for.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// `search`: a query vector instead of (or with) `text`, of the index's dimension.
+    #[serde(default)]
+    pub embedding: Option<Vec<f32>>,
+    /// `search`: `dense` (meaning), `sparse` (BM25 keywords) or `hybrid` (default, both
+    /// fused by reciprocal rank).
+    #[serde(default)]
+    pub lane: Option<String>,
+    /// `search`: filters every hit must pass: links {"via", "to"?, "direction"?} and typed
+    /// fields {"field", "op": eq|ne|lt|le|gt|ge|between|any_of, "value"}.
+    #[serde(default)]
+    pub filters: Option<Vec<super::search::SearchFilter>>,
+    /// `search`: how many hits (default 10, at most 200).
+    #[serde(default)]
+    pub top_k: Option<usize>,
+    /// `search`: drop hits scoring below this (cosine for dense, BM25 for sparse, fused
+    /// reciprocal-rank score for hybrid).
+    #[serde(default)]
+    pub min_score: Option<f32>,
+    /// `search`: return the plan (and how many candidates pass the filters) without
+    /// running the search.
+    #[serde(default)]
+    pub explain: Option<bool>,
+    /// `search`: `eventual` (default: read the index as it is) or `strong` (wait until it
+    /// reflects the commit read).
+    #[serde(default)]
+    pub consistency: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -126,6 +155,8 @@ pub enum QueryMode {
     Paths,
     /// The bounded subgraph around a record.
     Neighborhood,
+    /// Records nearest to some words (meaning, keywords or both), with filters.
+    Search,
 }
 
 pub fn run(
@@ -144,6 +175,7 @@ pub fn run(
         QueryMode::Compare => super::modes::compare(ctx, &args, cancellation),
         QueryMode::Paths => super::modes::paths(ctx, &args),
         QueryMode::Neighborhood => super::modes::neighborhood(ctx, &args),
+        QueryMode::Search => super::search::search(ctx, &args),
     }
 }
 

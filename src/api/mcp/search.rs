@@ -1,0 +1,737 @@
+//! Search over MCP: the `embeddings` tool (declare, list, get, preview, refresh, delete)
+//! and the `query` tool's `search` mode (text or vector, lane, class, link and typed field
+//! filters, `top_k`, `min_score`, `explain`).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::query::QueryArgs;
+use super::{Context, graph_name};
+use crate::api::envelope::Envelope;
+use crate::api::error::{ApiError, ErrorCode};
+use crate::engine::{
+    CommitRequest, EXACT_MAX_CANDIDATES, Graph, IndexStatus, ReadOptions, SearchRequest,
+};
+use crate::model::{Literal, NamedNode, Term};
+use crate::ontology::{self, Ontology, RecordIris};
+use crate::search::{Declaration, Lane};
+use crate::sparql::QueryResults;
+
+/// Arguments of the `embeddings` tool.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmbeddingsArgs {
+    pub action: EmbeddingsAction,
+    /// The graph (default `main`).
+    #[serde(default)]
+    pub graph: Option<String>,
+    /// `declare`: the class to make searchable: an ontology type name or a class IRI.
+    #[serde(default)]
+    pub class: Option<String>,
+    /// `declare`: the fields and links whose values make each record's text, in order
+    /// (ontology names or property IRIs); links contribute their target's label. Empty:
+    /// every literal property. The record's label always comes first.
+    #[serde(default)]
+    pub from: Vec<String>,
+    /// `declare`: properties to leave out (names or IRIs).
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// The index name (default: the class's local name, lowercase).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `preview`: how many records (default 5, at most 50).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbeddingsAction {
+    /// Make a class searchable (versioned in the log); the index builds in the background.
+    Declare,
+    /// Every index: status, progress, records, lag behind the head.
+    List,
+    /// One index (`name`).
+    Get,
+    /// The exact text of sample records (no model call).
+    Preview,
+    /// Re-embed every record of an index.
+    Refresh,
+    /// Remove a declaration and its index (asks the person first).
+    Delete,
+}
+
+/// A filter of `query` mode `search`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilter {
+    /// A link filter: the relation (name or IRI) the record must have.
+    #[serde(default)]
+    pub via: Option<String>,
+    /// With `via`: the record at the other end ({"iri"} or {"type", "name"}); any when absent.
+    #[serde(default)]
+    pub to: Option<super::modes::Node>,
+    /// With `via`: `out` (record → to, default) or `in` (to → record).
+    #[serde(default)]
+    pub direction: Option<String>,
+    /// A field filter: the field (name or IRI).
+    #[serde(default)]
+    pub field: Option<String>,
+    /// `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `between` ([low, high]), `any_of` ([values]).
+    #[serde(default)]
+    pub op: Option<String>,
+    #[serde(default)]
+    pub value: Option<Value>,
+}
+
+fn resolve_class(graph: &str, class: &str) -> Result<NamedNode, ApiError> {
+    if class.contains("://") || class.starts_with("urn:") {
+        NamedNode::new(class.trim_start_matches('<').trim_end_matches('>'))
+            .map_err(|e| ApiError::invalid_argument("class", format!("not an IRI: {e}")))
+    } else {
+        Ok(RecordIris::for_graph(graph).class(class))
+    }
+}
+
+/// A field or relation by ontology name, or a property IRI.
+fn resolve_property(
+    graph: &str,
+    ontology: &Ontology,
+    name: &str,
+    param: &str,
+) -> Result<NamedNode, ApiError> {
+    if name.contains("://") || name.starts_with("urn:") {
+        return NamedNode::new(name.trim_start_matches('<').trim_end_matches('>'))
+            .map_err(|e| ApiError::invalid_argument(param, format!("not an IRI: {e}")));
+    }
+    let iris = RecordIris::for_graph(graph);
+    let key = name.to_lowercase();
+    if ontology.fields.contains_key(&key) {
+        return Ok(iris.field(name));
+    }
+    if ontology.relations.contains_key(&key) {
+        return Ok(iris.relation(name));
+    }
+    if matches!(key.as_str(), "label" | "rdfs:label") {
+        return Ok(NamedNode::new_unchecked(crate::search::LABELS[0]));
+    }
+    let known: Vec<&str> = ontology
+        .fields
+        .values()
+        .map(|f| f.name.as_str())
+        .chain(ontology.relations.values().map(|r| r.name.as_str()))
+        .collect();
+    Err(ApiError {
+        code: ErrorCode::UnknownField,
+        message: format!(
+            "no field or relation {name:?} in graph {graph:?} (give a property IRI for RDF data); known: {}",
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        ),
+        param: Some(param.to_owned()),
+        validation: None,
+    })
+}
+
+fn status_json(s: &IndexStatus) -> Value {
+    json!({
+        "name": s.declaration.name,
+        "class": s.declaration.class.as_str(),
+        "from": s.declaration.from.iter().map(NamedNode::as_str).collect::<Vec<_>>(),
+        "exclude": s.declaration.exclude.iter().map(NamedNode::as_str).collect::<Vec<_>>(),
+        "state": s.progress.state,
+        "progress": {"done": s.progress.done, "total": s.progress.total},
+        "error": s.progress.error,
+        "records": s.records,
+        "published_seq": s.published_seq,
+        "head_seq": s.head_seq,
+        "lag": s.head_seq.saturating_sub(s.published_seq),
+        "embedder": s.embedder,
+        "semantic": s.semantic,
+        "dimension": s.dim,
+    })
+}
+
+fn status_of(graph: &Graph, name: &str) -> Option<IndexStatus> {
+    graph
+        .index_status()
+        .into_iter()
+        .find(|s| s.declaration.name == name)
+}
+
+/// The `embeddings` tool (blocking work; approval for `delete` is asked by the caller).
+pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    match args.action {
+        EmbeddingsAction::Declare => declare(ctx, &name, args),
+        EmbeddingsAction::List => {
+            let graph = ctx.engine.graph(&name)?;
+            graph.sync_indexes()?;
+            let statuses = graph.index_status();
+            let head = graph.head_seq();
+            Ok(Envelope::new(
+                format!(
+                    "{} search index(es) in graph {name} (head {head}){}",
+                    statuses.len(),
+                    if statuses.is_empty() {
+                        "; declare one with action declare"
+                    } else {
+                        ""
+                    }
+                ),
+                json!({ "indexes": statuses.iter().map(status_json).collect::<Vec<_>>() }),
+                head,
+            ))
+        }
+        EmbeddingsAction::Get => {
+            let graph = ctx.engine.graph(&name)?;
+            let index = index_name(args)?;
+            let status = status_of(&graph, &index).ok_or_else(|| no_index(&index))?;
+            Ok(Envelope::new(
+                format!(
+                    "index {index}: {} record(s), {} at commit {} (head {})",
+                    status.records, status.progress.state, status.published_seq, status.head_seq
+                ),
+                status_json(&status),
+                status.head_seq,
+            ))
+        }
+        EmbeddingsAction::Preview => {
+            let graph = ctx.engine.graph(&name)?;
+            let head = graph.head_seq();
+            let declaration = match (&args.class, args.name.as_deref()) {
+                (Some(_), _) => build_declaration(&graph, &name, args)?,
+                (None, Some(index)) => graph
+                    .declarations_at(head)
+                    .into_iter()
+                    .find(|d| d.name == index)
+                    .ok_or_else(|| no_index(index))?,
+                (None, None) => {
+                    return Err(ApiError::invalid_argument(
+                        "class",
+                        "give `class` (and `from`) to preview a recipe, or `name` of a declared index",
+                    ));
+                }
+            };
+            let limit = args.limit.unwrap_or(5).clamp(1, 50);
+            let samples = graph.preview_texts(&declaration, head, limit);
+            Ok(Envelope::new(
+                format!(
+                    "the text of {} record(s) of {} (no model call)",
+                    samples.len(),
+                    declaration.class.as_str()
+                ),
+                json!({
+                    "class": declaration.class.as_str(),
+                    "records": samples.iter().map(|(iri, text)| json!({"iri": iri, "text": text})).collect::<Vec<_>>(),
+                }),
+                head,
+            ))
+        }
+        EmbeddingsAction::Refresh => {
+            let graph = ctx.engine.graph(&name)?;
+            let index = index_name(args)?;
+            graph.sync_indexes()?;
+            graph
+                .refresh_embedding(&index)
+                .map_err(|e| ApiError::from(e).with_param("name"))?;
+            let head = graph.head_seq();
+            Ok(Envelope::new(
+                format!(
+                    "re-embedding every record of index {index} in the background; follow it with action list"
+                ),
+                json!({ "name": index, "state": "building" }),
+                head,
+            ))
+        }
+        EmbeddingsAction::Delete => {
+            let graph = ctx.engine.graph(&name)?;
+            let index = index_name(args)?;
+            let request = CommitRequest {
+                author: Some("mcp".into()),
+                message: Some(format!("delete embedding index {index}")),
+                ..CommitRequest::default()
+            };
+            let outcome = graph
+                .delete_embedding(&index, &request)
+                .map_err(|e| ApiError::from(e).with_param("name"))?;
+            Ok(Envelope::new(
+                format!(
+                    "deleted the declaration of index {index} in commit {}",
+                    outcome.head_seq
+                ),
+                json!({ "name": index, "commit_seq": outcome.commit_seq }),
+                outcome.head_seq,
+            ))
+        }
+    }
+}
+
+fn no_index(name: &str) -> ApiError {
+    ApiError::invalid_argument("name", format!("no search index {name:?}; see action list"))
+}
+
+fn index_name(args: &EmbeddingsArgs) -> Result<String, ApiError> {
+    args.name.clone().ok_or_else(|| {
+        ApiError::invalid_argument("name", "give the index `name` (see action list)")
+    })
+}
+
+fn build_declaration(
+    graph: &Graph,
+    name: &str,
+    args: &EmbeddingsArgs,
+) -> Result<Declaration, ApiError> {
+    let class_text = args
+        .class
+        .as_deref()
+        .ok_or_else(|| ApiError::invalid_argument("class", "give the class to make searchable"))?;
+    let class = resolve_class(name, class_text)?;
+    let ontology = ontology::read(
+        &graph.snapshot(graph.head_seq()),
+        &RecordIris::for_graph(name),
+    );
+    let resolve_all = |items: &[String], param: &str| -> Result<Vec<NamedNode>, ApiError> {
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| resolve_property(name, &ontology, item, &format!("{param}[{i}]")))
+            .collect()
+    };
+    let local = class
+        .as_str()
+        .rsplit(['/', '#'])
+        .next()
+        .unwrap_or("index")
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>();
+    Ok(Declaration {
+        name: args.name.clone().unwrap_or(if local.is_empty() {
+            "index".into()
+        } else {
+            local
+        }),
+        class,
+        from: resolve_all(&args.from, "from")?,
+        exclude: resolve_all(&args.exclude, "exclude")?,
+    })
+}
+
+fn declare(ctx: &Context, name: &str, args: &EmbeddingsArgs) -> Result<Envelope, ApiError> {
+    let graph = ctx.engine.graph_or_create(name)?;
+    let declaration = build_declaration(&graph, name, args)?;
+    let request = CommitRequest {
+        author: Some("mcp".into()),
+        message: Some(format!("declare embedding index {}", declaration.name)),
+        ..CommitRequest::default()
+    };
+    let outcome = graph.declare_embedding(&declaration, &request)?;
+    let records = graph
+        .preview_texts(&declaration, outcome.head_seq, usize::MAX)
+        .len();
+    Ok(Envelope::new(
+        format!(
+            "declared index {} over {} ({} record(s)) in commit {}; it builds in the background: follow it with action list",
+            declaration.name,
+            declaration.class.as_str(),
+            records,
+            outcome.head_seq
+        ),
+        json!({
+            "name": declaration.name,
+            "class": declaration.class.as_str(),
+            "from": declaration.from.iter().map(NamedNode::as_str).collect::<Vec<_>>(),
+            "records": records,
+            "commit_seq": outcome.commit_seq,
+            "state": "building",
+        }),
+        outcome.head_seq,
+    ))
+}
+
+/// `query` mode `search`.
+pub fn search(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
+    let name = graph_name(&args.graph);
+    let graph = ctx.engine.graph(&name)?;
+    let head = graph.head_seq();
+    let seq = match args.as_of_commit_seq {
+        Some(seq) => graph
+            .resolve_seq(Some(seq), None)
+            .map_err(|e| ApiError::from(e).with_param("as_of_commit_seq"))?,
+        None => head,
+    };
+    let text = args.text.clone().unwrap_or_default();
+    if text.trim().is_empty() && args.embedding.is_none() {
+        return Err(ApiError::invalid_argument(
+            "text",
+            "give the words to search for in `text` (or a vector in `embedding`)",
+        ));
+    }
+    let lane = match args.lane.as_deref() {
+        None => Lane::Hybrid,
+        Some(l) => Lane::parse(l)
+            .ok_or_else(|| ApiError::invalid_argument("lane", "lane is dense, sparse or hybrid"))?,
+    };
+    let top_k = args.top_k.unwrap_or(10);
+    if top_k == 0 || top_k > 200 {
+        return Err(ApiError::invalid_argument("top_k", "top_k must be 1..=200"));
+    }
+    if args.embedding.is_some() && lane == Lane::Sparse {
+        return Err(ApiError::invalid_argument(
+            "lane",
+            "an `embedding` searches the dense lane (or hybrid with `text`)",
+        ));
+    }
+    graph.sync_indexes()?;
+    let declarations = graph.declarations_at(head);
+    if declarations.is_empty() {
+        return Err(ApiError::invalid_argument(
+            "class",
+            format!(
+                "graph {name} has no search index; declare one with the embeddings tool (action declare)"
+            ),
+        ));
+    }
+    let index = match &args.class {
+        None => None,
+        Some(class) => {
+            let iri = resolve_class(&name, class)?;
+            Some(
+                declarations
+                    .iter()
+                    .find(|d| d.class == iri || d.name == *class)
+                    .map(|d| d.name.clone())
+                    .ok_or_else(|| {
+                        ApiError::invalid_argument(
+                            "class",
+                            format!(
+                                "class {class:?} is not searchable; searchable: {}",
+                                declarations
+                                    .iter()
+                                    .map(|d| d.class.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        )
+                    })?,
+            )
+        }
+    };
+    if let Some(vector) = &args.embedding {
+        let dim = graph.index_status().first().map_or(0, |s| s.dim);
+        if vector.len() != dim {
+            return Err(ApiError::invalid_argument(
+                "embedding",
+                format!(
+                    "the vector has {} dimensions; the index has {dim}",
+                    vector.len()
+                ),
+            ));
+        }
+    }
+    let candidates = match &args.filters {
+        Some(filters) if !filters.is_empty() => Some(candidates(
+            ctx,
+            &graph,
+            &name,
+            seq,
+            args.class.as_deref(),
+            filters,
+        )?),
+        _ => None,
+    };
+    let request = SearchRequest {
+        index: index.clone(),
+        text: text.clone(),
+        vector: args.embedding.as_ref().map(|v| {
+            let mut v = v.clone();
+            crate::search::embed::normalize(&mut v);
+            v
+        }),
+        lane,
+        k: top_k,
+        min_score: args.min_score,
+        candidates: candidates.clone().map(Arc::new),
+        as_of: Some(seq),
+        strong: args.consistency.as_deref() == Some("strong"),
+    };
+    let statuses = graph.index_status();
+    let lag = statuses
+        .iter()
+        .map(|s| s.head_seq.saturating_sub(s.published_seq))
+        .max()
+        .unwrap_or(0);
+    if args.explain.unwrap_or(false) {
+        let plan = match &candidates {
+            None => "nearest",
+            Some(c) if c.len() <= EXACT_MAX_CANDIDATES => "filter_first",
+            Some(_) => "filtered_nearest",
+        };
+        let indexed: usize = statuses
+            .iter()
+            .filter(|s| index.as_ref().is_none_or(|i| *i == s.declaration.name))
+            .map(|s| s.records)
+            .sum();
+        return Ok(Envelope::new(
+            format!(
+                "plan {plan}: {} candidate(s) pass the filters of {indexed} indexed record(s); nothing was run",
+                candidates
+                    .as_ref()
+                    .map_or("all".to_owned(), |c| c.len().to_string())
+            ),
+            json!({
+                "plan": plan,
+                "lane": lane.name(),
+                "candidates": candidates.as_ref().map(HashSet::len),
+                "indexed_records": indexed,
+                "selectivity": candidates.as_ref().map(|c| if indexed == 0 { 0.0 } else { c.len() as f64 / indexed as f64 }),
+                "exact_max_candidates": EXACT_MAX_CANDIDATES,
+                "index_lag": lag,
+            }),
+            seq,
+        ));
+    }
+    let outcome = graph.search(&request)?;
+    let hits: Vec<Value> = outcome
+        .hits
+        .iter()
+        .map(|h| {
+            json!({
+                "iri": &*h.hit.record,
+                "label": h.label,
+                "score": h.hit.score,
+                "lane_scores": {"dense": h.hit.dense, "sparse": h.hit.sparse},
+                "index": h.index,
+            })
+        })
+        .collect();
+    let mut envelope = Envelope::new(
+        format!(
+            "{} hit(s) for {:?} ({} lane, plan {}) at commit {seq}{}",
+            hits.len(),
+            text,
+            lane.name(),
+            outcome.plan,
+            if lag > 0 {
+                format!("; the index is {lag} commit(s) behind (pass consistency: strong to wait)")
+            } else {
+                String::new()
+            }
+        ),
+        json!({
+            "hits": hits,
+            "plan": outcome.plan,
+            "lane": lane.name(),
+            "candidates": outcome.candidates,
+            "index_seq": outcome.index_seq,
+            "dropped_not_at_seq": outcome.dropped_not_at_seq,
+        }),
+        seq,
+    );
+    if outcome.dropped_not_at_seq > 0 {
+        envelope = envelope.note(format!(
+            "{} hit(s) were dropped: those records did not exist at commit {seq}",
+            outcome.dropped_not_at_seq
+        ));
+    }
+    if statuses.iter().any(|s| !s.semantic) {
+        envelope = envelope.note(
+            "the embedder is the hashed fallback (words, not meaning): run scripts/fetch-model.sh on the server for semantic search",
+        );
+    }
+    Ok(envelope)
+}
+
+/// The records that pass the filters at `seq` (and belong to `class`, when given).
+fn candidates(
+    ctx: &Context,
+    graph: &Graph,
+    name: &str,
+    seq: u64,
+    class: Option<&str>,
+    filters: &[SearchFilter],
+) -> Result<HashSet<Arc<str>>, ApiError> {
+    let ontology = ontology::read(&graph.snapshot(seq), &RecordIris::for_graph(name));
+    let mut patterns = Vec::new();
+    if let Some(class) = class {
+        let class = resolve_class(name, class)?;
+        patterns.push(format!(
+            "?r a ?c_ . ?c_ <http://www.w3.org/2000/01/rdf-schema#subClassOf>* <{}> .",
+            class.as_str()
+        ));
+    }
+    for (i, filter) in filters.iter().enumerate() {
+        let param = format!("filters[{i}]");
+        match (&filter.via, &filter.field) {
+            (Some(via), None) => {
+                let relation = resolve_property(name, &ontology, via, &format!("{param}.via"))?;
+                let other = match &filter.to {
+                    Some(node) => format!("<{}>", node_iri(name, node, &format!("{param}.to"))?),
+                    None => format!("?o{i}"),
+                };
+                match filter.direction.as_deref().unwrap_or("out") {
+                    "out" => patterns.push(format!("?r <{}> {other} .", relation.as_str())),
+                    "in" => patterns.push(format!("{other} <{}> ?r .", relation.as_str())),
+                    _ => {
+                        return Err(ApiError::invalid_argument(
+                            &format!("{param}.direction"),
+                            "direction is out or in",
+                        ));
+                    }
+                }
+            }
+            (None, Some(field)) => {
+                let property = resolve_property(name, &ontology, field, &format!("{param}.field"))?;
+                let value_type = ontology
+                    .fields
+                    .get(&field.to_lowercase())
+                    .map(|f| f.value_type);
+                let v = format!("?v{i}");
+                patterns.push(format!("?r <{}> {v} .", property.as_str()));
+                let op = filter.op.as_deref().unwrap_or("eq");
+                let value = filter.value.as_ref().ok_or_else(|| {
+                    ApiError::invalid_argument(
+                        &format!("{param}.value"),
+                        "give the value to compare with",
+                    )
+                })?;
+                let literal = |value: &Value, at: &str| literal_for(value, value_type, at);
+                let condition = match op {
+                    "eq" => format!("{v} = {}", literal(value, &format!("{param}.value"))?),
+                    "ne" => format!("{v} != {}", literal(value, &format!("{param}.value"))?),
+                    "lt" => format!("{v} < {}", literal(value, &format!("{param}.value"))?),
+                    "le" => format!("{v} <= {}", literal(value, &format!("{param}.value"))?),
+                    "gt" => format!("{v} > {}", literal(value, &format!("{param}.value"))?),
+                    "ge" => format!("{v} >= {}", literal(value, &format!("{param}.value"))?),
+                    "between" => {
+                        let bounds =
+                            value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+                                ApiError::invalid_argument(
+                                    &format!("{param}.value"),
+                                    "between takes [low, high]",
+                                )
+                            })?;
+                        format!(
+                            "{v} >= {} && {v} <= {}",
+                            literal(&bounds[0], &format!("{param}.value[0]"))?,
+                            literal(&bounds[1], &format!("{param}.value[1]"))?
+                        )
+                    }
+                    "any_of" => {
+                        let values =
+                            value.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
+                                ApiError::invalid_argument(
+                                    &format!("{param}.value"),
+                                    "any_of takes a non-empty list",
+                                )
+                            })?;
+                        let items: Result<Vec<String>, ApiError> = values
+                            .iter()
+                            .enumerate()
+                            .map(|(j, x)| literal(x, &format!("{param}.value[{j}]")))
+                            .collect();
+                        format!("{v} IN ({})", items?.join(", "))
+                    }
+                    other => {
+                        return Err(ApiError::invalid_argument(
+                            &format!("{param}.op"),
+                            format!(
+                                "unknown op {other:?}: use eq, ne, lt, le, gt, ge, between, any_of"
+                            ),
+                        ));
+                    }
+                };
+                patterns.push(format!("FILTER({condition})"));
+            }
+            _ => {
+                return Err(ApiError::invalid_argument(
+                    &param,
+                    "a filter is {\"via\", \"to\"?, \"direction\"?} or {\"field\", \"op\", \"value\"}",
+                ));
+            }
+        }
+    }
+    let query = format!("SELECT DISTINCT ?r WHERE {{ {} }}", patterns.join(" "));
+    let options = ReadOptions {
+        as_of: Some(seq),
+        timeout: Some(ctx.query_timeout),
+        ..ReadOptions::default()
+    };
+    let answer = graph.query(&query, &options)?;
+    let QueryResults::Solutions(solutions) = answer.results else {
+        return Ok(HashSet::new());
+    };
+    let mut out = HashSet::new();
+    for solution in solutions {
+        let solution = solution
+            .map_err(|e| crate::engine::EngineError::from(crate::sparql::evaluation_error(e)))?;
+        if let Some(Term::NamedNode(n)) = solution.get("r") {
+            out.insert(Arc::from(n.as_str()));
+        }
+    }
+    Ok(out)
+}
+
+fn node_iri(graph: &str, node: &super::modes::Node, param: &str) -> Result<String, ApiError> {
+    let iris = RecordIris::for_graph(graph);
+    match (&node.iri, &node.type_name, &node.name) {
+        (Some(iri), _, _) => NamedNode::new(iri.trim_start_matches('<').trim_end_matches('>'))
+            .map(|n| n.as_str().to_owned())
+            .map_err(|e| ApiError::invalid_argument(param, format!("not an IRI: {e}"))),
+        (None, Some(t), Some(n)) => Ok(iris.entity(t, n).as_str().to_owned()),
+        _ => Err(ApiError::invalid_argument(
+            param,
+            "name the record as {\"iri\"} or {\"type\", \"name\"}",
+        )),
+    }
+}
+
+/// A JSON value as a SPARQL literal of the field's type (or of its own JSON type when
+/// the field is not in the ontology: numbers, booleans, dates, strings).
+fn literal_for(
+    value: &Value,
+    value_type: Option<ontology::ValueType>,
+    param: &str,
+) -> Result<String, ApiError> {
+    if let Some(value_type) = value_type {
+        return ontology::convert_value(value, value_type)
+            .map(|l| l.to_string())
+            .map_err(|e| ApiError::invalid_argument(param, e.to_string()));
+    }
+    Ok(match value {
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::String(s) => {
+            let looks_like_date = s.len() >= 10
+                && s.as_bytes()[4] == b'-'
+                && s.as_bytes()[7] == b'-'
+                && s[..4].chars().all(|c| c.is_ascii_digit());
+            if looks_like_date {
+                super::structured::moment_literal(s, param)?
+            } else {
+                Literal::new_simple_literal(s).to_string()
+            }
+        }
+        other => {
+            return Err(ApiError::invalid_argument(
+                param,
+                format!("expected a number, boolean or string, got {other}"),
+            ));
+        }
+    })
+}
