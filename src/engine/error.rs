@@ -89,3 +89,12 @@ impl From<crate::shacl::ShaclError> for EngineError {
         }
     }
 }
+
+impl From<crate::search::sparql_patterns::SearchPatternError> for EngineError {
+    fn from(error: crate::search::sparql_patterns::SearchPatternError) -> Self {
+        Self::InvalidArgument {
+            param: "query".into(),
+            message: error.0,
+        }
+    }
+}

@@ -11,6 +11,7 @@ use super::error::EngineError;
 use super::graph::{CommitInfo, Graph, decode_changes};
 use crate::log::format_time;
 use crate::model::{CommitSeq, NamedNode, Quad};
+use crate::search::sparql_patterns::{SearchCall, SearchReport};
 use crate::sparql::{self, CancellationToken, Deadline, Query, QueryOptions, QueryResults};
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot};
 
@@ -38,6 +39,8 @@ pub struct QueryAnswer {
     pub results: QueryResults<'static>,
     pub served_at_seq: CommitSeq,
     pub deadline: Option<Deadline>,
+    /// How each `search:` pattern was answered (empty when the query has none).
+    pub search: Vec<SearchReport>,
 }
 
 /// Quads that differ between two commits.
@@ -119,12 +122,196 @@ impl Graph {
             cancellation,
             allowed_services: options.allowed_services.clone(),
         };
+        let mut search = Vec::new();
+        let rewritten;
+        let query = if crate::search::sparql_patterns::uses_search(query) {
+            let mut copy = query.clone();
+            crate::search::sparql_patterns::rewrite::<EngineError>(&mut copy, &mut |call| {
+                let (hits, report) =
+                    self.answer_search_call(&snapshot, seq, call, &query_options)?;
+                search.push(report);
+                Ok(hits)
+            })?;
+            rewritten = copy;
+            &rewritten
+        } else {
+            query
+        };
         let results = sparql::evaluate_query(&snapshot, query, &query_options)?;
         Ok(QueryAnswer {
             results,
             served_at_seq: seq,
             deadline,
+            search,
         })
+    }
+
+    /// Chooses the hits of one `search:` call: `nearest` when nothing else constrains
+    /// the variable; `filter_first` (score the few records the other patterns allow,
+    /// exactly) when they allow at most `EXACT_MAX_CANDIDATES`; else `search_first`
+    /// (ask the index for more hits until `k` of them pass the other patterns, up to a
+    /// cap).
+    fn answer_search_call(
+        &self,
+        snapshot: &crate::store::Snapshot,
+        seq: CommitSeq,
+        call: &SearchCall,
+        options: &QueryOptions,
+    ) -> Result<(Vec<(crate::model::Term, f32)>, SearchReport), EngineError> {
+        let mentions = call.rest.iter().any(|t| {
+            [&t.subject, &t.object].iter().any(
+                |p| matches!(p, spargebra::term::TermPattern::Variable(v) if *v == call.subject),
+            )
+        });
+        let mut request = super::SearchRequest {
+            index: call.index.clone(),
+            text: call.text.clone(),
+            vector: None,
+            lane: call.lane,
+            k: call.k,
+            min_score: call.min_score,
+            candidates: None,
+            as_of: Some(seq),
+            strong: false,
+        };
+        let as_terms = |outcome: &super::SearchOutcome| -> Vec<(crate::model::Term, f32)> {
+            outcome
+                .hits
+                .iter()
+                .map(|h| {
+                    (
+                        crate::search::sparql_patterns::record_term(&h.hit.record),
+                        h.hit.score,
+                    )
+                })
+                .collect()
+        };
+        let report = |plan, asked, bound, complete, dropped| SearchReport {
+            variable: call.subject.as_str().to_owned(),
+            plan,
+            asked,
+            bound,
+            complete,
+            dropped_not_at_seq: dropped,
+        };
+        if !mentions {
+            let outcome = self.search(&request)?;
+            let hits = as_terms(&outcome);
+            let n = hits.len();
+            return Ok((
+                hits,
+                report("nearest", call.k, n, true, outcome.dropped_not_at_seq),
+            ));
+        }
+        let allowed = self.pattern_subjects(
+            snapshot,
+            call,
+            None,
+            super::EXACT_MAX_CANDIDATES + 1,
+            options,
+        )?;
+        if allowed.len() <= super::EXACT_MAX_CANDIDATES {
+            request.candidates = Some(std::sync::Arc::new(allowed.into_iter().collect()));
+            let outcome = self.search(&request)?;
+            let hits = as_terms(&outcome);
+            let n = hits.len();
+            return Ok((
+                hits,
+                report("filter_first", call.k, n, true, outcome.dropped_not_at_seq),
+            ));
+        }
+        let cap = (call.k * 32).min(super::MAX_K).max(call.k);
+        let mut asked = call.k;
+        loop {
+            request.k = asked;
+            let outcome = self.search(&request)?;
+            let exhausted = outcome.hits.len() + outcome.dropped_not_at_seq < asked;
+            let hits = as_terms(&outcome);
+            let passing =
+                self.pattern_subjects(snapshot, call, Some(&hits), usize::MAX, options)?;
+            let kept: Vec<(crate::model::Term, f32)> = hits
+                .into_iter()
+                .filter(|(t, _)| matches!(t, crate::model::Term::NamedNode(n) if passing.contains(n.as_str())))
+                .take(call.k)
+                .collect();
+            if kept.len() >= call.k || exhausted || asked >= cap {
+                let complete = kept.len() >= call.k || exhausted;
+                let n = kept.len();
+                return Ok((
+                    kept,
+                    report(
+                        "search_first",
+                        asked,
+                        n,
+                        complete,
+                        outcome.dropped_not_at_seq,
+                    ),
+                ));
+            }
+            asked = (asked * 4).min(cap);
+        }
+    }
+
+    /// The distinct IRIs the call's variable takes in the rest of its basic graph
+    /// pattern (restricted to `among` when given), at most `limit`.
+    fn pattern_subjects(
+        &self,
+        snapshot: &crate::store::Snapshot,
+        call: &SearchCall,
+        among: Option<&[(crate::model::Term, f32)]>,
+        limit: usize,
+        options: &QueryOptions,
+    ) -> Result<std::collections::HashSet<std::sync::Arc<str>>, EngineError> {
+        use spargebra::algebra::GraphPattern;
+        let mut pattern = GraphPattern::Bgp {
+            patterns: call.rest.clone(),
+        };
+        if let Some(hits) = among {
+            let values = GraphPattern::Values {
+                variables: vec![call.subject.clone()],
+                bindings: hits
+                    .iter()
+                    .filter_map(|(t, _)| match t {
+                        crate::model::Term::NamedNode(n) => Some(vec![Some(
+                            spargebra::term::GroundTerm::NamedNode(n.clone()),
+                        )]),
+                        _ => None,
+                    })
+                    .collect(),
+            };
+            pattern = GraphPattern::Join {
+                left: Box::new(values),
+                right: Box::new(pattern),
+            };
+        }
+        let pattern = GraphPattern::Slice {
+            inner: Box::new(GraphPattern::Distinct {
+                inner: Box::new(GraphPattern::Project {
+                    inner: Box::new(pattern),
+                    variables: vec![call.subject.clone()],
+                }),
+            }),
+            start: 0,
+            length: (limit != usize::MAX).then_some(limit),
+        };
+        let query = Query::Select {
+            dataset: None,
+            pattern,
+            base_iri: None,
+        };
+        let results = sparql::evaluate_query(snapshot, &query, options)?;
+        let mut out = std::collections::HashSet::new();
+        if let sparql::QueryResults::Solutions(solutions) = results {
+            for solution in solutions {
+                let solution =
+                    solution.map_err(|e| EngineError::from(sparql::evaluation_error(e)))?;
+                if let Some(crate::model::Term::NamedNode(n)) = solution.get(call.subject.as_str())
+                {
+                    out.insert(std::sync::Arc::from(n.as_str()));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Commits, newest first, starting `offset` commits below the head.

@@ -143,3 +143,83 @@ fn indexes_follow_commits_and_survive_restarts() {
     assert!(graph.index_status().is_empty());
     assert!(!dir.path().join("data/graphs/main/search/tickets").exists());
 }
+
+#[test]
+fn search_patterns_in_sparql_pick_a_plan_and_join() {
+    use crate::sparql::QueryResults;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let graph = engine.graph_or_create("main").unwrap();
+    let mut data = String::from("INSERT DATA {");
+    for i in 0..2_500 {
+        let (status, label) = match i % 500 {
+            0 => ("closed", format!("cannot sign in to account {i}")),
+            1 => ("open", format!("sign in page times out {i}")),
+            _ => ("open", format!("invoice number {i} is wrong")),
+        };
+        data.push_str(&format!(
+            " ex:t{i} a ex:Ticket ; rdfs:label \"{label}\" ; ex:status \"{status}\" ."
+        ));
+    }
+    data.push('}');
+    update(&graph, &data);
+    graph
+        .declare_embedding(
+            &Declaration {
+                name: "tickets".into(),
+                class: NamedNode::new_unchecked("http://e/Ticket"),
+                from: vec![],
+                exclude: vec![],
+            },
+            &CommitRequest::default(),
+        )
+        .unwrap();
+    assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(60)));
+    let run = |query: &str| {
+        let answer = graph
+            .query(
+                &format!(
+                    "PREFIX search: <https://strata.dev/ns/search#> PREFIX ex: <http://e/> {query}"
+                ),
+                &super::ReadOptions::default(),
+            )
+            .unwrap();
+        let QueryResults::Solutions(solutions) = answer.results else {
+            panic!("solutions")
+        };
+        let rows: Vec<_> = solutions.map(Result::unwrap).collect();
+        (rows, answer.search)
+    };
+    let (rows, reports) = run(
+        "SELECT ?t ?s WHERE { ?t search:nearest \"sign in\" ; search:k 3 ; search:lane \"sparse\" ; search:score ?s } ORDER BY DESC(?s)",
+    );
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r.get("s").is_some()));
+    assert_eq!(reports[0].plan, "nearest");
+
+    // Few closed tickets: scored exactly, and only they can be hits.
+    let (rows, reports) = run(
+        "SELECT ?t WHERE { ?t search:nearest \"sign in\" ; search:k 3 ; search:lane \"sparse\" . ?t ex:status \"closed\" }",
+    );
+    assert_eq!(reports[0].plan, "filter_first");
+    assert_eq!(rows.len(), 3, "5 closed tickets mention sign in");
+
+    // Many open tickets: widen k until enough hits are open.
+    let (rows, reports) = run(
+        "SELECT ?t WHERE { ?t search:nearest \"sign in\" ; search:k 4 ; search:lane \"sparse\" . ?t ex:status \"open\" }",
+    );
+    assert_eq!(reports[0].plan, "search_first");
+    assert_eq!(rows.len(), 4);
+    assert!(reports[0].complete);
+    assert!(reports[0].asked >= 4);
+
+    // Mistakes are errors naming the query.
+    let error = graph
+        .query(
+            "PREFIX search: <https://strata.dev/ns/search#> SELECT * WHERE { ?t search:nearest \"x\" ; search:lane \"fuzzy\" }",
+            &super::ReadOptions::default(),
+        )
+        .err()
+        .unwrap();
+    assert!(error.to_string().contains("search:lane"), "{error}");
+}

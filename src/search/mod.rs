@@ -9,6 +9,7 @@ pub mod dense;
 pub mod embed;
 mod index;
 mod recipe;
+pub mod sparql_patterns;
 pub mod sparse;
 
 pub use declaration::{Declaration, EMBEDDINGS_GRAPH};
@@ -51,6 +52,9 @@ impl Lane {
         }
     }
 }
+
+/// The most hits a `search:k` may ask for.
+pub const MAX_SPARQL_K: usize = 1_000;
 
 /// The fusion constant of reciprocal-rank fusion (Cormack et al. use 60).
 pub const RRF_K: f32 = 60.0;
