@@ -104,6 +104,40 @@ pub fn shapes_turtle(triples: &[crate::model::Triple]) -> String {
         .unwrap_or_default()
 }
 
+/// How `search:` patterns were answered, for the `Strata-Search` response header:
+/// `?t plan=search_first asked=40 bound=20 complete=true dropped=0`, comma-separated.
+pub fn search_header(reports: &[crate::search::sparql_patterns::SearchReport]) -> String {
+    reports
+        .iter()
+        .map(|r| {
+            format!(
+                "?{} plan={} asked={} bound={} complete={} dropped={}",
+                r.variable, r.plan, r.asked, r.bound, r.complete, r.dropped_not_at_seq
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The same as JSON (MCP answers).
+pub fn search_json(reports: &[crate::search::sparql_patterns::SearchReport]) -> Value {
+    Value::Array(
+        reports
+            .iter()
+            .map(|r| {
+                json!({
+                    "variable": r.variable,
+                    "plan": r.plan,
+                    "hits_asked": r.asked,
+                    "hits_bound": r.bound,
+                    "complete": r.complete,
+                    "dropped_not_at_seq": r.dropped_not_at_seq,
+                })
+            })
+            .collect(),
+    )
+}
+
 /// Compiler-style lines: `source: severity: focus <node> path <p>: message [constraint]
 /// (shape S, value V)`, then a summary line.
 pub fn report_text(report: &Report, source_of: &dyn Fn(&Term) -> String) -> String {

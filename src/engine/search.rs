@@ -203,9 +203,27 @@ impl Graph {
     pub fn sync_indexes(&self) -> Result<(), EngineError> {
         let _one_at_a_time = self.search.syncing.lock();
         let head = self.store.published_seq();
+        let embedder = self.embedder();
+        self.open_indexes(head)?;
+        let entries: Vec<Arc<IndexEntry>> = self.search.indexes.read().values().cloned().collect();
+        for entry in entries {
+            if let Err(e) = self.sync_index(&entry, &*embedder, head) {
+                let mut progress = entry.progress.lock();
+                progress.state = "error";
+                progress.error = Some(e.to_string());
+                return Err(e);
+            }
+        }
+        let _guard = self.search.caught_up.0.lock();
+        self.search.caught_up.1.notify_all();
+        Ok(())
+    }
+
+    /// Opens the indexes of the declarations at `head` (loading their files, not
+    /// re-embedding) and drops the indexes of removed declarations.
+    fn open_indexes(&self, head: CommitSeq) -> Result<(), EngineError> {
         let declarations = self.declarations_at(head);
         let embedder = self.embedder();
-        // Open new indexes, drop removed ones.
         {
             let mut indexes = self.search.indexes.write();
             let names: HashSet<&str> = declarations.iter().map(|d| d.name.as_str()).collect();
@@ -245,17 +263,6 @@ impl Graph {
                 }
             }
         }
-        let entries: Vec<Arc<IndexEntry>> = self.search.indexes.read().values().cloned().collect();
-        for entry in entries {
-            if let Err(e) = self.sync_index(&entry, &*embedder, head) {
-                let mut progress = entry.progress.lock();
-                progress.state = "error";
-                progress.error = Some(e.to_string());
-                return Err(e);
-            }
-        }
-        let _guard = self.search.caught_up.0.lock();
-        self.search.caught_up.1.notify_all();
         Ok(())
     }
 
@@ -485,6 +492,17 @@ impl Graph {
                     "the search index did not reach commit {read_seq} within 30 s (consistency: strong)"
                 ),
             });
+        }
+        // After a restart the worker may not have opened the indexes yet: open them now
+        // (their files, no re-embedding) so the first read already finds them.
+        let declared = self.declarations_at(head);
+        let missing = {
+            let indexes = self.search.indexes.read();
+            declared.iter().any(|d| !indexes.contains_key(&d.name))
+        };
+        if missing {
+            let _one_at_a_time = self.search.syncing.lock();
+            self.open_indexes(head)?;
         }
         let entries: Vec<Arc<IndexEntry>> = {
             let indexes = self.search.indexes.read();

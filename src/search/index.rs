@@ -92,7 +92,7 @@ impl SearchIndex {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         let meta = read_meta(&dir.join("meta"));
         let usable = meta.get("embedder").map(String::as_str) == Some(embedder)
-            && meta.get("published_seq").is_some()
+            && meta.contains_key("published_seq")
             && index.sparse.payload() == meta.get("published_seq").cloned();
         if usable {
             let (vectors, dead) = replay(&dir.join("vectors.log"), dim)?;
@@ -226,7 +226,7 @@ impl SearchIndex {
             hits.truncate(k);
             Ok(hits)
         };
-        Ok(self.combine(lane, k, dense, sparse)?)
+        self.combine(lane, k, dense, sparse)
     }
 
     /// Exact scores of the given candidates only (few candidates: no approximation).
@@ -311,7 +311,7 @@ impl SearchIndex {
         let mut out = BufWriter::new(File::create(&tmp).map_err(|e| io(&tmp, e))?);
         for (record, vector) in self.dense.entries() {
             let hash = self.hashes.get(record).copied().unwrap_or(0);
-            out.write_all(&[b'U']).map_err(|e| io(&tmp, e))?;
+            out.write_all(b"U").map_err(|e| io(&tmp, e))?;
             out.write_all(&(record.len() as u32).to_le_bytes())
                 .map_err(|e| io(&tmp, e))?;
             out.write_all(record.as_bytes()).map_err(|e| io(&tmp, e))?;
@@ -382,8 +382,7 @@ fn replay(path: &Path, dim: usize) -> Result<(Vectors, usize), IndexError> {
         reader.read_exact(&mut buf).ok().map(|_| buf)
     };
     let u32_of = |b: Vec<u8>| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
-    loop {
-        let Some(op) = read(1) else { break };
+    while let Some(op) = read(1) {
         let Some(len) = read(4).map(u32_of) else {
             break;
         };

@@ -51,6 +51,9 @@ pub struct SearchReport {
     pub dropped_not_at_seq: usize,
 }
 
+/// Chooses the hits (record, score) of one call.
+pub type Answer<'a, E> = dyn FnMut(&SearchCall) -> Result<Vec<(Term, f32)>, E> + 'a;
+
 /// What went wrong with a `search:` pattern (the caller turns it into its error type).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -96,7 +99,7 @@ fn pattern_uses_search(pattern: &GraphPattern) -> bool {
 /// query to bind them.
 pub fn rewrite<E: From<SearchPatternError>>(
     query: &mut Query,
-    answer: &mut dyn FnMut(&SearchCall) -> Result<Vec<(Term, f32)>, E>,
+    answer: &mut Answer<'_, E>,
 ) -> Result<(), E> {
     let pattern = match query {
         Query::Select { pattern, .. }
@@ -116,10 +119,10 @@ pub fn rewrite<E: From<SearchPatternError>>(
 
 fn map_pattern<E: From<SearchPatternError>>(
     pattern: GraphPattern,
-    answer: &mut dyn FnMut(&SearchCall) -> Result<Vec<(Term, f32)>, E>,
+    answer: &mut Answer<'_, E>,
 ) -> Result<GraphPattern, E> {
     let boxed = |inner: Box<GraphPattern>,
-                 answer: &mut dyn FnMut(&SearchCall) -> Result<Vec<(Term, f32)>, E>|
+                 answer: &mut Answer<'_, E>|
      -> Result<Box<GraphPattern>, E> { Ok(Box::new(map_pattern(*inner, answer)?)) };
     Ok(match pattern {
         GraphPattern::Bgp { patterns } => rewrite_bgp(patterns, answer)?,
@@ -215,7 +218,7 @@ fn literal_of(object: &TermPattern, what: &str) -> Result<Literal, SearchPattern
 
 fn rewrite_bgp<E: From<SearchPatternError>>(
     patterns: Vec<TriplePattern>,
-    answer: &mut dyn FnMut(&SearchCall) -> Result<Vec<(Term, f32)>, E>,
+    answer: &mut Answer<'_, E>,
 ) -> Result<GraphPattern, E> {
     let (search, rest): (Vec<TriplePattern>, Vec<TriplePattern>) = patterns
         .into_iter()

@@ -9,6 +9,7 @@ mod mcp;
 mod mcp_conformance;
 mod mcp_modes;
 mod mcp_mrtr;
+mod search;
 mod shacl;
 mod util;
 mod w3c_protocol;

@@ -68,6 +68,11 @@ impl Strata {
         let mut command = Command::new(binary());
         command
             .env("STRATA_DATA", self.data_dir())
+            // The default embedding model, when fetched (scripts/fetch-model.sh).
+            .env(
+                "STRATA_MODEL_DIR",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2"),
+            )
             .env_remove("STRATA_LOG")
             .current_dir(self.dir.path());
         command

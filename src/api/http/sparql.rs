@@ -156,11 +156,16 @@ async fn run(
                 }
                 other => other?,
             };
-            writer.set_head(
-                Head::ok(content_type)
-                    .with("strata-commit", answer.served_at_seq)
-                    .with("vary", "accept"),
-            );
+            let mut head = Head::ok(content_type)
+                .with("strata-commit", answer.served_at_seq)
+                .with("vary", "accept");
+            if !answer.search.is_empty() {
+                head = head.with(
+                    "strata-search",
+                    crate::api::report::search_header(&answer.search),
+                );
+            }
+            writer.set_head(head);
             let written = write_results(answer.results, format, &mut *writer);
             let timed_out = answer.deadline.as_ref().is_some_and(|d| d.fired());
             match written {

@@ -392,6 +392,7 @@ fn sparql(
         ..ReadOptions::default()
     };
     let answer = graph.query_parsed(&query, &options)?;
+    let search_reports = answer.search.clone();
     let deadline = answer.deadline;
     let limit = ctx.query_timeout;
     // Once the time limit passed, whatever the evaluator reports is a timeout.
@@ -495,6 +496,17 @@ fn sparql(
     };
     let mut envelope = Envelope::new(summary, data, seq);
     envelope.counts = Some(json!({ "returned": n_rows, "offset": position }));
+    if !search_reports.is_empty() {
+        if let Value::Object(fields) = &mut envelope.data {
+            fields.insert(
+                "search".into(),
+                crate::api::report::search_json(&search_reports),
+            );
+        }
+        if search_reports.iter().any(|r| !r.complete) {
+            envelope = envelope.note("a search: pattern hit its cap before k hits passed the other patterns (complete: false); raise search:k or loosen the patterns");
+        }
+    }
     if normalised {
         envelope = envelope.note("local names of Strata classes, relations and fields are lowercase; the query's were lowercased");
     }

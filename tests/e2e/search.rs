@@ -1,0 +1,145 @@
+//! Search end to end with the default model (all-MiniLM-L6-v2, fetched by
+//! `scripts/fetch-model.sh`): declare over MCP, search by meaning over MCP, and `search:`
+//! patterns over the SPARQL Protocol.
+
+use serde_json::{Value, json};
+
+use crate::mcp_mrtr::start;
+use crate::util::{Strata, agent};
+
+fn model_present() -> bool {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2");
+    let present = dir.join("model.safetensors").is_file();
+    if !present {
+        assert!(
+            std::env::var("STRATA_REQUIRE_MODEL").as_deref() != Ok("1"),
+            "the embedding model must be fetched (scripts/fetch-model.sh)"
+        );
+        println!(
+            "SKIP: no embedding model in {} (run scripts/fetch-model.sh)",
+            dir.display()
+        );
+    }
+    present
+}
+
+const DATA: &str = r#"@prefix ex: <http://example.org/support/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:t1 a ex:Ticket ; rdfs:label "authentication is broken for everyone" ; ex:status "open" ; ex:priority 3 .
+ex:t2 a ex:Ticket ; rdfs:label "invoice PDF is blank" ; ex:status "open" ; ex:priority 1 .
+ex:t3 a ex:Ticket ; rdfs:label "forgot password recovery steps" ; ex:status "closed" ; ex:priority 2 .
+ex:t4 a ex:Ticket ; rdfs:label "the app crashes when I upload a photo" ; ex:status "open" ; ex:priority 2 .
+ex:n1 a ex:Note ; rdfs:label "login fails after 3.1" .
+"#;
+
+#[test]
+fn search_by_meaning_over_mcp_and_sparql() {
+    if !model_present() {
+        return;
+    }
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let import = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": DATA}),
+        None,
+    );
+    assert!(
+        import["structuredContent"]["data"]["commit_seq"].is_number(),
+        "{import}"
+    );
+
+    let declared = session.tool(
+        "embeddings",
+        json!({"action": "declare", "class": "http://example.org/support/Ticket", "from": ["http://www.w3.org/2000/01/rdf-schema#label"]}),
+        None,
+    );
+    assert_eq!(
+        declared["structuredContent"]["data"]["records"], 4,
+        "{declared}"
+    );
+    let preview = session.tool(
+        "embeddings",
+        json!({"action": "preview", "name": "ticket"}),
+        None,
+    );
+    let texts: Vec<&str> = preview["structuredContent"]["data"]["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["text"].as_str())
+        .collect();
+    assert!(texts.contains(&"invoice PDF is blank"), "{preview}");
+
+    let search = |session: &mut crate::mcp_mrtr::Session, args: Value| -> Value {
+        let mut args = args;
+        args["mode"] = "search".into();
+        args["consistency"] = "strong".into();
+        session.tool("query", args, None)["structuredContent"].clone()
+    };
+    // Meaning, not words: no word of the query appears in the best ticket.
+    let found = search(
+        &mut session,
+        json!({"text": "users cannot sign in", "lane": "dense", "top_k": 2}),
+    );
+    let hits = found["data"]["hits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{found}"));
+    assert_eq!(hits[0]["iri"], "http://example.org/support/t1", "{found}");
+    assert!(hits[0]["score"].as_f64().unwrap() > 0.4);
+    assert_eq!(hits[0]["label"], "authentication is broken for everyone");
+    assert!(
+        !found["data"]["hits"].to_string().contains("/n1"),
+        "notes are not indexed"
+    );
+
+    // Filters: typed field and keyword; plan reported.
+    let found = search(
+        &mut session,
+        json!({"text": "account access problem", "filters": [{"field": "http://example.org/support/status", "op": "eq", "value": "closed"}]}),
+    );
+    assert_eq!(found["data"]["plan"], "filter_first", "{found}");
+    let hits = found["data"]["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0]["iri"], "http://example.org/support/t3");
+    let explain = search(
+        &mut session,
+        json!({"text": "x", "explain": true, "filters": [{"field": "http://example.org/support/priority", "op": "ge", "value": 2}]}),
+    );
+    assert_eq!(explain["data"]["candidates"], 3, "{explain}");
+
+    let publication = session.tool("inspect", json!({"action": "publication"}), None);
+    let index = &publication["structuredContent"]["data"]["indexes"][0];
+    assert_eq!(index["lag"], 0, "{publication}");
+    let _ = child.kill();
+    let _ = child.wait();
+
+    // The same data directory over HTTP: `search:` inside the SPARQL Protocol.
+    let server = strata.serve(&[]);
+    let query = "PREFIX search: <https://strata.dev/ns/search#> PREFIX ex: <http://example.org/support/>
+        SELECT ?t ?s WHERE { ?t search:nearest \"login does not work\" ; search:lane \"dense\" ; search:k 2 ; search:score ?s . ?t ex:status \"open\" } ORDER BY DESC(?s)";
+    let mut response = agent()
+        .get(server.url("/graphs/main/sparql"))
+        .query("query", query)
+        .header("accept", "application/sparql-results+json")
+        .call()
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let header = response.headers()["strata-search"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(header.contains("plan=filter_first"), "{header}");
+    let body: Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    let rows = body["results"]["bindings"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{body}");
+    assert_eq!(
+        rows[0]["t"]["value"], "http://example.org/support/t1",
+        "{body}"
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r["t"]["value"] != "http://example.org/support/t3"),
+        "closed tickets are filtered"
+    );
+}
