@@ -231,6 +231,7 @@ impl Engine {
         let graphs: Vec<Arc<Graph>> = self.graphs.lock().values().cloned().collect();
         for graph in graphs {
             graph.stop_search_worker();
+            graph.persist_indexes();
             graph.checkpoint_when_idle(CLOSE_CHECKPOINT_QUADS)?;
         }
         Ok(())

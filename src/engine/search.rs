@@ -348,8 +348,22 @@ impl Graph {
                 return Ok(());
             }
         }
+        if full {
+            // A whole build is worth keeping: dump the graph so a restart reloads it.
+            entry.index.write().persist().map_err(search_error)?;
+        }
         entry.progress.lock().state = "ready";
         Ok(())
+    }
+
+    /// Dumps every index's HNSW graph (at close), so the next start reloads them.
+    pub(crate) fn persist_indexes(&self) {
+        let _one_at_a_time = self.search.syncing.lock();
+        for entry in self.search.indexes.read().values() {
+            if let Err(error) = entry.index.write().persist() {
+                tracing::warn!(graph = %self.name, %error, "could not save a search index; it is rebuilt at the next start");
+            }
+        }
     }
 
     /// Records whose text may have changed between two commits: subjects and objects of

@@ -3,10 +3,17 @@
 //! goes away, and the graph is rebuilt once tombstones pass a quarter of its points.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use hnsw_rs::anndists::dist::Distance;
+use hnsw_rs::api::AnnT;
 use hnsw_rs::hnsw::Hnsw;
+use hnsw_rs::hnswio::HnswIo;
+
+/// The base name of the dumped graph files (`hnsw.hnsw.graph`, `hnsw.hnsw.data`) and of
+/// the id table (`hnsw.ids`: one record per internal id, empty for a tombstone).
+const DUMP: &str = "hnsw";
 
 /// Cosine distance of unit vectors, `1 − dot`, clamped at 0 (rounding can push the dot
 /// of a vector with itself just above 1; hnsw_rs's own `DistDot` asserts on that).
@@ -165,8 +172,13 @@ impl DenseIndex {
             None => false,
             Some((record, _)) => allow.is_none_or(|f| f(record)),
         };
-        self.hnsw
-            .search_filter(query, k, ef, Some(&filter))
+        // Without tombstones or a filter, the plain search skips a callback per visit.
+        let found = if allow.is_none() && self.tombstones == 0 {
+            self.hnsw.search(query, k, ef)
+        } else {
+            self.hnsw.search_filter(query, k, ef, Some(&filter))
+        };
+        found
             .into_iter()
             .filter_map(|n| {
                 let (record, _) = self.points.get(n.d_id)?.as_ref()?;
@@ -192,6 +204,72 @@ impl DenseIndex {
         sort_scored(&mut scored);
         scored.truncate(k);
         scored
+    }
+
+    /// Writes the graph (hnsw_rs's dump) and the id table to `dir`, so a restart reloads
+    /// it instead of re-inserting every vector.
+    pub fn dump(&self, dir: &Path) -> Result<(), String> {
+        if self.points.is_empty() {
+            return Ok(());
+        }
+        let ids: String = self
+            .points
+            .iter()
+            .map(|p| p.as_ref().map_or("", |(r, _)| &**r))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let tmp = dir.join(format!("{DUMP}.ids.tmp"));
+        std::fs::write(&tmp, ids).map_err(|e| e.to_string())?;
+        self.hnsw
+            .file_dump(dir, DUMP)
+            .map_err(|e| format!("HNSW dump: {e}"))?;
+        std::fs::rename(&tmp, dir.join(format!("{DUMP}.ids"))).map_err(|e| e.to_string())
+    }
+
+    /// Reloads a dump written by `dump`, with the records' current vectors; `None` when
+    /// the files are missing or disagree (the caller rebuilds).
+    pub fn load(
+        dir: &Path,
+        dim: usize,
+        params: HnswParams,
+        vectors: &HashMap<Arc<str>, Vec<f32>>,
+    ) -> Option<Self> {
+        let ids = std::fs::read_to_string(dir.join(format!("{DUMP}.ids"))).ok()?;
+        if !dir.join(format!("{DUMP}.hnsw.graph")).is_file() {
+            return None;
+        }
+        // A loaded graph borrows its reader for its whole life; indexes live as long as
+        // the process, so the reader (a few paths and options) is leaked once per load.
+        let reader: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(dir, DUMP)));
+        let mut hnsw: Hnsw<'static, f32, UnitCosine> = reader.load_hnsw().ok()?;
+        hnsw.set_searching_mode(false);
+        let mut points = Vec::new();
+        let mut by_record = HashMap::new();
+        let mut tombstones = 0;
+        for (id, record) in ids.split('\n').enumerate() {
+            match vectors.get(record) {
+                Some(vector) if !record.is_empty() && vector.len() == dim => {
+                    let record: Arc<str> = Arc::from(record);
+                    by_record.insert(record.clone(), id);
+                    points.push(Some((record, vector.clone())));
+                }
+                _ => {
+                    points.push(None);
+                    tombstones += 1;
+                }
+            }
+        }
+        if hnsw.get_nb_point() != points.len() || by_record.len() != vectors.len() {
+            return None;
+        }
+        Some(Self {
+            params,
+            dim,
+            hnsw,
+            points,
+            by_record,
+            tombstones,
+        })
     }
 
     /// Every live record and vector (for persistence).

@@ -66,6 +66,8 @@ pub struct SearchIndex {
     published_seq: CommitSeq,
     log: Option<BufWriter<File>>,
     dead_records: usize,
+    /// The commit the dumped HNSW graph reflects, when it reflects the index's content.
+    hnsw_seq: Option<CommitSeq>,
 }
 
 impl SearchIndex {
@@ -85,6 +87,7 @@ impl SearchIndex {
             published_seq: 0,
             log: None,
             dead_records: 0,
+            hnsw_seq: None,
         };
         let Some(dir) = dir else {
             return Ok(index);
@@ -98,15 +101,30 @@ impl SearchIndex {
             let (vectors, dead) = replay(&dir.join("vectors.log"), dim)?;
             index.dead_records = dead;
             index.published_seq = meta["published_seq"].parse().unwrap_or(0);
-            let items: Vec<(Arc<str>, Vec<f32>)> = vectors
+            let items: HashMap<Arc<str>, Vec<f32>> = vectors
                 .into_iter()
                 .map(|(record, (hash, vector))| {
                     index.hashes.insert(record.clone(), hash);
                     (record, vector)
                 })
                 .collect();
-            index.dense = DenseIndex::new(dim, params, items.len());
-            index.dense.upsert(items);
+            let dumped = meta
+                .get("hnsw_seq")
+                .and_then(|s| s.parse::<CommitSeq>().ok());
+            let reloaded = (dumped == Some(index.published_seq))
+                .then(|| DenseIndex::load(dir, dim, params, &items))
+                .flatten();
+            match reloaded {
+                Some(dense) => {
+                    index.dense = dense;
+                    index.hnsw_seq = dumped;
+                }
+                None => {
+                    // No usable dump: insert every vector again.
+                    index.dense = DenseIndex::new(dim, params, items.len());
+                    index.dense.upsert(items.into_iter().collect());
+                }
+            }
             if index.dead_records > index.hashes.len().max(1024) {
                 index.compact()?;
             }
@@ -156,6 +174,21 @@ impl SearchIndex {
         self.dense.vector(record)
     }
 
+    /// Dumps the HNSW graph so the next start reloads it (after a build, at close).
+    pub fn persist(&mut self) -> Result<(), IndexError> {
+        let Some(dir) = self.dir.clone() else {
+            return Ok(());
+        };
+        if self.hnsw_seq == Some(self.published_seq) {
+            return Ok(());
+        }
+        self.dense
+            .dump(&dir)
+            .map_err(|e| io(&dir, std::io::Error::other(e)))?;
+        self.hnsw_seq = Some(self.published_seq);
+        self.write_meta()
+    }
+
     /// Applies a batch and marks the index as reflecting commit `seq`.
     pub fn apply(
         &mut self,
@@ -180,6 +213,12 @@ impl SearchIndex {
             self.sparse.upsert(&u.record, &u.text)?;
             self.append_upsert(&u.record, hash, &u.vector)?;
             dense.push((u.record, u.vector));
+        }
+        if !dense.is_empty() || !removes.is_empty() {
+            self.hnsw_seq = None;
+        } else if self.hnsw_seq == Some(self.published_seq) {
+            // Nothing changed in the graph: the dump still reflects it at the new commit.
+            self.hnsw_seq = Some(seq);
         }
         self.dense.upsert(dense);
         self.published_seq = seq;
@@ -339,8 +378,12 @@ impl SearchIndex {
         std::fs::write(
             &tmp,
             format!(
-                "embedder={}\npublished_seq={}\n",
-                self.embedder, self.published_seq
+                "embedder={}\npublished_seq={}\n{}",
+                self.embedder,
+                self.published_seq,
+                self.hnsw_seq
+                    .map(|s| format!("hnsw_seq={s}\n"))
+                    .unwrap_or_default()
             ),
         )
         .map_err(|e| io(&tmp, e))?;
@@ -454,8 +497,16 @@ mod tests {
                 .unwrap();
             index.apply(Vec::new(), &["a".into()], 5).unwrap();
         }
-        let index = SearchIndex::open(Some(dir.path()), "e1", 2, params).unwrap();
+        let mut index = SearchIndex::open(Some(dir.path()), "e1", 2, params).unwrap();
         assert_eq!(index.published_seq(), 5);
+        assert_eq!(
+            index.hnsw_seq, None,
+            "never dumped: rebuilt from the vectors"
+        );
+        index.persist().unwrap();
+        drop(index);
+        let index = SearchIndex::open(Some(dir.path()), "e1", 2, params).unwrap();
+        assert_eq!(index.hnsw_seq, Some(5), "reloaded from the dump");
         assert_eq!(index.len(), 1);
         assert_eq!(index.text_hash("b"), Some(text_hash("yellow pear")));
         let hits = index

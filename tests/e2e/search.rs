@@ -108,6 +108,23 @@ fn search_by_meaning_over_mcp_and_sparql() {
     );
     assert_eq!(explain["data"]["candidates"], 3, "{explain}");
 
+    // The query tool's description names what is searchable, with real example values.
+    let tools = session.call("tools/list", json!({}));
+    let query_tool = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "query")
+        .unwrap()
+        .clone();
+    let description = query_tool["description"].as_str().unwrap();
+    assert!(
+        description.contains("Searchable now")
+            && description.contains("http://example.org/support/Ticket")
+            && description.contains("http://example.org/support/status (keyword, e.g. \"open\")"),
+        "{description}"
+    );
+
     let publication = session.tool("inspect", json!({"action": "publication"}), None);
     let index = &publication["structuredContent"]["data"]["indexes"][0];
     assert_eq!(index["lag"], 0, "{publication}");

@@ -376,8 +376,42 @@ impl ServerHandler for StrataMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("strata", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Strata is a knowledge graph with commit history. Start with `inspect` (action `guide`), read with `query` (mode `sparql`), define record types with `configure`, write records with `commit` or RDF with `rdf`. Every answer names the commit it was read at (`served_at_seq`); cite it, and pin follow-up reads with `as_of_commit_seq` to get the same answer forever.",
+                "Strata is a knowledge graph with commit history. Start with `inspect` (action `guide`), read with `query` (mode `sparql`, or mode `search` to find records by meaning), define record types with `configure`, write records with `commit` or RDF with `rdf`, make classes searchable with `embeddings`. Every answer names the commit it was read at (`served_at_seq`); cite it, and pin follow-up reads with `as_of_commit_seq` to get the same answer forever.",
             )
+    }
+
+    /// The tools, with the `query` description naming what is searchable right now (the
+    /// declared classes, their filterable fields with types and real example values), so
+    /// an agent needs no configuration to search.
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        let engine = self.context.engine.clone();
+        let searchable = tokio::task::spawn_blocking(move || search::searchable_summary(&engine))
+            .await
+            .unwrap_or_default();
+        let mut tools = self.tool_router.list_all();
+        if !searchable.is_empty() {
+            for tool in &mut tools {
+                if tool.name == "query" {
+                    let base = tool.description.clone().unwrap_or_default();
+                    tool.description = Some(format!("{base} {searchable}").into());
+                }
+            }
+        }
+        let supports_cache_hints = context
+            .protocol_version()
+            .is_some_and(|version| version >= rmcp::model::ProtocolVersion::V_2026_07_28);
+        Ok(rmcp::model::ListToolsResult {
+            result_type: Some(rmcp::model::ResultType::COMPLETE),
+            tools,
+            meta: None,
+            next_cursor: None,
+            ttl_ms: supports_cache_hints.then_some(0),
+            cache_scope: supports_cache_hints.then_some(rmcp::model::CacheScope::Public),
+        })
     }
 }
 

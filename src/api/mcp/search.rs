@@ -735,3 +735,76 @@ fn literal_for(
         }
     })
 }
+
+/// Samples per class when describing its filterable fields.
+const FIELD_SAMPLE: usize = 200;
+
+/// "Searchable now: …" for the `query` tool's description: per graph and declared class,
+/// its filterable fields with their type and an example value read from the data.
+pub fn searchable_summary(engine: &crate::Engine) -> String {
+    let mut parts = Vec::new();
+    for graph_name in engine.graph_names() {
+        let Ok(graph) = engine.graph(graph_name.as_str()) else {
+            continue;
+        };
+        let head = graph.head_seq();
+        for declaration in graph.declarations_at(head) {
+            let fields = filterable_fields(&graph, &declaration, head);
+            parts.push(format!(
+                "graph {} class {} (index {}){}",
+                graph_name.as_str(),
+                declaration.class.as_str(),
+                declaration.name,
+                if fields.is_empty() {
+                    String::new()
+                } else {
+                    format!(": filters {}", fields.join(", "))
+                }
+            ));
+        }
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "Searchable now (mode search; `field` takes the IRI): {}.",
+        parts.join("; ")
+    )
+}
+
+/// Properties of sampled instances: `<iri> (type, e.g. value)`, links as `via <iri>`.
+fn filterable_fields(graph: &Graph, declaration: &Declaration, seq: u64) -> Vec<String> {
+    let snapshot = graph.snapshot(seq);
+    let recipe = crate::search::Recipe::new(&snapshot, declaration);
+    let mut seen: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+    for record in recipe.instances(&snapshot).into_iter().take(FIELD_SAMPLE) {
+        let Some(term) = snapshot.term(record) else {
+            continue;
+        };
+        for quad in graph.quads_matching(seq, Some(&term), None, None) {
+            let property = quad.predicate.as_str().to_owned();
+            if property.ends_with("#type") || seen.contains_key(&property) {
+                continue;
+            }
+            let described = match &quad.object {
+                Term::Literal(l) => {
+                    let kind = match l.datatype().as_str().rsplit('#').next().unwrap_or("") {
+                        "integer" | "int" | "long" | "decimal" | "double" | "float" => "number",
+                        "dateTime" | "date" => "date",
+                        "boolean" => "bool",
+                        _ => "keyword",
+                    };
+                    let mut example: String = l.value().chars().take(40).collect();
+                    if example.len() < l.value().len() {
+                        example.push('…');
+                    }
+                    format!("{property} ({kind}, e.g. {example:?})")
+                }
+                Term::NamedNode(_) => format!("via {property} (link)"),
+                _ => continue,
+            };
+            seen.insert(property, described);
+        }
+    }
+    seen.into_values().take(12).collect()
+}

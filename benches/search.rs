@@ -1,0 +1,439 @@
+//! Search quality and speed (a report, not a test):
+//!
+//! * `ann`: the HNSW lane on the seeded clustered set of `../shared/data/ann` (100k × 128,
+//!   cosine): recall@10 (distance threshold, ε = 1e-3, and id overlap) and single-thread
+//!   queries/s at several `ef`, against the exact ground truth; filtered recall@10 at 50 %,
+//!   10 % and 1 % selectivity (filter inside the HNSW search), against exact filtered
+//!   neighbours. The set is generated with the folder's script (needs numpy) into
+//!   `target/ann/` when missing.
+//! * `cranfield`: nDCG@10 of the sparse, dense and hybrid lanes over Cranfield queries
+//!   1–112 with the default embedder (all-MiniLM-L6-v2 when fetched), next to the BM25
+//!   baseline of the folder's REFERENCE.md (0.3221).
+//! * `sparql`: p50/p95 latency of a SPARQL query with a `search:` pattern, two joins and a
+//!   FILTER on a 100k-record graph (hashed embedder, so the build stays quick).
+//!
+//! Run with `cargo bench --bench search` (all parts) or `STRATA_BENCH_PART=ann|cranfield|sparql`;
+//! `STRATA_BENCH_ANN_FILTERED=0` skips the (slow, brute-force-checked) filtered runs.
+
+#[path = "data.rs"]
+mod data;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use data::print_table;
+use strata::Engine;
+use strata::engine::{
+    CommitRequest, EngineConfig, ImportFormat, ImportOptions, ReadOptions, SearchRequest,
+};
+use strata::model::NamedNode;
+use strata::search::dense::{DenseIndex, HnswParams, dot};
+use strata::search::{Declaration, Lane};
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+}
+
+/// Reads a little-endian `.npy` of f32 or i32 as (rows, cols, values as f32 / i32 bits).
+fn npy(path: &Path) -> (usize, usize, Vec<u8>, bool) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(&bytes[..6], b"\x93NUMPY");
+    let (header_len, start) = if bytes[6] == 1 {
+        (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)
+    } else {
+        (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        )
+    };
+    let header = std::str::from_utf8(&bytes[start..start + header_len]).unwrap();
+    let is_float = header.contains("<f4");
+    let shape = header
+        .split("'shape': (")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    let dims: Vec<usize> = shape
+        .split(',')
+        .filter_map(|d| d.trim().parse().ok())
+        .collect();
+    (
+        dims[0],
+        dims[1],
+        bytes[start + header_len..].to_vec(),
+        is_float,
+    )
+}
+
+fn f32s(raw: &[u8]) -> Vec<f32> {
+    raw.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn i32s(raw: &[u8]) -> Vec<i32> {
+    raw.chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn ann() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ann/clustered-100k-128-cos");
+    if !dir.join("gt_ids.npy").is_file() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = std::process::Command::new("python3")
+            .arg(shared().join("ann/make_ann_dataset.py"))
+            .args([
+                dir.to_str().unwrap(),
+                "100000",
+                "1000",
+                "128",
+                "10",
+                "cosine",
+            ])
+            .status();
+        if !status.is_ok_and(|s| s.success()) {
+            println!("SKIP ann: could not generate the set (needs python3 with numpy)");
+            return;
+        }
+    }
+    let (n, dim, base, _) = npy(&dir.join("base.npy"));
+    let (nq, _, query, _) = npy(&dir.join("query.npy"));
+    let (_, gt_k, gt_ids, _) = npy(&dir.join("gt_ids.npy"));
+    let (_, _, gt_dist, _) = npy(&dir.join("gt_dist.npy"));
+    let base = f32s(&base);
+    let query = f32s(&query);
+    let gt_ids = i32s(&gt_ids);
+    let gt_dist = f32s(&gt_dist);
+    let k = 10;
+    let params = HnswParams {
+        max_connections: 16,
+        ef_construction: 200,
+        ef_search: 64,
+    };
+    let started = Instant::now();
+    let mut index = DenseIndex::new(dim, params, n);
+    let items: Vec<(Arc<str>, Vec<f32>)> = (0..n)
+        .map(|i| {
+            (
+                Arc::from(i.to_string()),
+                base[i * dim..(i + 1) * dim].to_vec(),
+            )
+        })
+        .collect();
+    index.upsert(items);
+    let build = started.elapsed();
+    println!(
+        "ANN: {n} × {dim} cosine, {nq} queries, M 16, ef_construction 200; build {:.1} s (2 threads)",
+        build.as_secs_f64()
+    );
+    let vector = |i: usize| &base[i * dim..(i + 1) * dim];
+    let distance = |q: &[f32], i: usize| 1.0 - dot(q, vector(i));
+    let mut rows = Vec::new();
+    for ef in [10, 20, 50, 100, 200] {
+        let started = Instant::now();
+        let results: Vec<Vec<usize>> = (0..nq)
+            .map(|q| {
+                index
+                    .search(&query[q * dim..(q + 1) * dim], k, Some(ef), None)
+                    .into_iter()
+                    .map(|h| h.record.parse::<usize>().unwrap())
+                    .collect()
+            })
+            .collect();
+        let elapsed = started.elapsed();
+        let (mut threshold_hits, mut overlap_hits) = (0usize, 0usize);
+        for (q, found) in results.iter().enumerate() {
+            let qv = &query[q * dim..(q + 1) * dim];
+            let limit = gt_dist[q * gt_k + k - 1] + 1e-3;
+            let truth: HashSet<i32> = gt_ids[q * gt_k..q * gt_k + k].iter().copied().collect();
+            threshold_hits += found.iter().filter(|&&i| distance(qv, i) <= limit).count();
+            overlap_hits += found
+                .iter()
+                .filter(|&&i| truth.contains(&(i as i32)))
+                .count();
+        }
+        rows.push(vec![
+            ef.to_string(),
+            format!("{:.4}", threshold_hits as f64 / (nq * k) as f64),
+            format!("{:.4}", overlap_hits as f64 / (nq * k) as f64),
+            format!("{:.0}", nq as f64 / elapsed.as_secs_f64()),
+        ]);
+    }
+    print_table(
+        &[
+            "ef",
+            "recall@10 (threshold)",
+            "recall@10 (id overlap)",
+            "QPS (1 thread)",
+        ],
+        &rows,
+    );
+
+    if std::env::var("STRATA_BENCH_ANN_FILTERED").as_deref() == Ok("0") {
+        return;
+    }
+    // Filtered: ids with id % 100 < p pass; exact filtered neighbours by brute force.
+    let mut rows = Vec::new();
+    for percent in [50usize, 10, 1] {
+        let allow = |record: &str| record.parse::<usize>().is_ok_and(|i| i % 100 < percent);
+        for ef in [64, 200] {
+            let started = Instant::now();
+            let mut hits_total = 0usize;
+            for q in 0..nq {
+                let qv = &query[q * dim..(q + 1) * dim];
+                let found: Vec<usize> = index
+                    .search(qv, k, Some(ef), Some(&allow))
+                    .into_iter()
+                    .map(|h| h.record.parse().unwrap())
+                    .collect();
+                let mut exact: Vec<(f32, usize)> = (0..n)
+                    .filter(|i| i % 100 < percent)
+                    .map(|i| (distance(qv, i), i))
+                    .collect();
+                exact.select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0));
+                let limit = exact[..k].iter().map(|e| e.0).fold(f32::MIN, f32::max) + 1e-3;
+                hits_total += found.iter().filter(|&&i| distance(qv, i) <= limit).count();
+            }
+            let elapsed = started.elapsed();
+            rows.push(vec![
+                format!("{percent} %"),
+                ef.to_string(),
+                format!("{:.4}", hits_total as f64 / (nq * k) as f64),
+                format!("{:.1}", elapsed.as_secs_f64()),
+            ]);
+        }
+    }
+    print_table(
+        &[
+            "selectivity",
+            "ef",
+            "filtered recall@10 (threshold)",
+            "s (incl. brute force)",
+        ],
+        &rows,
+    );
+}
+
+fn ndcg_at_10(ranked: &[String], judged: &HashMap<String, f64>) -> f64 {
+    let dcg: f64 = ranked
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(i, d)| judged.get(d).copied().unwrap_or(0.0) / ((i + 2) as f64).log2())
+        .sum();
+    let mut ideal: Vec<f64> = judged.values().copied().collect();
+    ideal.sort_by(|a, b| b.total_cmp(a));
+    let idcg: f64 = ideal
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(i, g)| g / ((i + 2) as f64).log2())
+        .sum();
+    if idcg == 0.0 { 0.0 } else { dcg / idcg }
+}
+
+fn cranfield() {
+    let folder = shared().join("cranfield");
+    let Ok(nt) = std::fs::read(folder.join("cranfield.nt")) else {
+        println!("SKIP cranfield: {} is missing", folder.display());
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let config = EngineConfig {
+        model_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2"),
+        ..EngineConfig::default()
+    };
+    let engine = Engine::open(tmp.path(), config).unwrap();
+    let graph = engine.graph_or_create("cranfield").unwrap();
+    let options = ImportOptions {
+        format: ImportFormat::from_name("nt").unwrap(),
+        base_iri: None,
+        into_graph: None,
+        source_name: "cranfield.nt".into(),
+    };
+    graph
+        .import(&nt[..], &options, &CommitRequest::default())
+        .unwrap();
+    let declaration = Declaration {
+        name: "docs".into(),
+        class: NamedNode::new_unchecked("http://purl.org/dc/terms/BibliographicResource"),
+        from: vec![NamedNode::new_unchecked(
+            "http://purl.org/dc/terms/abstract",
+        )],
+        exclude: vec![],
+    };
+    let started = Instant::now();
+    graph
+        .declare_embedding(&declaration, &CommitRequest::default())
+        .unwrap();
+    assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(3600)));
+    let status = &graph.index_status()[0];
+    println!(
+        "Cranfield: {} documents indexed in {:.1} s with {} (semantic: {})",
+        status.records,
+        started.elapsed().as_secs_f64(),
+        status.embedder,
+        status.semantic
+    );
+    let mut qrels: HashMap<String, HashMap<String, f64>> = HashMap::new();
+    for line in std::fs::read_to_string(folder.join("qrels.tsv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+    {
+        let parts: Vec<&str> = line.split('\t').collect();
+        qrels.entry(parts[0].to_owned()).or_default().insert(
+            format!("http://strata.example/cranfield/doc/{}", parts[1]),
+            parts[2].parse().unwrap(),
+        );
+    }
+    let queries: Vec<(String, String)> = std::fs::read_to_string(folder.join("queries.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["_id"].as_str().unwrap().to_owned(),
+                v["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for lane in [Lane::Sparse, Lane::Dense, Lane::Hybrid] {
+        let started = Instant::now();
+        let mut total = 0.0;
+        for (id, text) in &queries {
+            let outcome = graph
+                .search(&SearchRequest {
+                    index: None,
+                    text: text.clone(),
+                    vector: None,
+                    lane,
+                    k: 10,
+                    min_score: None,
+                    candidates: None,
+                    as_of: None,
+                    strong: false,
+                })
+                .unwrap();
+            let ranked: Vec<String> = outcome
+                .hits
+                .iter()
+                .map(|h| h.hit.record.to_string())
+                .collect();
+            total += ndcg_at_10(&ranked, qrels.get(id).unwrap_or(&HashMap::new()));
+        }
+        rows.push(vec![
+            lane.name().to_owned(),
+            format!("{:.4}", total / queries.len() as f64),
+            format!(
+                "{:.1}",
+                started.elapsed().as_secs_f64() * 1000.0 / queries.len() as f64
+            ),
+        ]);
+    }
+    rows.push(vec![
+        "BM25 baseline (REFERENCE.md)".into(),
+        "0.3221".into(),
+        "-".into(),
+    ]);
+    print_table(&["lane", "nDCG@10 (112 queries)", "ms/query"], &rows);
+    engine.close().unwrap();
+}
+
+fn sparql_latency() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = EngineConfig {
+        model_dir: tmp.path().join("no-model"),
+        ..EngineConfig::default()
+    };
+    let engine = Engine::open(tmp.path().join("data"), config).unwrap();
+    let graph = engine.graph_or_create("desk").unwrap();
+    let words = [
+        "login", "invoice", "crash", "upload", "password", "slow", "report", "export", "sync",
+        "billing",
+    ];
+    let mut nt = String::new();
+    let ex = "http://example.org/support/";
+    for i in 0..100_000usize {
+        let a = words[i % words.len()];
+        let b = words[(i / 10) % words.len()];
+        nt.push_str(&format!(
+            "<{ex}t{i}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{ex}Ticket> .\n<{ex}t{i}> <http://www.w3.org/2000/01/rdf-schema#label> \"{a} problem with {b} number {i}\" .\n<{ex}t{i}> <{ex}customer> <{ex}c{}> .\n<{ex}c{}> <{ex}plan> \"{}\" .\n<{ex}t{i}> <{ex}priority> \"{}\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n",
+            i % 5_000,
+            i % 5_000,
+            if i % 3 == 0 { "enterprise" } else { "basic" },
+            i % 5
+        ));
+    }
+    let options = ImportOptions {
+        format: ImportFormat::from_name("nt").unwrap(),
+        base_iri: None,
+        into_graph: None,
+        source_name: "desk.nt".into(),
+    };
+    graph
+        .import(nt.as_bytes(), &options, &CommitRequest::default())
+        .unwrap();
+    let declaration = Declaration {
+        name: "tickets".into(),
+        class: NamedNode::new_unchecked(&format!("{ex}Ticket")),
+        from: vec![],
+        exclude: vec![],
+    };
+    let started = Instant::now();
+    graph
+        .declare_embedding(&declaration, &CommitRequest::default())
+        .unwrap();
+    assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(3600)));
+    println!(
+        "SPARQL search: 100,000 tickets indexed in {:.1} s (hashed embedder)",
+        started.elapsed().as_secs_f64()
+    );
+    let query = format!(
+        "PREFIX search: <https://strata.dev/ns/search#> PREFIX ex: <{ex}>
+         SELECT ?t ?s ?plan WHERE {{
+           ?t search:nearest \"password problem with login\" ; search:k 20 ; search:score ?s .
+           ?t ex:customer ?c . ?c ex:plan ?plan . ?t ex:priority ?p FILTER(?p >= 2)
+         }} ORDER BY DESC(?s)"
+    );
+    let mut times = Vec::new();
+    let mut plan = String::new();
+    for _ in 0..50 {
+        let started = Instant::now();
+        let answer = graph.query(&query, &ReadOptions::default()).unwrap();
+        let rows = match answer.results {
+            strata::sparql::QueryResults::Solutions(s) => s.count(),
+            _ => 0,
+        };
+        times.push(started.elapsed());
+        plan = format!(
+            "{} ({} rows, asked {})",
+            answer.search[0].plan, rows, answer.search[0].asked
+        );
+    }
+    times.sort();
+    println!(
+        "search: + 2 joins + FILTER on 100k records: p50 {:.1} ms, p95 {:.1} ms; plan {plan}",
+        times[times.len() / 2].as_secs_f64() * 1000.0,
+        times[times.len() * 95 / 100].as_secs_f64() * 1000.0
+    );
+}
+
+fn main() {
+    let part = std::env::var("STRATA_BENCH_PART").unwrap_or_else(|_| "all".into());
+    if part == "all" || part == "ann" {
+        ann();
+    }
+    if part == "all" || part == "cranfield" {
+        cranfield();
+    }
+    if part == "all" || part == "sparql" {
+        sparql_latency();
+    }
+}
