@@ -18,7 +18,7 @@ pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, parse_
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
 pub use search::{
     EXACT_MAX_CANDIDATES, IndexProgress, IndexStatus, MAX_K, SearchHit, SearchOutcome,
-    SearchRequest, embedder_for,
+    SearchRequest, VECTORS_GRAPH, embedder_for, vector_predicate, vector_quad,
 };
 pub use validation::{ActiveShapes, CommitValidation, Conformance, ShapesPreview};
 pub use write::{CommitOutcome, CommitRequest, UpdatePreview};

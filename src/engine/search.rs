@@ -31,6 +31,61 @@ pub const EXACT_MAX_CANDIDATES: usize = 2_000;
 /// The most hits one search may ask an index for.
 pub const MAX_K: usize = 1_000;
 
+/// The named graph holding vectors supplied by callers (MCP `commit` → `entity_embeddings`):
+/// `<record> strata:vector/<index> "0.12 -0.5 …"`. A supplied vector replaces the model's
+/// embedding of that record in that index; it is versioned like any data.
+pub const VECTORS_GRAPH: &str = "https://strata.dev/ns#vectors";
+
+/// The predicate of an index's supplied vectors.
+pub fn vector_predicate(index: &str) -> NamedNode {
+    NamedNode::new_unchecked(format!("https://strata.dev/ns#vector/{index}"))
+}
+
+/// The quad that supplies `vector` for `record` in `index`.
+pub fn vector_quad(record: &NamedNode, index: &str, vector: &[f32]) -> crate::model::Quad {
+    let text = vector
+        .iter()
+        .map(|x| format!("{x}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    crate::model::Quad::new(
+        record.clone(),
+        vector_predicate(index),
+        crate::model::Literal::new_simple_literal(text),
+        crate::model::RdfGraphName::NamedNode(NamedNode::new_unchecked(VECTORS_GRAPH)),
+    )
+}
+
+/// A record's supplied vector for an index: its literal text and values.
+fn supplied_vector(
+    snapshot: &Snapshot,
+    record: TermId,
+    predicate: Option<TermId>,
+    dim: usize,
+) -> Option<(String, Vec<f32>)> {
+    let key = snapshot
+        .quads(Pattern {
+            subject: Some(record),
+            predicate: Some(predicate?),
+            object: None,
+            graph: GraphFilter::All,
+        })
+        .next()?;
+    let Some(Term::Literal(literal)) = snapshot.term(key[2]) else {
+        return None;
+    };
+    let mut values: Vec<f32> = literal
+        .value()
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    if values.len() != dim {
+        return None;
+    }
+    embed::normalize(&mut values);
+    Some((literal.value().to_owned(), values))
+}
+
 /// The embedder of a model directory, loaded once per process.
 pub fn embedder_for(model_dir: &std::path::Path) -> Arc<dyn Embedder> {
     static LOADED: OnceLock<Mutex<BTreeMap<PathBuf, Arc<dyn Embedder>>>> = OnceLock::new();
@@ -292,8 +347,11 @@ impl Graph {
             progress.error = None;
         }
         let dict = snapshot.dict();
+        let vector_pred =
+            snapshot.lookup(&Term::NamedNode(vector_predicate(&entry.declaration.name)));
         let mut removes: Vec<Arc<str>> = Vec::new();
-        let mut pending: Vec<(Arc<str>, String)> = Vec::new();
+        // (record, text, vector supplied by a caller, hash of what made the vector)
+        let mut pending: Vec<(Arc<str>, String, Option<Vec<f32>>, u64)> = Vec::new();
         {
             let index = entry.index.read();
             for &id in &candidates {
@@ -303,8 +361,16 @@ impl Graph {
                 let record: Arc<str> = Arc::from(node.as_str());
                 if recipe.is_instance(&snapshot, id) {
                     let text = recipe.text(&snapshot, id);
-                    if index.text_hash(&record) != Some(crate::search::text_hash_of(&text)) {
-                        pending.push((record, text));
+                    let supplied = supplied_vector(&snapshot, id, vector_pred, embedder.dim());
+                    // The hash covers what made the vector: the text, or the supplied one.
+                    let hash = match &supplied {
+                        Some((literal, _)) => {
+                            crate::search::text_hash_of(&format!("{text}\u{0}{literal}"))
+                        }
+                        None => crate::search::text_hash_of(&text),
+                    };
+                    if index.text_hash(&record) != Some(hash) {
+                        pending.push((record, text, supplied.map(|(_, v)| v), hash));
                     }
                 } else if index.contains(&record) {
                     removes.push(record);
@@ -320,17 +386,26 @@ impl Graph {
         }
         let total = pending.len();
         for (n, chunk) in pending.chunks(EMBED_BATCH).enumerate() {
-            let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
-            let vectors = embedder.embed(&texts).map_err(|e| EngineError::Search {
-                message: e.to_string(),
-            })?;
+            let to_embed: Vec<&str> = chunk
+                .iter()
+                .filter(|(_, _, supplied, _)| supplied.is_none())
+                .map(|(_, t, _, _)| t.as_str())
+                .collect();
+            let mut embedded = embedder
+                .embed(&to_embed)
+                .map_err(|e| EngineError::Search {
+                    message: e.to_string(),
+                })?
+                .into_iter();
             let upserts = chunk
                 .iter()
-                .zip(vectors)
-                .map(|((record, text), vector)| crate::search::Upsert {
+                .map(|(record, text, supplied, hash)| crate::search::Upsert {
                     record: record.clone(),
                     text: text.clone(),
-                    vector,
+                    vector: supplied
+                        .clone()
+                        .unwrap_or_else(|| embedded.next().unwrap_or_default()),
+                    hash: Some(*hash),
                 })
                 .collect();
             let last = (n + 1) * EMBED_BATCH >= total;

@@ -55,6 +55,8 @@ pub struct Upsert {
     pub record: Arc<str>,
     pub text: String,
     pub vector: Vec<f32>,
+    /// What the vector was made from, when not the text alone (a supplied vector).
+    pub hash: Option<u64>,
 }
 
 pub struct SearchIndex {
@@ -206,7 +208,7 @@ impl SearchIndex {
         }
         let mut dense = Vec::with_capacity(upserts.len());
         for u in upserts {
-            let hash = text_hash(&u.text);
+            let hash = u.hash.unwrap_or_else(|| text_hash(&u.text));
             if self.hashes.insert(u.record.clone(), hash).is_some() {
                 self.dead_records += 1;
             }
@@ -473,6 +475,7 @@ mod tests {
             record: record.into(),
             text: text.into(),
             vector,
+            hash: None,
         }
     }
 

@@ -125,6 +125,36 @@ fn search_by_meaning_over_mcp_and_sparql() {
         "{description}"
     );
 
+    // A vector supplied by the caller replaces the model's for that record.
+    let vector: Vec<f64> = (0..384)
+        .map(|i| if i % 7 == 0 { 1.0 } else { 0.0 })
+        .collect();
+    let supplied = session.tool(
+        "commit",
+        json!({"entity_embeddings": [{"iri": "http://example.org/support/t4", "vector": vector}]}),
+        None,
+    );
+    assert!(
+        supplied["structuredContent"]["data"]["commit_seq"].is_number(),
+        "{supplied}"
+    );
+    let bad = session.tool(
+        "commit",
+        json!({"entity_embeddings": [{"iri": "http://example.org/support/t4", "vector": [1.0, 2.0]}]}),
+        None,
+    );
+    assert_eq!(
+        bad["structuredContent"]["error"]["param"], "entity_embeddings[0].vector",
+        "{bad}"
+    );
+    let found = search(
+        &mut session,
+        json!({"embedding": vector, "lane": "dense", "top_k": 1}),
+    );
+    let hit = &found["data"]["hits"][0];
+    assert_eq!(hit["iri"], "http://example.org/support/t4", "{found}");
+    assert!(hit["score"].as_f64().unwrap() > 0.99, "{found}");
+
     let publication = session.tool("inspect", json!({"action": "publication"}), None);
     let index = &publication["structuredContent"]["data"]["indexes"][0];
     assert_eq!(index["lag"], 0, "{publication}");

@@ -39,6 +39,12 @@ pub struct CommitArgs {
     /// Field values to set (replacing earlier values of those fields).
     #[serde(default)]
     pub entity_properties: Vec<EntityProperties>,
+    /// Vectors computed by the caller, used instead of the model's embedding of those
+    /// records in a search index: `{"record": {"type": "Ticket", "name": "T-42"}, "vector":
+    /// [...], "index": "ticket"}` (or `"iri"` instead of `record`; `index` may be left out
+    /// when the graph has one). The vector must have the index's dimension.
+    #[serde(default)]
+    pub entity_embeddings: Vec<EntityEmbedding>,
     /// Links to remove (asks the person first).
     #[serde(default)]
     pub retract_edges: Vec<Edge>,
@@ -69,6 +75,21 @@ pub struct RecordRef {
     pub name: Option<String>,
     #[serde(default)]
     pub key: Option<String>,
+}
+
+/// A vector supplied by the caller for one record.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EntityEmbedding {
+    #[serde(default)]
+    pub record: Option<RecordRef>,
+    /// The record's IRI (any record, RDF data too), instead of `record`.
+    #[serde(default)]
+    pub iri: Option<String>,
+    pub vector: Vec<f32>,
+    /// The search index (see the embeddings tool); optional when there is one.
+    #[serde(default)]
+    pub index: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -555,6 +576,82 @@ fn plan(
         deletes.extend(mentions);
         destructive = true;
     }
+    if !args.entity_embeddings.is_empty() {
+        let statuses = graph.index_status();
+        let declared = graph.declarations_at(seq);
+        for (idx, item) in args.entity_embeddings.iter().enumerate() {
+            let param = format!("entity_embeddings[{idx}]");
+            let record = match (&item.iri, &item.record) {
+                (Some(iri), None) => NamedNode::new(
+                    iri.trim_start_matches('<').trim_end_matches('>'),
+                )
+                .map_err(|e| {
+                    ApiError::invalid_argument(&format!("{param}.iri"), format!("not an IRI: {e}"))
+                })?,
+                (None, Some(record)) => {
+                    resolve(
+                        graph,
+                        seq,
+                        iris,
+                        ontology,
+                        record,
+                        &format!("{param}.record"),
+                        None,
+                    )?
+                    .0
+                }
+                _ => {
+                    return Err(ApiError::invalid_argument(
+                        &param,
+                        "name the record with `record` ({type, name}) or `iri`",
+                    ));
+                }
+            };
+            let index = match &item.index {
+                Some(name) if declared.iter().any(|d| &d.name == name) => name.clone(),
+                Some(name) => {
+                    return Err(ApiError::invalid_argument(
+                        &format!("{param}.index"),
+                        format!("no search index {name:?} (see the embeddings tool, action list)"),
+                    ));
+                }
+                None if declared.len() == 1 => declared[0].name.clone(),
+                None => {
+                    return Err(ApiError::invalid_argument(
+                        &format!("{param}.index"),
+                        format!("the graph has {} search indexes: name one", declared.len()),
+                    ));
+                }
+            };
+            let dim = statuses
+                .iter()
+                .find(|s| s.declaration.name == index)
+                .map_or(0, |s| s.dim);
+            if dim != 0 && item.vector.len() != dim {
+                return Err(ApiError::invalid_argument(
+                    &format!("{param}.vector"),
+                    format!(
+                        "the vector has {} dimensions; index {index} has {dim}",
+                        item.vector.len()
+                    ),
+                ));
+            }
+            if item.vector.iter().any(|x| !x.is_finite()) || item.vector.iter().all(|x| *x == 0.0) {
+                return Err(ApiError::invalid_argument(
+                    &format!("{param}.vector"),
+                    "the vector must be finite and not all zeros",
+                ));
+            }
+            let predicate = crate::engine::vector_predicate(&index);
+            deletes.extend(graph.quads_matching(
+                seq,
+                Some(&Term::NamedNode(record.clone())),
+                Some(&Term::NamedNode(predicate)),
+                None,
+            ));
+            inserts.push(crate::engine::vector_quad(&record, &index, &item.vector));
+        }
+    }
     Ok(Plan {
         inserts,
         deletes,
@@ -570,6 +667,7 @@ pub async fn run(
 ) -> Result<Step, ApiError> {
     if args.triplets.is_empty()
         && args.entity_properties.is_empty()
+        && args.entity_embeddings.is_empty()
         && args.retract_edges.is_empty()
         && args.retract_entities.is_empty()
     {
