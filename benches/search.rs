@@ -382,7 +382,7 @@ fn sparql_latency() {
         .unwrap();
     let declaration = Declaration {
         name: "tickets".into(),
-        class: NamedNode::new_unchecked(&format!("{ex}Ticket")),
+        class: NamedNode::new_unchecked(format!("{ex}Ticket")),
         from: vec![],
         exclude: vec![],
     };

@@ -86,6 +86,10 @@ fn supplied_vector(
     Some((literal.value().to_owned(), values))
 }
 
+/// A record to (re)index: record, text, vector supplied by a caller, and the hash of what
+/// made the vector.
+type Pending = (Arc<str>, String, Option<Vec<f32>>, u64);
+
 /// The embedder of a model directory, loaded once per process.
 pub fn embedder_for(model_dir: &std::path::Path) -> Arc<dyn Embedder> {
     static LOADED: OnceLock<Mutex<BTreeMap<PathBuf, Arc<dyn Embedder>>>> = OnceLock::new();
@@ -350,8 +354,7 @@ impl Graph {
         let vector_pred =
             snapshot.lookup(&Term::NamedNode(vector_predicate(&entry.declaration.name)));
         let mut removes: Vec<Arc<str>> = Vec::new();
-        // (record, text, vector supplied by a caller, hash of what made the vector)
-        let mut pending: Vec<(Arc<str>, String, Option<Vec<f32>>, u64)> = Vec::new();
+        let mut pending: Vec<Pending> = Vec::new();
         {
             let index = entry.index.read();
             for &id in &candidates {
