@@ -266,6 +266,7 @@ fn cranfield() {
             "http://purl.org/dc/terms/abstract",
         )],
         exclude: vec![],
+        hnsw: Default::default(),
     };
     let started = Instant::now();
     graph
@@ -385,6 +386,7 @@ fn sparql_latency() {
         class: NamedNode::new_unchecked(format!("{ex}Ticket")),
         from: vec![],
         exclude: vec![],
+        hnsw: Default::default(),
     };
     let started = Instant::now();
     graph

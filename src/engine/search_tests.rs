@@ -70,6 +70,7 @@ fn indexes_follow_commits_and_survive_restarts() {
         class: NamedNode::new_unchecked("http://e/Ticket"),
         from: vec![],
         exclude: vec![],
+        hnsw: Default::default(),
     };
     graph
         .declare_embedding(&declaration, &CommitRequest::default())
@@ -170,6 +171,7 @@ fn search_patterns_in_sparql_pick_a_plan_and_join() {
                 class: NamedNode::new_unchecked("http://e/Ticket"),
                 from: vec![],
                 exclude: vec![],
+                hnsw: Default::default(),
             },
             &CommitRequest::default(),
         )

@@ -5,6 +5,7 @@
 use crate::model::{Literal, NamedNode, Quad, RdfGraphName, Term, Triple};
 
 use super::STRATA;
+use super::dense::HnswParams;
 
 /// The named graph holding a graph's embedding declarations.
 pub const EMBEDDINGS_GRAPH: &str = "https://strata.dev/ns#embeddings";
@@ -19,6 +20,8 @@ pub struct Declaration {
     /// label). Empty: every literal property of the record but `exclude`.
     pub from: Vec<NamedNode>,
     pub exclude: Vec<NamedNode>,
+    /// HNSW construction and search parameters of its dense lane.
+    pub hnsw: HnswParams,
 }
 
 fn iri(local: &str) -> NamedNode {
@@ -70,7 +73,39 @@ impl Declaration {
                 "exclude",
                 Literal::new_simple_literal(list(&self.exclude)).into(),
             ),
+            quad(
+                "hnswM",
+                Literal::from(self.hnsw.max_connections as i64).into(),
+            ),
+            quad(
+                "hnswEfConstruction",
+                Literal::from(self.hnsw.ef_construction as i64).into(),
+            ),
+            quad(
+                "hnswEfSearch",
+                Literal::from(self.hnsw.ef_search as i64).into(),
+            ),
         ]
+    }
+
+    /// Checks the HNSW parameters (hnsw_rs exits the process on more than 256 links).
+    pub fn check_hnsw(params: &HnswParams) -> Result<(), String> {
+        if !(2..=256).contains(&params.max_connections) {
+            return Err(format!("m must be 2..=256, got {}", params.max_connections));
+        }
+        if !(params.max_connections..=4096).contains(&params.ef_construction) {
+            return Err(format!(
+                "ef_construction must be m..=4096, got {}",
+                params.ef_construction
+            ));
+        }
+        if !(1..=4096).contains(&params.ef_search) {
+            return Err(format!(
+                "ef_search must be 1..=4096, got {}",
+                params.ef_search
+            ));
+        }
+        Ok(())
     }
 
     /// Reads declarations back from the triples of the embeddings graph.
@@ -107,11 +142,28 @@ impl Declaration {
                     Term::NamedNode(n) => n,
                     _ => return None,
                 };
+                let number = |p: &str, default: usize| match value(&t.subject, p) {
+                    Some(Term::Literal(l)) => l.value().parse().unwrap_or(default),
+                    _ => default,
+                };
+                let defaults = HnswParams::default();
+                let hnsw = HnswParams {
+                    max_connections: number("hnswM", defaults.max_connections),
+                    ef_construction: number("hnswEfConstruction", defaults.ef_construction),
+                    ef_search: number("hnswEfSearch", defaults.ef_search),
+                };
+                // Values written by hand that hnsw_rs cannot take fall back to defaults.
+                let hnsw = if Declaration::check_hnsw(&hnsw).is_ok() {
+                    hnsw
+                } else {
+                    defaults
+                };
                 Some(Declaration {
                     name,
                     class,
                     from: parse_list(value(&t.subject, "recipe")),
                     exclude: parse_list(value(&t.subject, "exclude")),
+                    hnsw,
                 })
             })
             .collect();
@@ -134,6 +186,11 @@ mod tests {
                 NamedNode::new_unchecked("http://e/about"),
             ],
             exclude: vec![],
+            hnsw: HnswParams {
+                max_connections: 24,
+                ef_construction: 100,
+                ef_search: 80,
+            },
         };
         let triples: Vec<Triple> = d.quads().into_iter().map(Triple::from).collect();
         assert_eq!(Declaration::read_all(&triples), vec![d]);

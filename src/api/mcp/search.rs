@@ -46,6 +46,22 @@ pub struct EmbeddingsArgs {
     /// `preview`: how many records (default 5, at most 50).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// `declare`: HNSW parameters {m (links per node, 2..=256, default 16),
+    /// ef_construction (default 200), ef_search (default 64)}.
+    #[serde(default)]
+    pub hnsw: Option<HnswArgs>,
+}
+
+/// HNSW parameters of an index.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HnswArgs {
+    #[serde(default)]
+    pub m: Option<usize>,
+    #[serde(default)]
+    pub ef_construction: Option<usize>,
+    #[serde(default)]
+    pub ef_search: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -146,6 +162,7 @@ fn status_json(s: &IndexStatus) -> Value {
         "class": s.declaration.class.as_str(),
         "from": s.declaration.from.iter().map(NamedNode::as_str).collect::<Vec<_>>(),
         "exclude": s.declaration.exclude.iter().map(NamedNode::as_str).collect::<Vec<_>>(),
+        "hnsw": {"m": s.declaration.hnsw.max_connections, "ef_construction": s.declaration.hnsw.ef_construction, "ef_search": s.declaration.hnsw.ef_search},
         "state": s.progress.state,
         "progress": {"done": s.progress.done, "total": s.progress.total},
         "error": s.progress.error,
@@ -320,6 +337,16 @@ fn build_declaration(
             }
         })
         .collect::<String>();
+    let defaults = crate::search::HnswParams::default();
+    let hnsw = args
+        .hnsw
+        .as_ref()
+        .map_or(defaults, |h| crate::search::HnswParams {
+            max_connections: h.m.unwrap_or(defaults.max_connections),
+            ef_construction: h.ef_construction.unwrap_or(defaults.ef_construction),
+            ef_search: h.ef_search.unwrap_or(defaults.ef_search),
+        });
+    Declaration::check_hnsw(&hnsw).map_err(|m| ApiError::invalid_argument("hnsw", m))?;
     Ok(Declaration {
         name: args.name.clone().unwrap_or(if local.is_empty() {
             "index".into()
@@ -329,6 +356,7 @@ fn build_declaration(
         class,
         from: resolve_all(&args.from, "from")?,
         exclude: resolve_all(&args.exclude, "exclude")?,
+        hnsw,
     })
 }
 
