@@ -262,6 +262,10 @@ impl Graph {
     pub fn sync_indexes(&self) -> Result<(), EngineError> {
         let _one_at_a_time = self.search.syncing.lock();
         let head = self.store.published_seq();
+        if self.search.indexes.read().is_empty() && self.declarations_at(head).is_empty() {
+            // Nothing declared: do not even load the model (96 MB).
+            return Ok(());
+        }
         let embedder = self.embedder();
         self.open_indexes(head)?;
         let entries: Vec<Arc<IndexEntry>> = self.search.indexes.read().values().cloned().collect();
@@ -489,6 +493,9 @@ impl Graph {
 
     /// The state of every index (or of one).
     pub fn index_status(&self) -> Vec<IndexStatus> {
+        if self.search.indexes.read().is_empty() {
+            return Vec::new();
+        }
         let embedder = self.embedder();
         let head = self.store.published_seq();
         self.search
