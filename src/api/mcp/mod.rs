@@ -363,9 +363,17 @@ impl StrataMcp {
             }
         }
         let context = self.context.clone();
+        let changes_searchable = matches!(
+            args.action,
+            search::EmbeddingsAction::Declare | search::EmbeddingsAction::Delete
+        );
         let result = blocking(move || search::embeddings(&context, &args))
             .await
             .map(|envelope| Step::Done(envelope, approved_by));
+        if changes_searchable && result.is_ok() {
+            // The `query` description lists what is searchable: tell the client to re-list.
+            let _ = ctx.peer.notify_tool_list_changed().await;
+        }
         Ok(finish_step("embeddings", &action, started, result))
     }
 }
@@ -373,7 +381,12 @@ impl StrataMcp {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for StrataMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
             .with_server_info(Implementation::new("strata", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Strata is a knowledge graph with commit history. Start with `inspect` (action `guide`), read with `query` (mode `sparql`, or mode `search` to find records by meaning), define record types with `configure`, write records with `commit` or RDF with `rdf`, make classes searchable with `embeddings`. Every answer names the commit it was read at (`served_at_seq`); cite it, and pin follow-up reads with `as_of_commit_seq` to get the same answer forever.",
