@@ -588,13 +588,7 @@ fn affected_nodes(
     let shapes_id = id_of(post, SHAPES_GRAPH);
     let type_id = id_of(post, RDF_TYPE);
     let subclass = id_of(post, RDFS_SUBCLASS);
-    let dict = post.dict();
-    let is_node = |id: TermId| {
-        id != DEFAULT_GRAPH
-            && dict
-                .term(id)
-                .is_some_and(|t| matches!(t, Term::NamedNode(_) | Term::BlankNode(_)))
-    };
+    let is_node = |id: TermId| is_node(post, id);
     let mut affected: FxHashSet<TermId> = FxHashSet::default();
     let mut classes: Vec<TermId> = Vec::new();
     for k in changed {
@@ -673,12 +667,7 @@ fn neighbourhood(
     let shapes_id = id_of(post, SHAPES_GRAPH);
     let type_id = id_of(post, RDF_TYPE);
     let dict = post.dict();
-    let is_node = |id: TermId| {
-        id != DEFAULT_GRAPH
-            && dict
-                .term(id)
-                .is_some_and(|t| matches!(t, Term::NamedNode(_) | Term::BlankNode(_)))
-    };
+    let is_node = |id: TermId| is_node(post, id);
     let properties: Vec<TermId> = shapes
         .properties
         .iter()
@@ -723,6 +712,15 @@ fn neighbourhood(
             .map(Triple::from)
             .collect(),
     )
+}
+
+/// True when `id` is an IRI or a blank node (a possible focus node), not a literal.
+fn is_node(snapshot: &Snapshot, id: TermId) -> bool {
+    id != DEFAULT_GRAPH
+        && snapshot
+            .dict()
+            .term(id)
+            .is_some_and(|t| matches!(t, Term::NamedNode(_) | Term::BlankNode(_)))
 }
 
 fn pattern(subject: Option<TermId>, predicate: Option<TermId>, object: Option<TermId>) -> Pattern {

@@ -257,7 +257,12 @@ impl DenseIndex {
                 }
             }
         }
-        if hnsw.get_nb_point() != points.len() || by_record.len() != vectors.len() {
+        // Zero vectors are never indexed, so they are not in the id table either.
+        let indexable = vectors
+            .values()
+            .filter(|v| v.len() == dim && v.iter().any(|x| *x != 0.0))
+            .count();
+        if hnsw.get_nb_point() != points.len() || by_record.len() != indexable {
             return None;
         }
         Some(Self {
