@@ -458,3 +458,46 @@ fn mcp_publish_schema_asks_before_reject_rules_and_commits_get_reports() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn shapes_are_data_and_the_cli_shows_reports() {
+    let strata = Strata::new();
+    // Publishing shapes is a write to the shapes graph, here with SPARQL Update.
+    let publish = r#"PREFIX sh: <http://www.w3.org/ns/shacl#> PREFIX ex: <http://example.org/support/>
+INSERT DATA { GRAPH <https://strata.dev/ns#shapes> {
+  ex:TicketShape a sh:NodeShape ; sh:targetClass ex:Ticket ; sh:property [ sh:path ex:status ; sh:minCount 1 ] .
+  <https://strata.dev/ns#shapes> <https://strata.dev/ns#validationMode> "reject" } }"#;
+    strata.run(&["update", publish]).ok();
+    let bad = strata.run(&[
+        "update",
+        "INSERT DATA { <http://example.org/support/t1> a <http://example.org/support/Ticket> }",
+    ]);
+    let err = bad.fails_with(1).to_owned();
+    assert!(err.contains("error[shacl_violation]"), "{err}");
+    assert!(
+        err.contains("shacl (reject): violation: <http://example.org/support/t1> <http://example.org/support/status>"),
+        "{err}"
+    );
+    assert_eq!(
+        strata.n_commits("main"),
+        1,
+        "the rejected update wrote nothing"
+    );
+    // A bad mode value is refused as invalid shapes.
+    let odd = strata.run(&[
+        "update",
+        "INSERT DATA { GRAPH <https://strata.dev/ns#shapes> { <https://strata.dev/ns#shapes> <https://strata.dev/ns#validationMode> \"strict\" } }",
+    ]);
+    assert!(
+        odd.fails_with(1).contains("invalid_shapes"),
+        "{}",
+        odd.stderr
+    );
+    strata
+        .run(&[
+            "update",
+            "INSERT DATA { <http://example.org/support/t1> a <http://example.org/support/Ticket> ; <http://example.org/support/status> \"open\" }",
+        ])
+        .ok();
+    assert_eq!(strata.n_commits("main"), 2);
+}

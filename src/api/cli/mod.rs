@@ -23,6 +23,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("{error}");
+            if let Some(validation) = &error.validation {
+                eprint!("{}", shacl_lines(validation));
+            }
             ExitCode::from(1)
         }
     }
@@ -154,4 +157,15 @@ fn print_outcome(outcome: &crate::engine::CommitOutcome) {
         ),
         None => println!("nothing changed (head is commit {})", outcome.head_seq),
     }
+    if let Some(validation) = &outcome.validation
+        && !validation.report.results.is_empty()
+    {
+        eprint!("{}", shacl_lines(validation));
+    }
+}
+
+/// A commit's SHACL results as compiler-style lines for standard error.
+fn shacl_lines(validation: &crate::engine::CommitValidation) -> String {
+    let graph = format!("shacl ({})", validation.mode.name());
+    crate::api::report::report_text(&validation.report, &|_| graph.clone())
 }
