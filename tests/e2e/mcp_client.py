@@ -679,6 +679,31 @@ async def records(session):
     check("evolve-remove-needs-approval", head["data"]["head_seq"] == 3, head)
 
 
+async def search(session):
+    """Declare a searchable class, search it in JSON and inside SPARQL."""
+    await ok(session, "rdf", {"action": "import", "graph": "searchdesk", "content": DESK, "format": "turtle"})
+    declared = await ok(session, "embeddings", {"action": "declare", "graph": "searchdesk", "class": f"{EX}Ticket",
+                                                "from": ["http://www.w3.org/2000/01/rdf-schema#label", f"{EX}reportedAs"]})
+    check("embeddings-declared", declared["data"]["records"] == 3 and declared["data"]["name"] == "ticket", declared)
+    found = await ok(session, "query", {"mode": "search", "graph": "searchdesk", "text": "login", "lane": "sparse",
+                                        "consistency": "strong", "top_k": 2})
+    hits = found["data"]["hits"]
+    check("search-sparse-finds-login", hits and hits[0]["iri"] == f"{EX}T-41" and hits[0]["label"] == "Login page times out", found)
+    dense = await ok(session, "query", {"mode": "search", "graph": "searchdesk", "text": "cannot sign in",
+                                        "lane": "hybrid", "top_k": 3})
+    check("search-hybrid-has-lane-scores", len(dense["data"]["hits"]) == 3
+          and all("lane_scores" in h for h in dense["data"]["hits"]), dense)
+    listed = await ok(session, "embeddings", {"action": "list", "graph": "searchdesk"})
+    index = listed["data"]["indexes"][0]
+    check("embeddings-list-ready", index["lag"] == 0 and index["records"] == 3, listed)
+    sparql = await ok(session, "query", {"mode": "sparql", "graph": "searchdesk", "sparql":
+        "PREFIX search: <https://strata.dev/ns/search#> SELECT ?t WHERE { ?t search:nearest \"csv export\" ; search:lane \"sparse\" ; search:k 1 }"})
+    check("search-in-sparql", sparql["data"]["rows"] == [{"t": f"<{EX}T-42>"}]
+          and sparql["data"]["search"][0]["plan"] == "nearest", sparql)
+    error = await fails(session, "query", {"mode": "search", "graph": "searchdesk", "text": "x", "top_k": 500}, "invalid_argument")
+    check("search-top-k-bounded", error.get("param") == "top_k", error)
+
+
 async def main():
     transport = Transport(sys.argv)
     started = time.monotonic()
@@ -688,6 +713,7 @@ async def main():
         await records(session)
         await desk(session)
         await paging(session)
+        await search(session)
     approver = Approver()
     head = await approval(transport, approver)
     await no_elicitation(transport, head)
