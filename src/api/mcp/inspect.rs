@@ -240,6 +240,24 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             }
         }
     })];
+    // Searchable classes: suggest a search over the first, by meaning.
+    if let Some(declaration) = graph.declarations_at(seq).first() {
+        suggestions.push(json!({
+            "tool": "query",
+            "arguments": {
+                "mode": "search",
+                "graph": name,
+                "class": declaration.class.as_str(),
+                "text": "<describe what you are looking for>",
+                "top_k": 10
+            }
+        }));
+    } else if let Some(t) = &example_type {
+        suggestions.push(json!({
+            "tool": "embeddings",
+            "arguments": { "action": "declare", "graph": name, "class": t.trim_matches(['<', '>']) }
+        }));
+    }
     suggestions.push(json!({ "tool": "inspect", "arguments": { "action": "log", "graph": name } }));
     let summary = format!(
         "graph {name} at commit {seq}: {n_quads} quads, {} types, {} properties",
