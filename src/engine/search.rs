@@ -430,8 +430,9 @@ impl Graph {
                 return Ok(());
             }
         }
-        if full {
-            // A whole build is worth keeping: dump the graph so a restart reloads it.
+        if full || entry.index.read().worth_persisting() {
+            // A whole build, or many changes since the last dump, is worth keeping: dump
+            // the graph so a restart (even after a crash) reloads it.
             entry.index.write().persist().map_err(search_error)?;
         }
         entry.progress.lock().state = "ready";

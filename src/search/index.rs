@@ -70,6 +70,8 @@ pub struct SearchIndex {
     dead_records: usize,
     /// The commit the dumped HNSW graph reflects, when it reflects the index's content.
     hnsw_seq: Option<CommitSeq>,
+    /// Records upserted or removed since the last dump.
+    changed_since_dump: usize,
 }
 
 impl SearchIndex {
@@ -90,6 +92,7 @@ impl SearchIndex {
             log: None,
             dead_records: 0,
             hnsw_seq: None,
+            changed_since_dump: 0,
         };
         let Some(dir) = dir else {
             return Ok(index);
@@ -188,7 +191,14 @@ impl SearchIndex {
             .dump(&dir)
             .map_err(|e| io(&dir, std::io::Error::other(e)))?;
         self.hnsw_seq = Some(self.published_seq);
+        self.changed_since_dump = 0;
         self.write_meta()
+    }
+
+    /// True when enough changed since the last dump that a restart would spend long
+    /// re-inserting vectors (a tenth of the index, at least 1,000 records).
+    pub fn worth_persisting(&self) -> bool {
+        self.changed_since_dump >= (self.len() / 10).max(1_000)
     }
 
     /// Applies a batch and marks the index as reflecting commit `seq`.
@@ -218,6 +228,7 @@ impl SearchIndex {
         }
         if !dense.is_empty() || !removes.is_empty() {
             self.hnsw_seq = None;
+            self.changed_since_dump += dense.len() + removes.len();
         } else if self.hnsw_seq == Some(self.published_seq) {
             // Nothing changed in the graph: the dump still reflects it at the new commit.
             self.hnsw_seq = Some(seq);
