@@ -20,7 +20,8 @@ use crate::model::Quad;
 const DEFAULT_PAGE: usize = 100;
 const MAX_PAGE: usize = 10_000;
 
-fn page(params: &Params) -> Result<(usize, usize), HttpError> {
+/// `offset` and `limit` (1..=10,000, default 100) of a paged listing.
+pub(super) fn page(params: &Params) -> Result<(usize, usize), HttpError> {
     let number = |key: &str, default: usize| -> Result<usize, HttpError> {
         params
             .one(key)?

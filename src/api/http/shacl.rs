@@ -21,9 +21,6 @@ use crate::engine::{GraphWrite, ImportFormat, ImportOptions, parse_triples};
 use crate::model::NamedNode;
 use crate::shacl::{SHAPES_GRAPH, ValidationMode};
 
-const DEFAULT_PAGE: usize = 100;
-const MAX_PAGE: usize = 10_000;
-
 fn shapes_not_found(graph: &str) -> HttpError {
     HttpError::new(
         StatusCode::NOT_FOUND,
@@ -208,14 +205,7 @@ pub async fn conformance(
     super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
-    let offset = number(&params, "offset")?.unwrap_or(0) as usize;
-    let limit = number(&params, "limit")?.unwrap_or(DEFAULT_PAGE as u64) as usize;
-    if limit == 0 || limit > MAX_PAGE {
-        return Err(HttpError::bad_param(
-            "limit",
-            format!("limit must be 1..={MAX_PAGE}"),
-        ));
-    }
+    let (offset, limit) = super::history::page(&params)?;
     let engine = state.engine.clone();
     let name = graph.clone();
     let conformance = blocking(move || Ok(engine.graph(&name)?.conformance()?)).await?;

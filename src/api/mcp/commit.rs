@@ -673,7 +673,7 @@ pub async fn run(
     {
         return Err(ApiError::invalid_argument(
             "triplets",
-            "give triplets, entity_properties, retract_edges or retract_entities",
+            "give triplets, entity_properties, entity_embeddings, retract_edges or retract_entities",
         ));
     }
     let observed_at = args
