@@ -41,6 +41,10 @@ pub enum ErrorCode {
     InvalidShapes,
     ShaclViolation,
     Corruption,
+    /// A graph's log is damaged in the middle (or disagrees with its checkpoint).
+    LogCorrupt,
+    /// A graph's log ends before a commit its checkpoint proves was acknowledged.
+    LogTruncated,
     Internal,
 }
 
@@ -77,6 +81,8 @@ impl ErrorCode {
             Self::InvalidShapes => "invalid_shapes",
             Self::ShaclViolation => "shacl_violation",
             Self::Corruption => "corruption",
+            Self::LogCorrupt => "log_corrupt",
+            Self::LogTruncated => "log_truncated",
             Self::Internal => "internal",
         }
     }
@@ -150,6 +156,10 @@ impl From<EngineError> for ApiError {
             EngineError::Log(crate::log::LogError::Corruption { .. }) => {
                 (ErrorCode::Corruption, None)
             }
+            EngineError::LogCorrupt { .. } | EngineError::CheckpointMismatch { .. } => {
+                (ErrorCode::LogCorrupt, Some("graph"))
+            }
+            EngineError::LogBehindCheckpoint { .. } => (ErrorCode::LogTruncated, Some("graph")),
             _ => (ErrorCode::Internal, None),
         };
         let param = match &error {

@@ -62,6 +62,44 @@ pub enum EngineError {
     Shacl { message: String },
     #[error("search: {message}")]
     Search { message: String },
+    #[error(
+        "graph {graph:?}: the commit log is corrupt at commit {commit_seq} (byte offset {offset}): \
+         {reason}; {intact_after} intact record(s) follow it, so this is not a torn tail and \
+         nothing was cut. Inspect it with `strata verify --graph {graph}`; \
+         `strata repair --graph {graph} --yes` cuts the log before commit {commit_seq} and keeps \
+         a copy of everything it removes"
+    )]
+    LogCorrupt {
+        graph: String,
+        commit_seq: CommitSeq,
+        offset: u64,
+        reason: String,
+        intact_after: u64,
+    },
+    #[error(
+        "graph {graph:?}: the commit log ends at commit {log_head} but its checkpoint was taken \
+         at commit {checkpoint_seq}, so acknowledged commits are missing from the log; the graph \
+         was not opened. Restore commits.log from a backup, or run \
+         `strata repair --graph {graph} --yes` to accept the log as it is (it keeps a copy of \
+         the checkpoint)"
+    )]
+    LogBehindCheckpoint {
+        graph: String,
+        log_head: CommitSeq,
+        checkpoint_seq: CommitSeq,
+    },
+    #[error(
+        "graph {graph:?}: commit {commit_seq} of the log has hash {log_hash} but the checkpoint \
+         recorded {checkpoint_hash} for it: the log's history was rewritten; the graph was not \
+         opened. Restore commits.log from a backup, or run `strata repair --graph {graph} --yes` \
+         to accept the log as it is (it keeps a copy of the checkpoint)"
+    )]
+    CheckpointMismatch {
+        graph: String,
+        commit_seq: CommitSeq,
+        log_hash: String,
+        checkpoint_hash: String,
+    },
     #[error(transparent)]
     Log(#[from] LogError),
     #[error("i/o error on {path}: {source}")]

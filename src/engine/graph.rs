@@ -18,7 +18,9 @@ use crate::model::{CommitHash, CommitSeq, GraphName};
 use crate::store::{self, QuadKey, Store};
 
 pub(crate) const LOG_FILE: &str = "commits.log";
-const CHECKPOINT_FILE: &str = "checkpoint.bin";
+pub(crate) const CHECKPOINT_FILE: &str = "checkpoint.bin";
+/// The folder of a graph's search indexes (derived data).
+pub(crate) const SEARCH_DIR: &str = "search";
 
 /// A commit as listed by the log: everything but its quads.
 pub type CommitInfo = LogEntry;
@@ -77,8 +79,28 @@ impl Graph {
         if create {
             std::fs::create_dir_all(&dir).map_err(|e| EngineError::io(&dir, e))?;
         }
-        let (log, report) = CommitLog::open(&dir.join(LOG_FILE), create)?;
+        let (log, report) =
+            CommitLog::open(&dir.join(LOG_FILE), create).map_err(|error| match error {
+                crate::log::LogError::Corrupt {
+                    commit_seq,
+                    offset,
+                    reason,
+                    intact_after,
+                    ..
+                } => EngineError::LogCorrupt {
+                    graph: name.to_string(),
+                    commit_seq,
+                    offset,
+                    reason,
+                    intact_after,
+                },
+                other => other.into(),
+            })?;
         let mut stats = OpenStats::default();
+        let entries = report.entries;
+        // The checkpoint is checked before a torn tail is cut: if it proves the tail held an
+        // acknowledged commit, the open stops with the files untouched.
+        let store = load_checkpoint(&dir, &name, &entries)?.unwrap_or_default();
         if let Some(cut) = &report.cut {
             tracing::warn!(
                 graph = %name,
@@ -87,10 +109,9 @@ impl Graph {
                 reason = %cut.reason,
                 "cut a torn or corrupt tail from the commit log"
             );
+            log.cut_tail(cut)?;
             stats.cut_tail = Some((cut.offset, cut.bytes, cut.reason.clone()));
         }
-        let entries = report.entries;
-        let store = load_checkpoint(&dir, &name, &entries).unwrap_or_default();
         stats.checkpoint_seq = store.applied_seq();
         let mut quads_since = 0;
         for entry in &entries[store.applied_seq() as usize..] {
@@ -218,29 +239,52 @@ impl Graph {
     }
 }
 
-/// Loads the checkpoint when it matches a commit of the log; otherwise `None` (replay all).
-fn load_checkpoint(dir: &std::path::Path, name: &GraphName, entries: &[LogEntry]) -> Option<Store> {
+/// Loads the checkpoint when it matches a commit of the log. An unreadable checkpoint is
+/// only derived data (replay the whole log), but a readable one that is ahead of the log
+/// or disagrees with it proves the log lost or rewrote acknowledged commits: that stops
+/// the open, so a commit number is never reused for different content.
+fn load_checkpoint(
+    dir: &std::path::Path,
+    name: &GraphName,
+    entries: &[LogEntry],
+) -> Result<Option<Store>, EngineError> {
     let path = dir.join(CHECKPOINT_FILE);
     if !path.exists() {
-        return None;
+        return Ok(None);
     }
-    match store::read_checkpoint(&path) {
-        Ok((store, info)) => {
-            let matches = info.commit_seq >= 1
-                && entries
-                    .get(info.commit_seq as usize - 1)
-                    .is_some_and(|e| e.hash == info.hash);
-            if matches {
-                Some(store)
-            } else {
-                tracing::warn!(graph = %name, checkpoint = info.commit_seq, "checkpoint does not match the log; replaying the whole log");
-                None
-            }
-        }
+    let (store, info) = match store::read_checkpoint(&path) {
+        Ok(loaded) => loaded,
         Err(error) => {
             tracing::warn!(graph = %name, %error, "unreadable checkpoint; replaying the whole log");
-            None
+            return Ok(None);
         }
+    };
+    check_checkpoint(name, &info, entries)?;
+    Ok((info.commit_seq >= 1).then_some(store))
+}
+
+/// Checks that the log holds the checkpoint's commit with the checkpoint's hash.
+pub(crate) fn check_checkpoint(
+    name: &GraphName,
+    info: &store::CheckpointInfo,
+    entries: &[LogEntry],
+) -> Result<(), EngineError> {
+    if info.commit_seq == 0 {
+        return Ok(());
+    }
+    match entries.get(info.commit_seq as usize - 1) {
+        None => Err(EngineError::LogBehindCheckpoint {
+            graph: name.to_string(),
+            log_head: entries.len() as CommitSeq,
+            checkpoint_seq: info.commit_seq,
+        }),
+        Some(entry) if entry.hash != info.hash => Err(EngineError::CheckpointMismatch {
+            graph: name.to_string(),
+            commit_seq: info.commit_seq,
+            log_hash: entry.hash.to_hex(),
+            checkpoint_hash: info.hash.to_hex(),
+        }),
+        Some(_) => Ok(()),
     }
 }
 

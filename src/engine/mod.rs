@@ -8,6 +8,7 @@ mod error;
 mod graph;
 mod import;
 mod read;
+mod repair;
 mod search;
 mod validation;
 mod write;
@@ -16,6 +17,7 @@ pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
 pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, parse_triples};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
+pub use repair::{CheckpointCheck, GraphCheck, RepairPlan};
 pub use search::{
     EXACT_MAX_CANDIDATES, IndexProgress, IndexStatus, MAX_K, SearchHit, SearchOutcome,
     SearchRequest, VECTORS_GRAPH, embedder_for, vector_predicate, vector_quad,
@@ -212,18 +214,37 @@ impl Engine {
         self.graphs.lock().values().cloned().collect()
     }
 
-    /// Re-hashes a graph's whole log without opening the graph, so a corrupt record is
-    /// reported rather than cut.
-    pub fn verify_graph(&self, name: &str) -> Result<crate::log::VerifyReport, EngineError> {
+    /// Re-hashes a graph's whole log and compares its checkpoint with it, without opening
+    /// the graph, so damage is reported rather than cut.
+    pub fn verify_graph(&self, name: &str) -> Result<GraphCheck, EngineError> {
+        repair::check(&self.existing_graph_dir(name)?)
+    }
+
+    /// Plans (and with `apply`, carries out) the repair of a damaged graph: the log is cut
+    /// after its last verified commit and everything removed is kept in a `repair-<time>`
+    /// folder of the graph. Refused for a graph this engine has open.
+    pub fn repair_graph(&self, name: &str, apply: bool) -> Result<RepairPlan, EngineError> {
+        let dir = self.existing_graph_dir(name)?;
+        if self.graphs.lock().contains_key(&GraphName::new(name)?) {
+            return Err(EngineError::InvalidArgument {
+                param: "graph".into(),
+                message: format!("graph {name:?} is open; repair it with no server running"),
+            });
+        }
+        repair::repair(&dir, apply)
+    }
+
+    /// The directory of a graph that exists on disk (whether or not it opens).
+    fn existing_graph_dir(&self, name: &str) -> Result<PathBuf, EngineError> {
         let name = GraphName::new(name)?;
-        let path = self.graphs_dir().join(name.as_str()).join(graph::LOG_FILE);
-        if !path.exists() {
+        let dir = self.graphs_dir().join(name.as_str());
+        if !dir.join(graph::LOG_FILE).exists() {
             return Err(EngineError::GraphNotFound {
                 name: name.to_string(),
                 existing: self.graph_names().iter().map(ToString::to_string).collect(),
             });
         }
-        Ok(crate::log::verify_log(&path)?)
+        Ok(dir)
     }
 
     /// Writes checkpoints where enough changed, so the next start replays little.
@@ -271,6 +292,8 @@ impl Engine {
     }
 }
 
+#[cfg(test)]
+mod recovery_tests;
 #[cfg(test)]
 mod search_tests;
 #[cfg(test)]

@@ -186,7 +186,7 @@ pub struct SearchOutcome {
 
 impl Graph {
     fn search_dir(&self, name: &str) -> PathBuf {
-        self.dir.join("search").join(name)
+        self.dir.join(super::graph::SEARCH_DIR).join(name)
     }
 
     fn embedder(&self) -> Arc<dyn Embedder> {
@@ -303,15 +303,21 @@ impl Graph {
                 let changed = indexes.get(&d.name).is_none_or(|e| e.declaration != *d);
                 if changed {
                     let key = index_key(&*embedder, d);
-                    let index = SearchIndex::open(
-                        Some(&self.search_dir(&d.name)),
-                        &key,
-                        embedder.dim(),
-                        HnswParams::default(),
-                    )
-                    .map_err(|e| EngineError::Search {
-                        message: e.to_string(),
-                    })?;
+                    let dir = self.search_dir(&d.name);
+                    let open = || {
+                        SearchIndex::open(Some(&dir), &key, embedder.dim(), HnswParams::default())
+                            .map_err(|e| EngineError::Search {
+                                message: e.to_string(),
+                            })
+                    };
+                    let mut index = open()?;
+                    if index.published_seq() > head {
+                        // Files from a longer history than the log holds (a repaired log):
+                        // they describe commits that no longer exist, so start over.
+                        drop(index);
+                        std::fs::remove_dir_all(&dir).map_err(|e| EngineError::io(&dir, e))?;
+                        index = open()?;
+                    }
                     indexes.insert(
                         d.name.clone(),
                         Arc::new(IndexEntry {

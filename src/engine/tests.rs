@@ -167,8 +167,8 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() -> TestResu
                 );
             }
             let report = engine.verify_graph("main")?;
-            assert!(report.first_bad.is_none());
-            assert_eq!(report.n_commits as usize, history.len() - 1);
+            assert!(report.log.first_bad.is_none());
+            assert_eq!(report.log.n_commits as usize, history.len() - 1);
         }
     }
     Ok(())

@@ -175,8 +175,15 @@ impl Graph {
                 graph: self.name.to_string(),
             });
         }
-        if let Some(outcome) = self.idempotent_replay(request, digest)? {
+        if let Some(mut outcome) = self.idempotent_replay(request, digest)? {
             drop(writer);
+            // I2: the first commit may be appended but not yet durable (its writer is
+            // waiting for the group fsync): a replay is acknowledged only once it is durable
+            // and published, like the original.
+            if let Some(seq) = outcome.commit_seq {
+                self.sync_through(seq)?;
+            }
+            outcome.head_seq = self.store.published_seq();
             return Ok(outcome);
         }
         let mut txn = self.store.begin();

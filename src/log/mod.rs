@@ -11,7 +11,7 @@ pub use codec::{
     CommitHeader, CommitRecord, FORMAT_VERSION, QuadsEncoder, QuadsSection, encode_quads,
     encode_record, format_time, parse_time, quads_digest,
 };
-pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log};
+pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log, verify_log_with};
 pub use writer::CommitLog;
 
 use crate::model::CommitSeq;
@@ -26,6 +26,19 @@ pub enum LogError {
         path: String,
         #[source]
         source: std::io::Error,
+    },
+    /// A bad record with intact records after it: not a torn tail but damage to history
+    /// that was acknowledged. Nothing is cut; an operator decides (`strata repair`).
+    #[error(
+        "commit log {path} is corrupt at commit {commit_seq} (byte offset {offset}): {reason}; \
+         {intact_after} intact record(s) follow it, so it is not a torn tail and nothing was cut"
+    )]
+    Corrupt {
+        path: String,
+        commit_seq: CommitSeq,
+        offset: u64,
+        reason: String,
+        intact_after: u64,
     },
     /// A record that passed its checksum when the log was opened no longer decodes.
     #[error("log corruption at commit {commit_seq} (byte offset {offset}): {reason}")]

@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, Read};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use super::LogError;
@@ -47,10 +48,20 @@ pub struct VerifyReport {
     pub first_bad: Option<(CommitSeq, String)>,
     /// Trailing bytes that do not form a whole record (a torn tail not yet cut).
     pub trailing_bytes: u64,
+    /// Bytes of the file holding the verified commits (where a repair would cut).
+    pub valid_len: u64,
+    /// Intact records (frame and CRC) found after the first bad one: when non-zero, the
+    /// damage is in the middle of the log, not a torn tail.
+    pub intact_after: u64,
 }
 
-/// Reads every record's frame and header, checking CRCs and chain links. Stops at the
-/// first record that is torn, corrupt or out of sequence and reports it as the tail.
+/// Reads every record's frame and header, checking CRCs and chain links.
+///
+/// Only a *tail* may be cut automatically: a record that is torn or garbled with nothing
+/// valid after it is what a crash in the middle of an append leaves behind. A bad record
+/// followed by any intact record (or an intact record that does not link to its
+/// predecessor) is corruption of acknowledged history: it is reported as
+/// `LogError::Corrupt`, and nothing is cut.
 pub(crate) fn scan(path: &Path, file: &File) -> Result<OpenReport, LogError> {
     let file_len = file
         .metadata()
@@ -63,20 +74,22 @@ pub(crate) fn scan(path: &Path, file: &File) -> Result<OpenReport, LogError> {
     let mut expected_parent = CommitHash::ZERO;
     let mut body = Vec::new();
     while offset < file_len {
+        let expected_seq = report.entries.len() as u64 + 1;
         match read_one(&mut reader, file_len - offset, &mut body) {
             Ok((header, hash, len)) => {
-                let expected_seq = report.entries.len() as u64 + 1;
                 if header.commit_seq != expected_seq || header.parent_hash != expected_parent {
-                    report.cut = Some(TailCut {
+                    // An intact record in the wrong place is never a torn write.
+                    return Err(LogError::Corrupt {
+                        path: path.display().to_string(),
+                        commit_seq: expected_seq,
                         offset,
-                        bytes: file_len - offset,
                         reason: format!(
-                            "commit {} does not link to commit {}",
+                            "an intact record for commit {} does not link to commit {}",
                             header.commit_seq,
                             expected_seq - 1
                         ),
+                        intact_after: 1 + count_intact_records(file, offset + len, file_len),
                     });
-                    break;
                 }
                 expected_parent = hash;
                 report.entries.push(LogEntry {
@@ -88,6 +101,16 @@ pub(crate) fn scan(path: &Path, file: &File) -> Result<OpenReport, LogError> {
                 offset += len;
             }
             Err(reason) => {
+                let intact_after = count_intact_records(file, offset + 1, file_len);
+                if intact_after > 0 {
+                    return Err(LogError::Corrupt {
+                        path: path.display().to_string(),
+                        commit_seq: expected_seq,
+                        offset,
+                        reason,
+                        intact_after,
+                    });
+                }
                 report.cut = Some(TailCut {
                     offset,
                     bytes: file_len - offset,
@@ -101,112 +124,170 @@ pub(crate) fn scan(path: &Path, file: &File) -> Result<OpenReport, LogError> {
     Ok(report)
 }
 
+/// Counts the records between `from` and `end` that pass their frame and CRC checks,
+/// wherever they start (a search for the record magic, then a full check of each
+/// candidate). Used after a bad record to tell a torn tail (none) from corruption in the
+/// middle of the log (some).
+pub(crate) fn count_intact_records(file: &File, from: u64, end: u64) -> u64 {
+    const CHUNK: usize = 1 << 20;
+    let mut count = 0;
+    let mut pos = from;
+    let mut chunk = vec![0u8; CHUNK];
+    'chunks: while pos + FRAME_LEN as u64 <= end {
+        let want = usize::try_from((end - pos).min(CHUNK as u64)).unwrap_or(CHUNK);
+        if file.read_exact_at(&mut chunk[..want], pos).is_err() {
+            break;
+        }
+        let mut i = 0;
+        while let Some(found) = find_magic(&chunk[i..want]) {
+            let at = pos + (i + found) as u64;
+            match intact_record_len(file, at, end) {
+                Some(len) => {
+                    count += 1;
+                    pos = at + len;
+                    continue 'chunks;
+                }
+                None => i += found + 1,
+            }
+        }
+        if pos + want as u64 >= end {
+            break;
+        }
+        // Overlap by the magic's length minus one so a magic split across two reads is
+        // still found.
+        pos += (want - (codec::MAGIC.len() - 1)) as u64;
+    }
+    count
+}
+
+fn find_magic(bytes: &[u8]) -> Option<usize> {
+    bytes
+        .windows(codec::MAGIC.len())
+        .position(|w| w == codec::MAGIC)
+}
+
+/// The length of the record at `at` when it is whole and passes its CRC.
+fn intact_record_len(file: &File, at: u64, end: u64) -> Option<u64> {
+    let mut frame_bytes = [0u8; FRAME_LEN];
+    file.read_exact_at(&mut frame_bytes, at).ok()?;
+    let frame = codec::decode_frame(&frame_bytes)?;
+    let rest_len = 32usize
+        .checked_add(frame.header_len)?
+        .checked_add(frame.quads_len)?;
+    let total = FRAME_LEN as u64 + rest_len as u64;
+    if at.checked_add(total)? > end {
+        return None;
+    }
+    let mut rest = vec![0u8; rest_len];
+    file.read_exact_at(&mut rest, at + FRAME_LEN as u64).ok()?;
+    codec::decode_body(&frame, &rest, false)?;
+    Some(total)
+}
+
 /// Re-reads the whole log, recomputing every quads digest and commit hash.
 pub fn verify_log(path: &Path) -> Result<VerifyReport, LogError> {
+    verify_log_with(path, |_, _| {})
+}
+
+/// Like `verify_log`, calling `visit` with each verified commit and its hash.
+pub fn verify_log_with(
+    path: &Path,
+    mut visit: impl FnMut(CommitSeq, CommitHash),
+) -> Result<VerifyReport, LogError> {
     let file = File::open(path).map_err(|source| io_error(path, source))?;
     let file_len = file.metadata().map_err(|e| io_error(path, e))?.len();
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut offset = 0u64;
-    let mut parent = CommitHash::ZERO;
-    let mut n_commits = 0u64;
-    let mut buffer = Vec::new();
-    while offset < file_len {
-        let seq = n_commits + 1;
-        let mut frame_bytes = [0u8; FRAME_LEN];
-        if file_len - offset < FRAME_LEN as u64 || reader.read_exact(&mut frame_bytes).is_err() {
-            return Ok(bad_or_trailing(n_commits, parent, file_len - offset, None));
-        }
-        let Some(frame) = codec::decode_frame(&frame_bytes) else {
-            return Ok(bad_or_trailing(
-                n_commits,
-                parent,
-                file_len - offset,
-                Some((seq, "bad record frame".into())),
-            ));
-        };
-        let rest_len = 32 + frame.header_len + frame.quads_len;
-        if (file_len - offset - FRAME_LEN as u64) < rest_len as u64 {
-            return Ok(bad_or_trailing(n_commits, parent, file_len - offset, None));
-        }
-        buffer.resize(rest_len, 0);
-        reader
-            .read_exact(&mut buffer)
-            .map_err(|source| io_error(path, source))?;
-        let Some(record) = codec::decode_body(&frame, &buffer, true) else {
-            return Ok(bad(
-                n_commits,
-                parent,
-                seq,
-                "checksum mismatch or undecodable header",
-            ));
-        };
-        let header = &record.header;
-        if header.commit_seq != seq {
-            return Ok(bad(
-                n_commits,
-                parent,
-                seq,
-                &format!("record says commit {}", header.commit_seq),
-            ));
-        }
-        if header.parent_hash != parent {
-            return Ok(bad(
-                n_commits,
-                parent,
-                seq,
-                "parent_hash does not match the previous commit's hash",
-            ));
-        }
-        if codec::quads_digest(&record.quads) != header.quads_digest {
-            return Ok(bad(
-                n_commits,
-                parent,
-                seq,
-                "quads do not match quads_digest",
-            ));
-        }
-        let hash = header.hash();
-        if hash != record.hash {
-            return Ok(bad(
-                n_commits,
-                parent,
-                seq,
-                "stored hash differs from the recomputed hash",
-            ));
-        }
-        parent = hash;
-        n_commits = seq;
-        offset += (FRAME_LEN + rest_len) as u64;
-    }
-    Ok(VerifyReport {
-        n_commits,
-        head_hash: parent,
+    let mut reader = BufReader::with_capacity(1 << 20, &file);
+    let mut report = VerifyReport {
+        n_commits: 0,
+        head_hash: CommitHash::ZERO,
         first_bad: None,
         trailing_bytes: 0,
-    })
+        valid_len: 0,
+        intact_after: 0,
+    };
+    let mut buffer = Vec::new();
+    while report.valid_len < file_len {
+        let remaining = file_len - report.valid_len;
+        match verify_one(&mut reader, remaining, &mut buffer, &report) {
+            Ok((hash, len)) => {
+                report.head_hash = hash;
+                report.n_commits += 1;
+                visit(report.n_commits, hash);
+                report.valid_len += len;
+            }
+            Err(problem) => {
+                report.intact_after = count_intact_records(&file, report.valid_len + 1, file_len);
+                match problem {
+                    Problem::Wrong(reason) | Problem::Garbled(reason)
+                        if report.intact_after > 0 || matches!(problem, Problem::Wrong(_)) =>
+                    {
+                        report.first_bad = Some((report.n_commits + 1, reason));
+                    }
+                    // Nothing intact after it: a torn tail, which the next open cuts.
+                    _ => report.trailing_bytes = remaining,
+                }
+                break;
+            }
+        }
+    }
+    Ok(report)
 }
 
-fn bad(n_commits: u64, head_hash: CommitHash, seq: CommitSeq, reason: &str) -> VerifyReport {
-    VerifyReport {
-        n_commits,
-        head_hash,
-        first_bad: Some((seq, reason.to_owned())),
-        trailing_bytes: 0,
-    }
+/// Why the next bytes are not the next commit.
+enum Problem {
+    /// Not a whole record that passes its frame and CRC checks: what a torn write leaves.
+    Garbled(String),
+    /// A whole, intact record whose content is wrong (sequence, link, digest or hash).
+    Wrong(String),
 }
 
-fn bad_or_trailing(
-    n_commits: u64,
-    head_hash: CommitHash,
-    trailing_bytes: u64,
-    first_bad: Option<(CommitSeq, String)>,
-) -> VerifyReport {
-    VerifyReport {
-        n_commits,
-        head_hash,
-        first_bad,
-        trailing_bytes,
+/// Verifies the next record against the chain so far.
+fn verify_one(
+    reader: &mut impl Read,
+    remaining: u64,
+    buffer: &mut Vec<u8>,
+    so_far: &VerifyReport,
+) -> Result<(CommitHash, u64), Problem> {
+    let torn = || Problem::Garbled("torn record".into());
+    let mut frame_bytes = [0u8; FRAME_LEN];
+    if remaining < FRAME_LEN as u64 || reader.read_exact(&mut frame_bytes).is_err() {
+        return Err(torn());
     }
+    let frame = codec::decode_frame(&frame_bytes)
+        .ok_or_else(|| Problem::Garbled("bad record frame".into()))?;
+    let rest_len = 32 + frame.header_len + frame.quads_len;
+    if remaining - (FRAME_LEN as u64) < rest_len as u64 {
+        return Err(torn());
+    }
+    buffer.resize(rest_len, 0);
+    reader
+        .read_exact(buffer)
+        .map_err(|e| Problem::Garbled(format!("read error: {e}")))?;
+    let record = codec::decode_body(&frame, buffer, true)
+        .ok_or_else(|| Problem::Garbled("checksum mismatch or undecodable header".into()))?;
+    let header = &record.header;
+    let seq = so_far.n_commits + 1;
+    if header.commit_seq != seq {
+        return Err(Problem::Wrong(format!(
+            "record says commit {}",
+            header.commit_seq
+        )));
+    }
+    if header.parent_hash != so_far.head_hash {
+        return Err(Problem::Wrong(
+            "parent_hash does not match the previous commit's hash".into(),
+        ));
+    }
+    if codec::quads_digest(&record.quads) != header.quads_digest {
+        return Err(Problem::Wrong("quads do not match quads_digest".into()));
+    }
+    let hash = header.hash();
+    if hash != record.hash {
+        return Err(Problem::Wrong(
+            "stored hash differs from the recomputed hash".into(),
+        ));
+    }
+    Ok((hash, (FRAME_LEN + rest_len) as u64))
 }
 
 /// Reads one record; returns its header, hash and total length, or why it is not whole.

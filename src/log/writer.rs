@@ -12,7 +12,7 @@ use parking_lot::Mutex;
 
 use super::LogError;
 use super::codec::{self, CommitRecord, FRAME_LEN};
-use super::reader::{self, LogEntry, OpenReport};
+use super::reader::{self, LogEntry, OpenReport, TailCut};
 
 /// An open log file. Appends must be serialized by the caller (the graph's writer lock);
 /// reads and syncs may happen from any thread.
@@ -24,8 +24,9 @@ pub struct CommitLog {
 }
 
 impl CommitLog {
-    /// Opens (creating when `create` is true) the log, scans it, and cuts a torn or corrupt
-    /// tail. The cut bytes are kept beside the log (`<log>.cut-<offset>`) for inspection.
+    /// Opens (creating when `create` is true) the log and scans it. A torn tail found by the
+    /// scan is reported, not yet cut: the caller first checks it against what else it knows
+    /// (the checkpoint), then calls `cut_tail` before any append.
     pub fn open(path: &Path, create: bool) -> Result<(Self, OpenReport), LogError> {
         let existed = path.exists();
         let file = OpenOptions::new()
@@ -42,24 +43,28 @@ impl CommitLog {
             }
         }
         let report = reader::scan(path, &file)?;
-        if let Some(cut) = &report.cut {
-            let side_path = path.with_extension(format!("log.cut-{}", cut.offset));
-            let mut tail = vec![0; usize::try_from(cut.bytes).unwrap_or(0)];
-            if file.read_exact_at(&mut tail, cut.offset).is_ok() {
-                // Keeping the cut bytes is best effort: failing to save them must not
-                // stop the graph from opening.
-                let _ = std::fs::write(&side_path, &tail);
-            }
-            file.set_len(cut.offset)
-                .and_then(|()| file.sync_all())
-                .map_err(|source| io_error(path, source))?;
-        }
         let log = Self {
             path: path.to_owned(),
             file,
             len: Mutex::new(report.valid_len),
         };
         Ok((log, report))
+    }
+
+    /// Cuts the torn tail found at open. The cut bytes are kept beside the log
+    /// (`<log>.cut-<offset>`) for inspection.
+    pub fn cut_tail(&self, cut: &TailCut) -> Result<(), LogError> {
+        let side_path = self.path.with_extension(format!("log.cut-{}", cut.offset));
+        let mut tail = vec![0; usize::try_from(cut.bytes).unwrap_or(0)];
+        if self.file.read_exact_at(&mut tail, cut.offset).is_ok() {
+            // Keeping the cut bytes is best effort: failing to save them must not stop the
+            // graph from opening.
+            let _ = std::fs::write(&side_path, &tail);
+        }
+        self.file
+            .set_len(cut.offset)
+            .and_then(|()| self.file.sync_all())
+            .map_err(|source| io_error(&self.path, source))
     }
 
     /// Writes a record at the end of the file without syncing it. On failure the file is

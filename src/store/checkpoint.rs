@@ -77,8 +77,21 @@ pub fn write_checkpoint(path: &Path, snapshot: &Snapshot, hash: CommitHash) -> s
     Ok(())
 }
 
-/// Reads a checkpoint back into a store published at its commit.
-pub fn read_checkpoint(path: &Path) -> std::io::Result<(Store, CheckpointInfo)> {
+/// Reads only what a checkpoint says about itself (after checking its CRC), without
+/// building a store: for `strata verify` and `strata repair`.
+pub fn read_checkpoint_info(path: &Path) -> std::io::Result<CheckpointInfo> {
+    let body = read_checked_body(path)?;
+    let invalid = || std::io::Error::new(std::io::ErrorKind::InvalidData, "truncated checkpoint");
+    let seq = body.get(0..8).ok_or_else(invalid)?;
+    let hash = body.get(8..40).ok_or_else(invalid)?;
+    Ok(CheckpointInfo {
+        commit_seq: u64::from_le_bytes(seq.try_into().map_err(|_| invalid())?),
+        hash: CommitHash(hash.try_into().map_err(|_| invalid())?),
+    })
+}
+
+/// The decompressed body of a checkpoint whose magic and CRC are right.
+fn read_checked_body(path: &Path) -> std::io::Result<Vec<u8>> {
     let invalid =
         |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
     let mut raw = Vec::new();
@@ -95,6 +108,14 @@ pub fn read_checkpoint(path: &Path) -> std::io::Result<(Store, CheckpointInfo)> 
     if crc32fast::hash(&body).to_le_bytes() != crc_bytes {
         return Err(invalid("checkpoint checksum mismatch"));
     }
+    Ok(body)
+}
+
+/// Reads a checkpoint back into a store published at its commit.
+pub fn read_checkpoint(path: &Path) -> std::io::Result<(Store, CheckpointInfo)> {
+    let invalid =
+        |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
+    let body = read_checked_body(path)?;
     let mut cursor = Cursor {
         bytes: &body,
         pos: 0,

@@ -10,7 +10,7 @@ mod segment;
 mod snapshot;
 mod transaction;
 
-pub use checkpoint::{CheckpointInfo, read_checkpoint, write_checkpoint};
+pub use checkpoint::{CheckpointInfo, read_checkpoint, read_checkpoint_info, write_checkpoint};
 pub use dict::{DEFAULT_GRAPH, Dict, TermId};
 pub use segment::{GraphFilter, Pattern, QuadKey};
 pub use snapshot::Snapshot;

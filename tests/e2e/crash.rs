@@ -219,3 +219,132 @@ fn a_killed_import_is_all_or_nothing() {
         assert!(strata.run(&["verify"]).ok().starts_with("ok:"));
     }
 }
+
+/// Byte offsets of the records of a log whose quads never contain the record magic.
+fn record_offsets(log: &[u8]) -> Vec<usize> {
+    log.windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"STRC")
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn corruption_in_the_middle_of_the_log_is_refused_until_an_explicit_repair() {
+    let strata = Strata::new();
+    for i in 1..=31 {
+        strata
+            .run(&[
+                "update",
+                &format!("INSERT DATA {{ <http://e/s{i}> <http://e/p> {i} }}"),
+            ])
+            .ok();
+    }
+    let path = strata.log_path("main");
+    let mut log = std::fs::read(&path).unwrap();
+    let records = record_offsets(&log);
+    assert_eq!(records.len(), 31);
+    // One flipped byte inside commit 10 (in its header text).
+    log[records[9] + 24 + 32 + 20] ^= 0x20;
+    std::fs::write(&path, &log).unwrap();
+
+    let verify = strata.run(&["verify"]);
+    assert!(
+        verify.stdout.contains("bad: commit 10") && verify.stdout.contains("21 intact"),
+        "{}",
+        verify.stdout
+    );
+    assert_eq!(verify.code, 1);
+    // Neither a read nor the server opens the graph, and nothing is cut.
+    let query = strata.run(&["query", "ASK { ?s ?p ?o }"]);
+    let stderr = query.fails_with(1);
+    assert!(stderr.contains("error[log_corrupt]"), "{stderr}");
+    assert!(
+        stderr.contains("commit 10") && stderr.contains("strata repair"),
+        "{stderr}"
+    );
+    let serve = strata
+        .command()
+        .args(["serve", "--http", "127.0.0.1:0", "--no-demo"])
+        .output()
+        .unwrap();
+    assert!(
+        !serve.status.success(),
+        "serve must not start on a corrupt log"
+    );
+    assert!(String::from_utf8_lossy(&serve.stderr).contains("error[log_corrupt]"));
+    let update = strata.run(&["update", "INSERT DATA { <http://e/x> <http://e/p> 0 }"]);
+    update.fails_with(1);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        log,
+        "the log must be untouched"
+    );
+
+    // `repair` alone only shows the plan.
+    let plan = strata.run(&["repair"]);
+    assert_eq!(plan.code, 1, "{}", plan.stdout);
+    assert!(
+        plan.stdout.contains("would cut the log after commit 9"),
+        "{}",
+        plan.stdout
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), log);
+    // `repair --yes` cuts it and keeps a copy of everything removed.
+    let repaired = strata.run(&["repair", "--yes"]);
+    assert!(
+        repaired.ok().contains("the graph now ends at commit 9"),
+        "{}",
+        repaired.stdout
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), &log[..records[9]]);
+    let saved: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("repair-"))
+        .collect();
+    assert_eq!(saved.len(), 1);
+    assert_eq!(
+        std::fs::read(saved[0].path().join("commits.log.from-commit-10")).unwrap(),
+        &log[records[9]..]
+    );
+    assert!(
+        strata
+            .run(&["verify"])
+            .ok()
+            .contains("ok: 9 commits verified")
+    );
+    let out = strata
+        .run(&["update", "INSERT DATA { <http://e/x> <http://e/p> 0 }"])
+        .ok()
+        .to_owned();
+    assert!(out.contains("commit 10:"), "{out}");
+}
+
+#[test]
+fn a_log_emptied_behind_its_checkpoint_is_refused() {
+    let strata = Strata::new();
+    let mut data = String::new();
+    // Enough quads that closing the CLI writes a checkpoint.
+    for i in 0..12_000 {
+        data.push_str(&format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"));
+    }
+    let file = strata.file("data.nt", data);
+    strata.run(&["import", file.to_str().unwrap()]).ok();
+    let checkpoint = strata.log_path("main").with_file_name("checkpoint.bin");
+    assert!(checkpoint.exists(), "the import should leave a checkpoint");
+    std::fs::write(strata.log_path("main"), b"").unwrap();
+
+    let verify = strata.run(&["verify"]);
+    assert_eq!(verify.code, 1);
+    assert!(
+        verify.stdout.contains("checkpoint is at commit 1"),
+        "{}",
+        verify.stdout
+    );
+    let query = strata.run(&["query", "ASK { ?s ?p ?o }"]);
+    assert!(query.fails_with(1).contains("error[log_truncated]"));
+    let update = strata.run(&["update", "INSERT DATA { <http://e/x> <http://e/p> 0 }"]);
+    assert!(update.fails_with(1).contains("error[log_truncated]"));
+    assert_eq!(std::fs::metadata(strata.log_path("main")).unwrap().len(), 0);
+}

@@ -36,8 +36,11 @@ pub enum Command {
     Log(LogArgs),
     /// Show quads added and removed between two commits.
     Diff(DiffArgs),
-    /// Re-hash the whole commit chain.
+    /// Re-hash the whole commit chain and check the checkpoint against it.
     Verify(DirArgs),
+    /// Repair a graph whose log is damaged: show what would be removed, and with --yes cut
+    /// the log after its last verified commit (a copy of everything removed is kept).
+    Repair(RepairArgs),
     /// Write the graph's quads at a commit.
     Export(ExportArgs),
     /// List the graphs of the data directory.
@@ -83,6 +86,7 @@ impl Cli {
             Command::Log(a) => a.dir.data.clone(),
             Command::Diff(a) => a.dir.data.clone(),
             Command::Verify(a) | Command::Graphs(a) => a.dir.data.clone(),
+            Command::Repair(a) => a.dir.data.clone(),
             Command::Export(a) => a.dir.data.clone(),
             Command::Serve(a) => a.dir.data.clone(),
             Command::CommitLoop(a) => a.dir.data.clone(),
@@ -93,6 +97,15 @@ impl Cli {
             .or_else(|| self.data.clone())
             .unwrap_or_else(|| PathBuf::from("./strata-data"))
     }
+}
+
+#[derive(Args, Debug)]
+pub struct RepairArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
+    /// Carry out the repair (without it, only show what it would remove).
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Args, Debug)]

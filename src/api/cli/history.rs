@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use oxrdfio::RdfFormat;
 
-use super::args::{Cli, DiffArgs, ExportArgs, LogArgs};
+use super::args::{Cli, DiffArgs, ExportArgs, LogArgs, RepairArgs};
 use super::{parse_seq, read_options};
 use crate::api::error::ApiError;
-use crate::engine::{CommitInfo, Engine};
+use crate::engine::{CheckpointCheck, CommitInfo, Engine};
 use crate::log::format_time;
 
 pub(super) fn run_log(engine: &Engine, cli: &Cli, args: &LogArgs) -> Result<ExitCode, ApiError> {
@@ -127,26 +127,124 @@ pub(super) fn run_diff(engine: &Engine, cli: &Cli, args: &DiffArgs) -> Result<Ex
 }
 
 pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiError> {
-    let report = engine.verify_graph(&cli.graph)?;
-    match report.first_bad {
-        None if report.trailing_bytes == 0 => {
+    let check = engine.verify_graph(&cli.graph)?;
+    let log = &check.log;
+    let mut healthy = true;
+    match &log.first_bad {
+        None if log.trailing_bytes == 0 => println!(
+            "ok: {} commits verified, head {}",
+            log.n_commits, log.head_hash
+        ),
+        None => {
+            healthy = false;
             println!(
-                "ok: {} commits verified, head {}",
-                report.n_commits, report.head_hash
+                "bad: {} commits verified, then {} trailing bytes that do not form a commit \
+                 (a torn tail, never acknowledged: the next open cuts it)",
+                log.n_commits, log.trailing_bytes
+            );
+        }
+        Some((seq, reason)) => {
+            healthy = false;
+            println!(
+                "bad: commit {seq}: {reason} ({} commits before it verified; {} intact \
+                 record(s) after it)",
+                log.n_commits, log.intact_after
+            );
+        }
+    }
+    match &check.checkpoint {
+        CheckpointCheck::Ahead { checkpoint_seq } => {
+            healthy = false;
+            println!(
+                "bad: the checkpoint is at commit {checkpoint_seq} but the log's last verified \
+                 commit is {}: acknowledged commits are missing from the log",
+                log.n_commits
+            );
+        }
+        CheckpointCheck::Differs { commit_seq } => {
+            healthy = false;
+            println!(
+                "bad: the checkpoint recorded another hash for commit {commit_seq}: the log's \
+                 history was rewritten"
+            );
+        }
+        CheckpointCheck::Unreadable(error) => eprintln!(
+            "warning: the checkpoint is unreadable ({error}); the next open replays the whole log"
+        ),
+        CheckpointCheck::Absent | CheckpointCheck::Matches(_) => {}
+    }
+    if !check.is_healthy() {
+        eprintln!(
+            "to recover: restore the graph's files from a backup, or run `strata repair --graph \
+             {}` to see what a repair would remove (it keeps a copy of everything)",
+            cli.graph
+        );
+    }
+    Ok(if healthy {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `strata repair [--yes]`: shows what a repair of a damaged graph removes, and with
+/// `--yes` does it (keeping a copy of everything removed).
+pub(super) fn run_repair(
+    engine: &Engine,
+    cli: &Cli,
+    args: &RepairArgs,
+) -> Result<ExitCode, ApiError> {
+    let plan = engine.repair_graph(&cli.graph, args.yes)?;
+    if plan.is_empty() {
+        println!(
+            "ok: nothing to repair ({} commits verified)",
+            plan.keep_commits
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let verb = |done: &str, todo: &str| {
+        if args.yes {
+            done.to_owned()
+        } else {
+            todo.to_owned()
+        }
+    };
+    if let Some((seq, reason)) = &plan.check.log.first_bad {
+        println!("damage: commit {seq}: {reason}");
+    }
+    if plan.cut_bytes > 0 {
+        println!(
+            "{} the log after commit {} ({} bytes, {} intact record(s) among them)",
+            verb("cut", "would cut"),
+            plan.keep_commits,
+            plan.cut_bytes,
+            plan.check.log.intact_after
+        );
+    }
+    if plan.move_checkpoint {
+        println!("{} the checkpoint aside", verb("moved", "would move"));
+    }
+    if plan.move_search {
+        println!(
+            "{} the search indexes aside (rebuilt from the log)",
+            verb("moved", "would move")
+        );
+    }
+    match &plan.saved_to {
+        Some(dir) => {
+            println!(
+                "repaired: the graph now ends at commit {}; everything removed is in {}",
+                plan.keep_commits,
+                dir.display()
             );
             Ok(ExitCode::SUCCESS)
         }
         None => {
             println!(
-                "bad: {} commits verified, then {} trailing bytes that do not form a commit",
-                report.n_commits, report.trailing_bytes
-            );
-            Ok(ExitCode::from(1))
-        }
-        Some((seq, reason)) => {
-            println!(
-                "bad: commit {seq}: {reason} ({} commits before it verified)",
-                report.n_commits
+                "nothing changed; run `strata repair --graph {} --yes` to repair (the next commit \
+                 will be numbered {})",
+                cli.graph,
+                plan.keep_commits + 1
             );
             Ok(ExitCode::from(1))
         }

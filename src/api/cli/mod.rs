@@ -63,6 +63,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Log(args) => history::run_log(&engine, cli, args),
         Command::Diff(args) => history::run_diff(&engine, cli, args),
         Command::Verify(_) => history::run_verify(&engine, cli),
+        Command::Repair(args) => history::run_repair(&engine, cli, args),
         Command::Export(args) => history::run_export(&engine, cli, args),
         Command::Graphs(_) => history::run_graphs(&engine),
         Command::Serve(args) => serve::run(&engine, cli, args),

@@ -48,9 +48,11 @@ impl From<ApiError> for HttpError {
             ErrorCode::ServiceNotAllowed | ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::Unsupported => StatusCode::NOT_IMPLEMENTED,
             ErrorCode::ShaclViolation => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::DataDirLocked | ErrorCode::Corruption | ErrorCode::Internal => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            ErrorCode::DataDirLocked
+            | ErrorCode::Corruption
+            | ErrorCode::LogCorrupt
+            | ErrorCode::LogTruncated
+            | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::BAD_REQUEST,
         };
         Self {

@@ -564,7 +564,7 @@ fn error_type(error: &ApiError) -> &'static str {
     match error.code {
         ApprovalRequired | ApprovalDeclined => "approval",
         QueryTimeout | Cancelled => "limit",
-        Internal | Corruption | DataDirLocked => "internal",
+        Internal | Corruption | LogCorrupt | LogTruncated | DataDirLocked => "internal",
         _ => "invalid_request",
     }
 }

@@ -1,0 +1,376 @@
+//! The corruption matrix: each way a graph's files can be damaged, with what `verify`
+//! reports and what opening the graph does. Only a torn tail (nothing intact after it, no
+//! checkpoint proving it was acknowledged) is cut automatically; everything else stops the
+//! open, leaves the files untouched, and is repaired only by `repair_graph`.
+
+use std::path::{Path, PathBuf};
+
+use super::{CheckpointCheck, CommitRequest, Engine, EngineConfig, EngineError};
+use crate::sparql::UpdateOptions;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const N_COMMITS: u64 = 31;
+
+/// A data directory holding graph `main` with 31 commits (one triple each), optionally
+/// with a checkpoint at the head. Returns the byte range `(offset, len)` of each record.
+fn graph_with_31_commits(checkpoint: bool) -> (tempfile::TempDir, Vec<(u64, u64)>) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let engine = Engine::open(dir.path(), config()).expect("open");
+    let graph = engine.graph_or_create("main").expect("create");
+    for i in 1..=N_COMMITS {
+        let update = format!("INSERT DATA {{ <http://e/s{i}> <http://e/p> \"value {i}\" }}");
+        graph
+            .update(
+                &update,
+                None,
+                &UpdateOptions::default(),
+                &CommitRequest::default(),
+            )
+            .expect("commit");
+    }
+    if checkpoint {
+        graph.checkpoint_when_idle(1).expect("checkpoint");
+    }
+    let mut records: Vec<(u64, u64)> = graph
+        .commits_newest_first(0, usize::MAX)
+        .iter()
+        .map(|c| (c.offset, c.len))
+        .collect();
+    records.reverse();
+    (dir, records)
+}
+
+/// No automatic checkpoints, so each case decides whether there is one.
+fn config() -> EngineConfig {
+    EngineConfig {
+        checkpoint_every_quads: u64::MAX,
+        ..EngineConfig::default()
+    }
+}
+
+fn log_path(dir: &Path) -> PathBuf {
+    dir.join("graphs/main/commits.log")
+}
+
+fn checkpoint_path(dir: &Path) -> PathBuf {
+    dir.join("graphs/main/checkpoint.bin")
+}
+
+/// Flips one byte in the body (header text) of record `seq`.
+fn flip_byte_in_commit(dir: &Path, records: &[(u64, u64)], seq: u64) {
+    let (offset, _) = records[seq as usize - 1];
+    let mut bytes = std::fs::read(log_path(dir)).expect("read log");
+    bytes[offset as usize + 24 + 32 + 20] ^= 0x20;
+    std::fs::write(log_path(dir), bytes).expect("write log");
+}
+
+fn open_head(dir: &Path) -> Result<u64, EngineError> {
+    let engine = Engine::open(dir, config())?;
+    Ok(engine.graph("main")?.head_seq())
+}
+
+fn next_commit(dir: &Path) -> Result<Option<u64>, EngineError> {
+    let engine = Engine::open(dir, config())?;
+    let graph = engine.graph("main")?;
+    let outcome = graph.update(
+        "INSERT DATA { <http://e/new> <http://e/p> \"after\" }",
+        None,
+        &UpdateOptions::default(),
+        &CommitRequest::default(),
+    )?;
+    Ok(outcome.commit_seq)
+}
+
+#[test]
+fn an_intact_log_verifies_and_opens_at_its_head() -> TestResult {
+    let (dir, _) = graph_with_31_commits(true);
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(check.is_healthy(), "{check:?}");
+    assert_eq!(check.log.n_commits, N_COMMITS);
+    assert!(matches!(
+        check.checkpoint,
+        CheckpointCheck::Matches(N_COMMITS)
+    ));
+    assert_eq!(open_head(dir.path())?, N_COMMITS);
+    Ok(())
+}
+
+#[test]
+fn corruption_in_the_middle_of_the_log_stops_the_open_and_cuts_nothing() -> TestResult {
+    for (bad, checkpoint) in [(1, false), (10, false), (10, true), (30, false)] {
+        let (dir, records) = graph_with_31_commits(checkpoint);
+        flip_byte_in_commit(dir.path(), &records, bad);
+        let before = std::fs::read(log_path(dir.path()))?;
+
+        let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+        assert!(!check.is_healthy());
+        assert_eq!(check.log.n_commits, bad - 1);
+        assert_eq!(check.log.first_bad.as_ref().map(|b| b.0), Some(bad));
+        assert_eq!(check.log.intact_after, N_COMMITS - bad, "commit {bad}");
+
+        match open_head(dir.path()) {
+            Err(EngineError::LogCorrupt {
+                commit_seq,
+                intact_after,
+                ..
+            }) => {
+                assert_eq!(commit_seq, bad);
+                assert_eq!(intact_after, N_COMMITS - bad);
+            }
+            other => panic!("commit {bad}: expected log_corrupt, got {other:?}"),
+        }
+        // A write cannot reuse the bad commit's number either.
+        assert!(matches!(
+            next_commit(dir.path()),
+            Err(EngineError::LogCorrupt { .. })
+        ));
+        assert_eq!(std::fs::read(log_path(dir.path()))?, before, "commit {bad}");
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("graphs/main"))?
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().contains(".cut-"))
+                .count(),
+            0,
+            "nothing may be cut"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_torn_tail_is_cut_at_open() -> TestResult {
+    let (dir, records) = graph_with_31_commits(false);
+    let (offset, len) = records[N_COMMITS as usize - 1];
+    let file = std::fs::File::options()
+        .write(true)
+        .open(log_path(dir.path()))?;
+    file.set_len(offset + len / 2)?;
+    drop(file);
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(check.is_healthy(), "a torn tail is not damage: {check:?}");
+    assert_eq!(check.log.trailing_bytes, len / 2);
+    assert_eq!(open_head(dir.path())?, N_COMMITS - 1);
+    assert_eq!(std::fs::metadata(log_path(dir.path()))?.len(), offset);
+    assert_eq!(next_commit(dir.path())?, Some(N_COMMITS));
+    Ok(())
+}
+
+#[test]
+fn a_garbled_last_record_is_a_torn_tail_unless_the_checkpoint_proves_it_acknowledged() -> TestResult
+{
+    let (dir, records) = graph_with_31_commits(false);
+    flip_byte_in_commit(dir.path(), &records, N_COMMITS);
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert_eq!(check.log.n_commits, N_COMMITS - 1);
+    assert!(check.log.trailing_bytes > 0);
+    assert_eq!(open_head(dir.path())?, N_COMMITS - 1);
+
+    let (dir, records) = graph_with_31_commits(true);
+    flip_byte_in_commit(dir.path(), &records, N_COMMITS);
+    let before = std::fs::read(log_path(dir.path()))?;
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(!check.is_healthy());
+    assert!(matches!(
+        check.checkpoint,
+        CheckpointCheck::Ahead {
+            checkpoint_seq: N_COMMITS
+        }
+    ));
+    assert!(matches!(
+        open_head(dir.path()),
+        Err(EngineError::LogBehindCheckpoint {
+            log_head: 30,
+            checkpoint_seq: N_COMMITS,
+            ..
+        })
+    ));
+    assert_eq!(std::fs::read(log_path(dir.path()))?, before);
+    Ok(())
+}
+
+#[test]
+fn a_log_cut_at_a_record_boundary_behind_its_checkpoint_stops_the_open() -> TestResult {
+    for keep in [20u64, 0] {
+        let (dir, records) = graph_with_31_commits(true);
+        let len = if keep == 0 {
+            0
+        } else {
+            let (offset, len) = records[keep as usize - 1];
+            offset + len
+        };
+        std::fs::File::options()
+            .write(true)
+            .open(log_path(dir.path()))?
+            .set_len(len)?;
+        let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+        assert!(check.log.first_bad.is_none() && check.log.trailing_bytes == 0);
+        assert!(!check.is_healthy(), "keep {keep}: {check:?}");
+        match open_head(dir.path()) {
+            Err(EngineError::LogBehindCheckpoint {
+                log_head,
+                checkpoint_seq,
+                ..
+            }) => assert_eq!((log_head, checkpoint_seq), (keep, N_COMMITS)),
+            other => panic!("keep {keep}: expected log_truncated, got {other:?}"),
+        }
+        assert!(matches!(
+            next_commit(dir.path()),
+            Err(EngineError::LogBehindCheckpoint { .. })
+        ));
+        assert_eq!(std::fs::metadata(log_path(dir.path()))?.len(), len);
+    }
+    Ok(())
+}
+
+#[test]
+fn a_deleted_log_beside_a_checkpoint_is_never_recreated_empty() -> TestResult {
+    let (dir, _) = graph_with_31_commits(true);
+    std::fs::remove_file(log_path(dir.path()))?;
+    let engine = Engine::open(dir.path(), config())?;
+    assert!(matches!(
+        engine.graph("main"),
+        Err(EngineError::GraphNotFound { .. })
+    ));
+    assert!(matches!(
+        engine.graph_or_create("main"),
+        Err(EngineError::LogBehindCheckpoint { log_head: 0, .. })
+    ));
+    Ok(())
+}
+
+#[test]
+fn a_corrupt_or_missing_checkpoint_is_rebuilt_from_the_log() -> TestResult {
+    let (dir, _) = graph_with_31_commits(true);
+    let mut bytes = std::fs::read(checkpoint_path(dir.path()))?;
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(checkpoint_path(dir.path()), bytes)?;
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(check.is_healthy(), "{check:?}");
+    assert!(matches!(check.checkpoint, CheckpointCheck::Unreadable(_)));
+    {
+        let engine = Engine::open(dir.path(), config())?;
+        let graph = engine.graph("main")?;
+        assert_eq!(graph.head_seq(), N_COMMITS);
+        assert_eq!(graph.open_stats().replayed_commits, N_COMMITS);
+    }
+
+    std::fs::remove_file(checkpoint_path(dir.path()))?;
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(matches!(check.checkpoint, CheckpointCheck::Absent));
+    assert_eq!(open_head(dir.path())?, N_COMMITS);
+    Ok(())
+}
+
+#[test]
+fn a_log_with_another_history_than_its_checkpoint_stops_the_open() -> TestResult {
+    let (dir, _) = graph_with_31_commits(true);
+    // Another log of the same length: same commit numbers, different content.
+    let other = tempfile::tempdir()?;
+    {
+        let engine = Engine::open(other.path(), config())?;
+        let graph = engine.graph_or_create("main")?;
+        for i in 1..=N_COMMITS {
+            graph.update(
+                &format!("INSERT DATA {{ <http://e/other{i}> <http://e/p> {i} }}"),
+                None,
+                &UpdateOptions::default(),
+                &CommitRequest::default(),
+            )?;
+        }
+    }
+    let bytes = std::fs::read(log_path(other.path()))?;
+    std::fs::write(log_path(dir.path()), bytes)?;
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(matches!(
+        check.checkpoint,
+        CheckpointCheck::Differs {
+            commit_seq: N_COMMITS
+        }
+    ));
+    assert!(matches!(
+        open_head(dir.path()),
+        Err(EngineError::CheckpointMismatch { .. })
+    ));
+    Ok(())
+}
+
+#[test]
+fn repair_keeps_a_copy_of_everything_it_removes() -> TestResult {
+    let (dir, records) = graph_with_31_commits(true);
+    flip_byte_in_commit(dir.path(), &records, 10);
+    let before = std::fs::read(log_path(dir.path()))?;
+
+    let plan = Engine::open(dir.path(), config())?.repair_graph("main", false)?;
+    assert_eq!(plan.keep_commits, 9);
+    assert!(plan.move_checkpoint && plan.saved_to.is_none());
+    assert_eq!(
+        std::fs::read(log_path(dir.path()))?,
+        before,
+        "a plan changes nothing"
+    );
+
+    let plan = Engine::open(dir.path(), config())?.repair_graph("main", true)?;
+    let saved = plan.saved_to.expect("applied");
+    let (cut_at, _) = records[9];
+    assert_eq!(
+        std::fs::read(saved.join("commits.log.from-commit-10"))?,
+        before[cut_at as usize..],
+        "the removed bytes are kept"
+    );
+    assert!(saved.join("checkpoint.bin").exists());
+    assert!(std::fs::read_to_string(saved.join("REPAIR.txt"))?.contains("first bad commit: 10"));
+    assert_eq!(
+        std::fs::read(log_path(dir.path()))?,
+        before[..cut_at as usize]
+    );
+
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(check.is_healthy() && check.log.n_commits == 9, "{check:?}");
+    assert_eq!(open_head(dir.path())?, 9);
+    assert_eq!(next_commit(dir.path())?, Some(10));
+    let plan = Engine::open(dir.path(), config())?.repair_graph("main", true)?;
+    assert!(plan.is_empty(), "a healthy graph needs no repair");
+    Ok(())
+}
+
+#[test]
+fn idempotent_replays_are_acknowledged_only_once_durable_and_visible() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let engine = Engine::open(dir.path(), config())?;
+    let graph = engine.graph_or_create("main")?;
+    for round in 0..40 {
+        let request = CommitRequest {
+            idempotency_key: Some(format!("key-{round}")),
+            ..CommitRequest::default()
+        };
+        let update = format!("INSERT DATA {{ <http://e/r{round}> <http://e/p> 1 }}");
+        let ask = format!("ASK {{ <http://e/r{round}> <http://e/p> 1 }}");
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    let outcome = graph
+                        .update(&update, None, &UpdateOptions::default(), &request)
+                        .expect("update");
+                    let seq = outcome.commit_seq.expect("a commit");
+                    assert!(
+                        outcome.head_seq >= seq,
+                        "acknowledged commit {seq} with head {} (replay: {})",
+                        outcome.head_seq,
+                        outcome.idempotent_replay
+                    );
+                    let answer = graph
+                        .query(&ask, &super::ReadOptions::default())
+                        .expect("query");
+                    assert!(
+                        matches!(answer.results, crate::sparql::QueryResults::Boolean(true)),
+                        "a read after the acknowledgement missed commit {seq}"
+                    );
+                });
+            }
+        });
+    }
+    assert_eq!(graph.head_seq(), 40);
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! Checking a graph's files without opening it (`strata verify`) and the explicit repair
+//! of a damaged log (`strata repair`).
+//!
+//! Opening a graph cuts only a torn tail. Anything worse (a bad record with intact records
+//! after it, a checkpoint ahead of the log or disagreeing with it) stops the open, and only
+//! an operator's `repair` changes the files: it cuts the log after its last verified commit
+//! and moves everything it removes (log bytes, checkpoint, search indexes) into a
+//! `repair-<time>/` folder beside the log, with a note of what was removed.
+
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use super::error::EngineError;
+use super::graph::{CHECKPOINT_FILE, LOG_FILE, SEARCH_DIR};
+use crate::log::{VerifyReport, verify_log_with};
+use crate::model::{CommitHash, CommitSeq};
+use crate::store::{CheckpointInfo, read_checkpoint_info};
+
+/// What `verify` found in a graph's files.
+#[derive(Debug)]
+pub struct GraphCheck {
+    /// The log, re-hashed from the first commit.
+    pub log: VerifyReport,
+    pub checkpoint: CheckpointCheck,
+}
+
+/// The checkpoint compared with the verified log.
+#[derive(Debug)]
+pub enum CheckpointCheck {
+    /// No checkpoint file.
+    Absent,
+    /// Unreadable (derived data: the log is replayed instead).
+    Unreadable(String),
+    /// At a commit the log holds with the same hash.
+    Matches(CommitSeq),
+    /// At a commit after the log's last verified one: acknowledged commits are missing.
+    Ahead { checkpoint_seq: CommitSeq },
+    /// The log holds the commit with another hash: the log's history was rewritten.
+    Differs { commit_seq: CommitSeq },
+}
+
+impl GraphCheck {
+    /// True when nothing needs an operator: the log verifies (a torn tail that the next
+    /// open cuts is fine) and the checkpoint, if any, agrees with it.
+    pub fn is_healthy(&self) -> bool {
+        self.log.first_bad.is_none()
+            && !matches!(
+                self.checkpoint,
+                CheckpointCheck::Ahead { .. } | CheckpointCheck::Differs { .. }
+            )
+    }
+}
+
+/// What `repair` did or would do.
+#[derive(Debug)]
+pub struct RepairPlan {
+    pub check: GraphCheck,
+    /// Commits kept (the log is cut after this one).
+    pub keep_commits: CommitSeq,
+    /// Bytes of the log removed (from its offset `valid_len` to the end).
+    pub cut_bytes: u64,
+    pub move_checkpoint: bool,
+    pub move_search: bool,
+    /// Where the removed files were moved (when applied).
+    pub saved_to: Option<PathBuf>,
+}
+
+impl RepairPlan {
+    /// True when the repair changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.cut_bytes == 0 && !self.move_checkpoint && !self.move_search
+    }
+}
+
+/// Verifies the log of the graph in `dir` and compares the checkpoint with it.
+pub(crate) fn check(dir: &Path) -> Result<GraphCheck, EngineError> {
+    let checkpoint_path = dir.join(CHECKPOINT_FILE);
+    let info = if checkpoint_path.exists() {
+        Some(read_checkpoint_info(&checkpoint_path).map_err(|e| e.to_string()))
+    } else {
+        None
+    };
+    let wanted = match &info {
+        Some(Ok(info)) => info.commit_seq,
+        _ => 0,
+    };
+    let mut hash_at_checkpoint: Option<CommitHash> = None;
+    let log = verify_log_with(&dir.join(LOG_FILE), |seq, hash| {
+        if seq == wanted {
+            hash_at_checkpoint = Some(hash);
+        }
+    })?;
+    let checkpoint = match info {
+        None => CheckpointCheck::Absent,
+        Some(Err(error)) => CheckpointCheck::Unreadable(error),
+        Some(Ok(CheckpointInfo { commit_seq, hash })) => match hash_at_checkpoint {
+            _ if commit_seq == 0 => CheckpointCheck::Matches(0),
+            None => CheckpointCheck::Ahead {
+                checkpoint_seq: commit_seq,
+            },
+            Some(logged) if logged != hash => CheckpointCheck::Differs { commit_seq },
+            Some(_) => CheckpointCheck::Matches(commit_seq),
+        },
+    };
+    Ok(GraphCheck { log, checkpoint })
+}
+
+/// Plans the repair of the graph in `dir` and, when `apply`, carries it out.
+pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError> {
+    let check = check(dir)?;
+    let log_path = dir.join(LOG_FILE);
+    let log_len = std::fs::metadata(&log_path)
+        .map_err(|e| EngineError::io(&log_path, e))?
+        .len();
+    let cut_bytes = log_len - check.log.valid_len.min(log_len);
+    let move_checkpoint = cut_bytes > 0
+        || matches!(
+            check.checkpoint,
+            CheckpointCheck::Ahead { .. } | CheckpointCheck::Differs { .. }
+        );
+    // Search indexes record only the commit they reflect: after a cut, later commits would
+    // reuse those numbers, so indexes of the removed history must go.
+    let move_search = move_checkpoint && dir.join(SEARCH_DIR).exists();
+    let mut plan = RepairPlan {
+        keep_commits: check.log.n_commits,
+        cut_bytes,
+        move_checkpoint: move_checkpoint && dir.join(CHECKPOINT_FILE).exists(),
+        move_search,
+        check,
+        saved_to: None,
+    };
+    if !apply || plan.is_empty() {
+        return Ok(plan);
+    }
+    let stamp = time::OffsetDateTime::now_utc().unix_timestamp();
+    let saved = dir.join(format!("repair-{stamp}"));
+    std::fs::create_dir_all(&saved).map_err(|e| EngineError::io(&saved, e))?;
+    let mut note = format!(
+        "strata repair at unix time {stamp}\nkept commits 1..={}\n",
+        plan.keep_commits
+    );
+    if let Some((seq, reason)) = &plan.check.log.first_bad {
+        note.push_str(&format!("first bad commit: {seq}: {reason}\n"));
+    }
+    if plan.cut_bytes > 0 {
+        // Copy first, make the copy durable, and only then cut: a crash in between leaves
+        // the log as it was.
+        let copy = saved.join(format!("commits.log.from-commit-{}", plan.keep_commits + 1));
+        copy_tail(&log_path, plan.check.log.valid_len, &copy)?;
+        note.push_str(&format!(
+            "removed {} bytes of the log (from byte offset {}, {} intact record(s) among them) \
+             into {}\n",
+            plan.cut_bytes,
+            plan.check.log.valid_len,
+            plan.check.log.intact_after,
+            copy.display()
+        ));
+    }
+    for (moved, name) in [
+        (plan.move_checkpoint, CHECKPOINT_FILE),
+        (plan.move_search, SEARCH_DIR),
+    ] {
+        if moved {
+            let from = dir.join(name);
+            std::fs::rename(&from, saved.join(name)).map_err(|e| EngineError::io(&from, e))?;
+            note.push_str(&format!(
+                "moved {name} aside (derived data; rebuilt from the log)\n"
+            ));
+        }
+    }
+    note.push_str(&format!(
+        "the next commit is numbered {}\n",
+        plan.keep_commits + 1
+    ));
+    let note_path = saved.join("REPAIR.txt");
+    write_synced(&note_path, note.as_bytes())?;
+    sync_dir(&saved)?;
+    if plan.cut_bytes > 0 {
+        let file = File::options()
+            .write(true)
+            .open(&log_path)
+            .map_err(|e| EngineError::io(&log_path, e))?;
+        file.set_len(plan.check.log.valid_len)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| EngineError::io(&log_path, e))?;
+    }
+    sync_dir(dir)?;
+    plan.saved_to = Some(saved);
+    Ok(plan)
+}
+
+/// Copies the bytes of `path` from `offset` to the end into `to`, durably.
+fn copy_tail(path: &Path, offset: u64, to: &Path) -> Result<(), EngineError> {
+    let mut from = File::open(path).map_err(|e| EngineError::io(path, e))?;
+    from.seek(SeekFrom::Start(offset))
+        .map_err(|e| EngineError::io(path, e))?;
+    let mut file = File::create(to).map_err(|e| EngineError::io(to, e))?;
+    std::io::copy(&mut from, &mut file)
+        .and_then(|_| file.sync_all())
+        .map_err(|e| EngineError::io(to, e))
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), EngineError> {
+    let mut file = File::create(path).map_err(|e| EngineError::io(path, e))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| EngineError::io(path, e))
+}
+
+fn sync_dir(dir: &Path) -> Result<(), EngineError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| EngineError::io(dir, e))
+}
