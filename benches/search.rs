@@ -270,7 +270,7 @@ fn cranfield() {
     };
     let started = Instant::now();
     graph
-        .declare_embedding(&declaration, &CommitRequest::default())
+        .declare_embedding(&declaration, &CommitRequest::by_admin())
         .unwrap();
     assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(3600)));
     let status = &graph.index_status()[0];
@@ -390,7 +390,7 @@ fn sparql_latency() {
     };
     let started = Instant::now();
     graph
-        .declare_embedding(&declaration, &CommitRequest::default())
+        .declare_embedding(&declaration, &CommitRequest::by_admin())
         .unwrap();
     assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(3600)));
     println!(

@@ -137,7 +137,7 @@ fn main() {
         .collect();
     let started = Instant::now();
     let published = checked
-        .publish_shapes(shapes, ValidationMode::Reject, &CommitRequest::default())
+        .publish_shapes(shapes, ValidationMode::Reject, &CommitRequest::by_admin())
         .unwrap();
     let publish_time = started.elapsed();
     let report = &published.validation.as_ref().unwrap().report;

@@ -132,6 +132,8 @@ impl From<EngineError> for ApiError {
             EngineError::InvalidGraphName(_) => (ErrorCode::InvalidGraphName, Some("graph")),
             EngineError::GraphNotFound { .. } => (ErrorCode::GraphNotFound, Some("graph")),
             EngineError::GraphExists { .. } => (ErrorCode::GraphExists, Some("name")),
+            EngineError::GraphCreationRefused { .. } => (ErrorCode::Forbidden, Some("graph")),
+            EngineError::ControlGraphRefused { .. } => (ErrorCode::Forbidden, None),
             EngineError::CommitNotFound { .. } => (ErrorCode::CommitNotFound, Some("as_of")),
             EngineError::NoCommitAtTime { .. } => (ErrorCode::CommitNotFound, Some("as_of_time")),
             EngineError::RdfSyntax { .. } => (ErrorCode::InvalidRdf, None),

@@ -17,6 +17,12 @@ pub enum EngineError {
     GraphNotFound { name: String, existing: Vec<String> },
     #[error("graph {name:?} already exists")]
     GraphExists { name: String },
+    #[error("graph {name:?} does not exist, and creating a graph needs the admin scope")]
+    GraphCreationRefused { name: String },
+    #[error(
+        "the named graph <{graph}> is one of Strata's control graphs (it decides how later writes are validated or indexed): changing it needs the admin scope; nothing was written"
+    )]
+    ControlGraphRefused { graph: String },
     #[error("commit {requested} not found in graph {graph:?}: {}", if *head == 0 { "it has no commits yet".to_owned() } else { format!("commits are 1..={head}") })]
     CommitNotFound {
         graph: String,

@@ -178,6 +178,7 @@ impl Graph {
         document: Option<ParsedDocument>,
         request: &CommitRequest,
     ) -> Result<(CommitOutcome, bool), EngineError> {
+        request.check_target(graph_name)?;
         let target = graph_name.map(|n| crate::model::Term::from(n.clone()));
         let mut digest = Sha256::new();
         digest.update(format!(

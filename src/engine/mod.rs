@@ -23,7 +23,7 @@ pub use search::{
     SearchRequest, VECTORS_GRAPH, embedder_for, vector_predicate, vector_quad,
 };
 pub use validation::{ActiveShapes, CommitValidation, Conformance, ShapesPreview};
-pub use write::{CommitOutcome, CommitRequest, UpdatePreview};
+pub use write::{CONTROL_GRAPHS, CommitOutcome, CommitRequest, UpdatePreview};
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -169,6 +169,19 @@ impl Engine {
         Ok(graph)
     }
 
+    /// The graph a write goes to: an existing one or, when `may_create` (the caller holds
+    /// the admin scope), a new one. Without `may_create` a missing graph is refused with
+    /// `GraphCreationRefused`, so a write never creates a graph behind an admin's back.
+    pub fn graph_to_write(&self, name: &str, may_create: bool) -> Result<Arc<Graph>, EngineError> {
+        if may_create {
+            return self.graph_or_create(name);
+        }
+        self.graph(name).map_err(|error| match error {
+            EngineError::GraphNotFound { name, .. } => EngineError::GraphCreationRefused { name },
+            other => other,
+        })
+    }
+
     /// Creates a new, empty graph; an error if it exists.
     pub fn create_graph(&self, name: &str) -> Result<Arc<Graph>, EngineError> {
         let graph_name = GraphName::new(name)?;
@@ -292,6 +305,8 @@ impl Engine {
     }
 }
 
+#[cfg(test)]
+mod control_tests;
 #[cfg(test)]
 mod recovery_tests;
 #[cfg(test)]

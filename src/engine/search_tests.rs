@@ -73,7 +73,7 @@ fn indexes_follow_commits_and_survive_restarts() {
         hnsw: Default::default(),
     };
     graph
-        .declare_embedding(&declaration, &CommitRequest::default())
+        .declare_embedding(&declaration, &CommitRequest::by_admin())
         .unwrap();
     for lane in [Lane::Dense, Lane::Sparse, Lane::Hybrid] {
         let hits = top(&graph, &request("sign in", lane));
@@ -138,7 +138,7 @@ fn indexes_follow_commits_and_survive_restarts() {
 
     // Deleting the declaration drops the index.
     graph
-        .delete_embedding("tickets", &CommitRequest::default())
+        .delete_embedding("tickets", &CommitRequest::by_admin())
         .unwrap();
     graph.sync_indexes().unwrap();
     assert!(graph.index_status().is_empty());
@@ -173,7 +173,7 @@ fn search_patterns_in_sparql_pick_a_plan_and_join() {
                 exclude: vec![],
                 hnsw: Default::default(),
             },
-            &CommitRequest::default(),
+            &CommitRequest::by_admin(),
         )
         .unwrap();
     assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(60)));

@@ -49,7 +49,7 @@ fn reject_mode_refuses_bad_commits_and_writes_nothing() {
         .publish_shapes(
             triples(SHAPES),
             ValidationMode::Reject,
-            &CommitRequest::default(),
+            &CommitRequest::by_admin(),
         )
         .unwrap();
     let v = published
@@ -114,7 +114,7 @@ fn warn_mode_lands_and_keeps_the_conformance_report_current() {
         .publish_shapes(
             triples(SHAPES),
             ValidationMode::Warn,
-            &CommitRequest::default(),
+            &CommitRequest::by_admin(),
         )
         .unwrap();
     let outcome = update(&graph, "INSERT DATA { ex:t1 a ex:Ticket }").unwrap();
@@ -135,7 +135,7 @@ fn warn_mode_lands_and_keeps_the_conformance_report_current() {
         "@prefix sh: <http://www.w3.org/ns/shacl#> . <http://e/S> a sh:NodeShape ; sh:targetClass <http://e/T> ; sh:minCount \"many\" .",
     );
     assert!(matches!(
-        graph.publish_shapes(bad, ValidationMode::Warn, &CommitRequest::default()),
+        graph.publish_shapes(bad, ValidationMode::Warn, &CommitRequest::by_admin()),
         Err(EngineError::InvalidShapes { .. })
     ));
     assert_eq!(graph.head_seq(), head);
@@ -194,7 +194,7 @@ fn big_graphs_validate_only_what_a_commit_affects() {
         .publish_shapes(
             triples(SHAPES),
             ValidationMode::Reject,
-            &CommitRequest::default(),
+            &CommitRequest::by_admin(),
         )
         .unwrap();
     assert!(published.validation.unwrap().report.conforms);
@@ -231,7 +231,7 @@ fn violations_a_commit_does_not_touch_never_block_it() {
         .publish_shapes(
             triples(SHAPES),
             ValidationMode::Reject,
-            &CommitRequest::default(),
+            &CommitRequest::by_admin(),
         )
         .unwrap();
     assert_eq!(

@@ -17,13 +17,22 @@ use super::error::EngineError;
 use super::graph::Graph;
 use super::validation::CommitValidation;
 use crate::log::{CommitHeader, LogEntry, QuadsEncoder, QuadsSection, encode_record};
-use crate::model::{CommitHash, CommitSeq, Quad};
+use crate::model::{CommitHash, CommitSeq, NamedNode, Quad, Term};
+use crate::search::EMBEDDINGS_GRAPH;
+use crate::shacl::SHAPES_GRAPH;
 use crate::sparql::{self, UpdateOptions};
-use crate::store::{PreparedInserts, QuadKey, Transaction};
+use crate::store::{PreparedInserts, QuadKey, TermId, Transaction};
 
 /// Commits inserting at least this many quads build their indexes in parallel with the
 /// log encoding; below it a thread costs more than it saves.
 const PARALLEL_BUILD_MIN_QUADS: usize = 20_000;
+
+/// Strata's control graphs: the named graphs whose content decides how later writes are
+/// judged or indexed — the SHACL shapes with their validation mode (`strata:shapes`) and
+/// the search index declarations (`strata:embeddings`). Only an `admin` request may
+/// change them. The vectors graph (`strata:vectors`) is not one: it holds data that
+/// writers supply (MCP `commit` → `entity_embeddings`).
+pub const CONTROL_GRAPHS: [&str; 2] = [SHAPES_GRAPH, EMBEDDINGS_GRAPH];
 
 /// Who writes, why, and how to recognize a retry.
 #[derive(Clone, Debug, Default)]
@@ -34,6 +43,36 @@ pub struct CommitRequest {
     pub observed_at: Option<OffsetDateTime>,
     /// A retry with the same key and the same content returns the first commit.
     pub idempotency_key: Option<String>,
+    /// The caller holds the admin scope (or owns the data directory, as the CLI does), so
+    /// the commit may change the control graphs (`CONTROL_GRAPHS`). Off by default: a
+    /// surface that forgets to say gets the safe answer, a refusal.
+    pub admin: bool,
+}
+
+impl CommitRequest {
+    /// A request that may change the control graphs and nothing more: for the data
+    /// directory's owner (the CLI) and for tests.
+    pub fn by_admin() -> Self {
+        Self {
+            admin: true,
+            ..Self::default()
+        }
+    }
+
+    /// Refuses a write that names a control graph as its target (a Graph Store target,
+    /// an import's `into_graph`) without `admin`, even one that would change nothing, so
+    /// the answer never depends on what the graph holds. `commit_with` checks the
+    /// changes themselves either way.
+    pub fn check_target(&self, graph: Option<&NamedNode>) -> Result<(), EngineError> {
+        match graph {
+            Some(graph) if !self.admin && CONTROL_GRAPHS.contains(&graph.as_str()) => {
+                Err(EngineError::ControlGraphRefused {
+                    graph: graph.as_str().to_owned(),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The result of a write.
@@ -79,11 +118,13 @@ impl Graph {
         let mut txn = self.store.begin();
         sparql::apply_update(&mut txn, &update, options)?;
         let base_seq = txn.base_seq();
+        let control_graphs = control_graphs_changed(&txn);
         let (inserts, deletes) = txn.into_changes();
         Ok(UpdatePreview {
             base_seq,
             inserts,
             deletes,
+            control_graphs,
         })
     }
 
@@ -189,6 +230,15 @@ impl Graph {
         let mut txn = self.store.begin();
         build(&mut txn)?;
         let head = txn.base_seq();
+        // Checked here, on the transaction itself, so every surface and every way of
+        // naming a graph (update text, import, Graph Store target) meets the same rule.
+        if !request.admin
+            && let Some(graph) = control_graphs_changed(&txn).first()
+        {
+            return Err(EngineError::ControlGraphRefused {
+                graph: (*graph).to_owned(),
+            });
+        }
         if txn.is_empty() {
             drop(writer);
             self.sync_through(head)?;
@@ -348,6 +398,39 @@ pub struct UpdatePreview {
     pub base_seq: CommitSeq,
     pub inserts: Vec<QuadKey>,
     pub deletes: Vec<QuadKey>,
+    /// The control graphs (`CONTROL_GRAPHS`) it changes: committing it needs `admin`.
+    pub control_graphs: Vec<&'static str>,
+}
+
+/// The control graphs a transaction changes (inserts or deletes), in `CONTROL_GRAPHS`
+/// order.
+fn control_graphs_changed(txn: &Transaction) -> Vec<&'static str> {
+    // A graph name the dictionary has never seen cannot be in any change.
+    let known: Vec<(TermId, &'static str)> = CONTROL_GRAPHS
+        .iter()
+        .filter_map(|iri| {
+            txn.lookup(&Term::NamedNode(NamedNode::new_unchecked(*iri)))
+                .map(|id| (id, *iri))
+        })
+        .collect();
+    if known.is_empty() {
+        return Vec::new();
+    }
+    let mut changed = vec![false; known.len()];
+    for key in txn.changed() {
+        for (idx, (id, _)) in known.iter().enumerate() {
+            changed[idx] |= key[3] == *id;
+        }
+        if changed.iter().all(|c| *c) {
+            break;
+        }
+    }
+    known
+        .iter()
+        .zip(changed)
+        .filter(|(_, changed)| *changed)
+        .map(|((_, iri), _)| *iri)
+        .collect()
 }
 
 /// A digest of what a client asked for, to tell a retry from a reused idempotency key.

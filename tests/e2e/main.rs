@@ -9,6 +9,7 @@ mod mcp;
 mod mcp_conformance;
 mod mcp_modes;
 mod mcp_mrtr;
+mod scopes;
 mod search;
 mod shacl;
 mod util;

@@ -158,10 +158,16 @@ impl Strata {
 
     /// Starts `strata` with exactly these arguments and waits for its address line.
     pub fn serve_with(&self, args: &[&str]) -> Server {
+        self.serve_with_env(args, &[])
+    }
+
+    /// Like `serve_with`, with these environment variables set for the server.
+    pub fn serve_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Server {
         use std::io::BufRead;
         let mut child = self
             .command()
             .args(args)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

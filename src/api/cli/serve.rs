@@ -124,6 +124,7 @@ fn load_demo(engine: &Engine, graph_name: &str, quiet_stdout: bool) -> Result<()
     let request = CommitRequest {
         author: Some("strata".into()),
         message: Some("load the demo graph".into()),
+        admin: true,
         ..CommitRequest::default()
     };
     graph.import(DEMO.as_bytes(), &options, &request)?;
@@ -135,6 +136,7 @@ WHERE { ?ticket ex:reportedAs ex:bug-117 ; ex:status \"open\" }";
     let request = CommitRequest {
         author: Some("strata".into()),
         message: Some("BUG-117 fixed in 2.4.1".into()),
+        admin: true,
         ..CommitRequest::default()
     };
     graph.update(resolve, None, &UpdateOptions::default(), &request)?;

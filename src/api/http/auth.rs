@@ -6,16 +6,54 @@ use sha2::{Digest, Sha256};
 use super::config::{ApiKeyConfig, HttpConfig, Scope};
 use super::error::HttpError;
 
-/// Checks the request's bearer key for `scope` on `graph` (`None`: not about one graph).
+/// What a request's key allows: its scopes and the graphs it may touch. Without API keys
+/// (loopback only) every request has every right.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rights {
+    pub write: bool,
+    /// Creating and deleting graphs, changing the control graphs (shapes, search index
+    /// declarations).
+    pub admin: bool,
+    /// Graphs the key may touch; `None`: all.
+    pub graphs: Option<Vec<String>>,
+}
+
+impl Rights {
+    fn full() -> Self {
+        Self {
+            write: true,
+            admin: true,
+            graphs: None,
+        }
+    }
+
+    fn of(key: &ApiKeyConfig) -> Self {
+        Self {
+            write: key.scopes.contains(&Scope::Write),
+            admin: key.scopes.contains(&Scope::Admin),
+            graphs: key.graphs.clone(),
+        }
+    }
+
+    /// Whether the key may see `graph` at all (listings leave the others out).
+    pub fn sees(&self, graph: &str) -> bool {
+        self.graphs
+            .as_ref()
+            .is_none_or(|graphs| graphs.iter().any(|g| g == graph))
+    }
+}
+
+/// Checks the request's bearer key for `scope` on `graph` (`None`: not about one graph),
+/// and returns what the key allows (writes pass `admin` on to the engine).
 /// With no keys configured (loopback only), every request is allowed.
 pub fn authorize(
     config: &HttpConfig,
     headers: &HeaderMap,
     scope: Scope,
     graph: Option<&str>,
-) -> Result<(), HttpError> {
+) -> Result<Rights, HttpError> {
     if config.api_keys.is_empty() {
-        return Ok(());
+        return Ok(Rights::full());
     }
     let key = find_key(config, headers)?;
     if !key.scopes.contains(&scope) {
@@ -25,8 +63,9 @@ pub fn authorize(
             format!("API key {:?} lacks the {scope:?} scope", key.name).to_lowercase(),
         ));
     }
-    if let (Some(graph), Some(allowed)) = (graph, &key.graphs)
-        && !allowed.iter().any(|g| g == graph)
+    let rights = Rights::of(key);
+    if let Some(graph) = graph
+        && !rights.sees(graph)
     {
         return Err(HttpError::new(
             StatusCode::FORBIDDEN,
@@ -34,35 +73,46 @@ pub fn authorize(
             format!("API key {:?} may not access graph {graph:?}", key.name),
         ));
     }
-    Ok(())
+    Ok(rights)
 }
 
 /// What the request's key allows, for MCP tools (all, without keys).
 pub fn access(config: &HttpConfig, headers: &HeaderMap) -> crate::api::mcp::McpAccess {
-    if config.api_keys.is_empty() {
-        return crate::api::mcp::McpAccess {
-            write: true,
-            graphs: None,
-        };
-    }
-    match find_key(config, headers) {
-        Ok(key) => crate::api::mcp::McpAccess {
-            write: key.scopes.contains(&Scope::Write),
-            graphs: key.graphs.clone(),
-        },
-        Err(_) => crate::api::mcp::McpAccess {
-            write: false,
-            graphs: Some(Vec::new()),
-        },
+    let rights = if config.api_keys.is_empty() {
+        Rights::full()
+    } else {
+        find_key(config, headers).map_or(
+            Rights {
+                write: false,
+                admin: false,
+                graphs: Some(Vec::new()),
+            },
+            Rights::of,
+        )
+    };
+    crate::api::mcp::McpAccess {
+        write: rights.write,
+        admin: rights.admin,
+        graphs: rights.graphs,
     }
 }
 
-/// Checks only that the request carries a valid key (any scope).
-pub fn authenticate(config: &HttpConfig, headers: &HeaderMap) -> Result<(), HttpError> {
+/// Checks only that the request carries a valid key (any scope); returns what it allows.
+pub fn authenticate(config: &HttpConfig, headers: &HeaderMap) -> Result<Rights, HttpError> {
     if config.api_keys.is_empty() {
-        return Ok(());
+        return Ok(Rights::full());
     }
-    find_key(config, headers).map(|_| ())
+    find_key(config, headers).map(Rights::of)
+}
+
+/// What the request's key allows, or nothing when it has no valid key (for middleware
+/// that only narrows what a response says).
+pub fn rights_or_none(config: &HttpConfig, headers: &HeaderMap) -> Rights {
+    authenticate(config, headers).unwrap_or(Rights {
+        write: false,
+        admin: false,
+        graphs: Some(Vec::new()),
+    })
 }
 
 fn find_key<'a>(
@@ -140,7 +190,9 @@ mod tests {
     fn keys_scopes_and_graphs_are_enforced() {
         let config = config();
         let check = |key, scope, graph| {
-            authorize(&config, &headers(key), scope, graph).map_err(|e| e.status)
+            authorize(&config, &headers(key), scope, graph)
+                .map(|_| ())
+                .map_err(|e| e.status)
         };
         assert_eq!(
             check(None, Scope::Read, Some("main")),
@@ -162,5 +214,32 @@ mod tests {
         assert_eq!(check(Some("a-key"), Scope::Admin, None), Ok(()));
         let open = HttpConfig::default();
         assert!(authorize(&open, &headers(None), Scope::Admin, None).is_ok());
+    }
+
+    #[test]
+    fn rights_carry_the_admin_scope_and_the_graph_limit() {
+        let config = config();
+        let reader = authorize(&config, &headers(Some("r-key")), Scope::Read, Some("main"))
+            .map_err(|e| e.status);
+        assert_eq!(
+            reader,
+            Ok(Rights {
+                write: false,
+                admin: false,
+                graphs: Some(vec!["main".into()]),
+            })
+        );
+        let admin = authenticate(&config, &headers(Some("a-key"))).map_err(|e| e.status);
+        assert_eq!(admin.as_ref().map(|r| r.admin), Ok(true));
+        assert!(admin.as_ref().is_ok_and(|r| r.sees("anything")));
+        assert!(!rights_or_none(&config, &headers(Some("r-key"))).sees("other"));
+        assert!(!rights_or_none(&config, &headers(Some("wrong"))).sees("main"));
+        let open = HttpConfig::default();
+        assert_eq!(
+            authenticate(&open, &headers(None)).map_err(|e| e.status),
+            Ok(Rights::full())
+        );
+        let mcp = access(&config, &headers(Some("r-key")));
+        assert!(!mcp.write && !mcp.admin);
     }
 }

@@ -17,7 +17,8 @@ pub enum Scope {
     Read,
     /// Updates and Graph Store writes.
     Write,
-    /// Creating and deleting graphs.
+    /// Creating and deleting graphs; changing the control graphs (SHACL shapes, search
+    /// index declarations), which decide how later writes are judged.
     Admin,
 }
 

@@ -17,6 +17,30 @@ pub struct HttpError {
     pub param: Option<String>,
     /// The SHACL report of a `shacl_violation`.
     pub report: Option<serde_json::Value>,
+    /// For `graph_not_found`: the graph asked for and the graphs that exist, so the
+    /// response can be narrowed to the graphs the caller's key may see.
+    /// (Boxed: it is rare, and errors travel in every handler's `Result`.)
+    pub missing_graph: Option<Box<MissingGraph>>,
+}
+
+/// A `graph_not_found` answer's facts, kept in the response's extensions until
+/// `middleware::hide_other_graphs` has narrowed the list to the key's graphs.
+#[derive(Clone, Debug)]
+pub struct MissingGraph {
+    pub name: String,
+    pub existing: Vec<String>,
+}
+
+impl MissingGraph {
+    /// The `graph_not_found` response naming only the existing graphs `sees` lets through.
+    pub fn response_for(&self, sees: impl Fn(&str) -> bool) -> Response {
+        let existing = self.existing.iter().filter(|g| sees(g)).cloned().collect();
+        HttpError::from(EngineError::GraphNotFound {
+            name: self.name.clone(),
+            existing,
+        })
+        .into_response()
+    }
 }
 
 impl HttpError {
@@ -27,6 +51,7 @@ impl HttpError {
             message: message.into(),
             param: None,
             report: None,
+            missing_graph: None,
         }
     }
 
@@ -64,13 +89,24 @@ impl From<ApiError> for HttpError {
                 .validation
                 .as_deref()
                 .map(crate::api::report::validation_json),
+            missing_graph: None,
         }
     }
 }
 
 impl From<EngineError> for HttpError {
     fn from(error: EngineError) -> Self {
-        ApiError::from(error).into()
+        let missing_graph = match &error {
+            EngineError::GraphNotFound { name, existing } => Some(Box::new(MissingGraph {
+                name: name.clone(),
+                existing: existing.clone(),
+            })),
+            _ => None,
+        };
+        Self {
+            missing_graph,
+            ..ApiError::from(error).into()
+        }
     }
 }
 
@@ -86,6 +122,11 @@ impl IntoResponse for HttpError {
         if let Some(report) = self.report {
             error["report"] = report;
         }
-        (self.status, Json(serde_json::json!({ "error": error }))).into_response()
+        let mut response =
+            (self.status, Json(serde_json::json!({ "error": error }))).into_response();
+        if let Some(missing) = self.missing_graph {
+            response.extensions_mut().insert(*missing);
+        }
+        response
     }
 }

@@ -396,7 +396,7 @@ async fn write(
     mode: GraphWrite,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&location.graph)?;
-    authorize(&state.config, &headers, Scope::Write, Some(&location.graph))?;
+    let rights = authorize(&state.config, &headers, Scope::Write, Some(&location.graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let (name, created) = match (location.target(&params, &headers)?, mode) {
         (Target::Default, _) => (None, false),
@@ -434,13 +434,15 @@ async fn write(
             .map(|(format, bytes)| (format, bytes, base.clone()))
             .collect()
     };
-    let request = commit_request(&headers)?;
+    let request = commit_request(&headers, &rights)?;
     let engine = state.engine.clone();
     let target_name = name.clone();
     let graph = location.graph.clone();
     let (outcome, existed) = blocking(move || {
+        // Only `main` is created by its first write, and only for a key that may create
+        // graphs.
         let graph = if graph == DEFAULT_GRAPH_NAME {
-            engine.graph_or_create(&graph)?
+            engine.graph_to_write(&graph, rights.admin)?
         } else {
             engine.graph(&graph)?
         };

@@ -17,7 +17,9 @@ pub async fn metrics(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
-    authenticate(&state.config, &headers)?;
-    let text = state.metrics.render(&state.engine);
+    let rights = authenticate(&state.config, &headers)?;
+    let text = state
+        .metrics
+        .render(&state.engine, |graph| rights.sees(graph));
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response())
 }

@@ -67,16 +67,19 @@ fn quads_json(quads: &[Quad], offset: usize, limit: usize) -> Vec<String> {
         .collect()
 }
 
-/// `GET /graphs`
+/// `GET /graphs`: the graphs the key may see (a graph-limited key: only its own).
 pub async fn list_graphs(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
-    authenticate(&state.config, &headers)?;
+    let rights = authenticate(&state.config, &headers)?;
     let engine = state.engine.clone();
     let graphs = blocking(move || {
         let mut out = Vec::new();
         for name in engine.graph_names() {
+            if !rights.sees(name.as_str()) {
+                continue;
+            }
             let graph = engine.graph(name.as_str())?;
             out.push(serde_json::json!({ "name": name.as_str(), "head_seq": graph.head_seq() }));
         }

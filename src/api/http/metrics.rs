@@ -45,8 +45,9 @@ impl Metrics {
         entry.2 += 1;
     }
 
-    /// The Prometheus text exposition.
-    pub fn render(&self, engine: &Engine) -> String {
+    /// The Prometheus text exposition; per-graph series only for the graphs `sees` lets
+    /// through (a graph-limited key never learns the others' names).
+    pub fn render(&self, engine: &Engine, sees: impl Fn(&str) -> bool) -> String {
         let mut out = String::new();
         out.push_str(
             "# HELP strata_http_requests_total HTTP requests by method, route and status.\n",
@@ -101,6 +102,9 @@ impl Metrics {
         out.push_str("# HELP strata_head_seq The newest commit of each open graph.\n");
         out.push_str("# TYPE strata_head_seq gauge\n");
         for graph in engine.open_graphs() {
+            if !sees(graph.name().as_str()) {
+                continue;
+            }
             let _ = writeln!(
                 out,
                 "strata_head_seq{{graph=\"{}\"}} {}",

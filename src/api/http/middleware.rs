@@ -9,7 +9,31 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::error::HttpError;
+use super::error::{HttpError, MissingGraph};
+
+/// Narrows a `graph_not_found` answer, which names the graphs that exist, to the graphs
+/// the request's key may see: a graph-limited key never learns the others' names.
+pub async fn hide_other_graphs(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let authorization = request.headers().get(header::AUTHORIZATION).cloned();
+    let response = next.run(request).await;
+    // The key is looked up again only for the rare answer that needs narrowing.
+    let Some(missing) = response.extensions().get::<MissingGraph>().cloned() else {
+        return response;
+    };
+    let mut headers = axum::http::HeaderMap::new();
+    if let Some(value) = authorization {
+        headers.insert(header::AUTHORIZATION, value);
+    }
+    let rights = super::auth::rights_or_none(&state.config, &headers);
+    if rights.graphs.is_none() {
+        return response;
+    }
+    missing.response_for(|graph| rights.sees(graph))
+}
 
 /// Rejects requests whose Host or Origin is not allowed (403).
 pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {

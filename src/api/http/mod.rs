@@ -147,6 +147,10 @@ pub fn router(state: AppState) -> Router {
     let mut app = graph_routes
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            middleware::hide_other_graphs,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             middleware::observe,
         ))
         .layer(axum::middleware::from_fn_with_state(

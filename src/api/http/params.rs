@@ -4,6 +4,7 @@
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
 
+use super::auth::Rights;
 use super::error::HttpError;
 use crate::engine::{CommitRequest, ReadOptions};
 use crate::model::NamedNode;
@@ -139,8 +140,9 @@ pub fn utf8_body(bytes: &Bytes, param: &str) -> Result<String, HttpError> {
 }
 
 /// Commit metadata from headers: `Strata-Author`, `Strata-Message`, `Strata-Observed-At`,
-/// `Idempotency-Key`.
-pub fn commit_request(headers: &HeaderMap) -> Result<CommitRequest, HttpError> {
+/// `Idempotency-Key`; `rights` (the caller's key) says whether the commit may change the
+/// control graphs.
+pub fn commit_request(headers: &HeaderMap, rights: &Rights) -> Result<CommitRequest, HttpError> {
     let text = |name: &str| -> Result<Option<String>, HttpError> {
         headers
             .get(name)
@@ -163,6 +165,7 @@ pub fn commit_request(headers: &HeaderMap) -> Result<CommitRequest, HttpError> {
         message: text("strata-message")?,
         observed_at,
         idempotency_key: text("idempotency-key")?,
+        admin: rights.admin,
     })
 }
 

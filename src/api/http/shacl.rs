@@ -92,7 +92,7 @@ pub async fn put_shapes(
     body: Body,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+    let rights = authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let mode = match params.one("mode")? {
         None => ValidationMode::Warn,
@@ -122,7 +122,7 @@ pub async fn put_shapes(
             ),
         )
     })?;
-    let request = commit_request(&headers)?;
+    let request = commit_request(&headers, &rights)?;
     let body = read_body(body, state.config.body_limit_bytes).await?;
     let engine = state.engine.clone();
     let name = graph.clone();
@@ -137,7 +137,7 @@ pub async fn put_shapes(
         let graph = if dry_run {
             engine.graph(&name)?
         } else {
-            engine.graph_or_create(&name)?
+            engine.graph_to_write(&name, rights.admin)?
         };
         let preview = graph.preview_shapes(triples.clone())?;
         let mut answer = serde_json::json!({
@@ -172,8 +172,8 @@ pub async fn delete_shapes(
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
-    let request = commit_request(&headers)?;
+    let rights = authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+    let request = commit_request(&headers, &rights)?;
     let engine = state.engine.clone();
     let name = graph.clone();
     let (outcome, existed) = blocking(move || {

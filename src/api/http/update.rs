@@ -41,7 +41,7 @@ pub async fn post(
     body: Body,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
+    let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
     let mut params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let body = read_body(body, state.config.body_limit_bytes).await?;
     let text = match content_type(&headers).as_deref() {
@@ -91,11 +91,13 @@ pub async fn post(
             "the update names its dataset (USING or WITH); do not also pass using-graph-uri or using-named-graph-uri",
         ));
     }
-    let request = commit_request(&headers)?;
+    let request = commit_request(&headers, &rights)?;
     let engine = state.engine.clone();
     let outcome = blocking(move || {
+        // Only `main` is created by its first write, and only for a key that may create
+        // graphs.
         let graph = if graph == DEFAULT_GRAPH_NAME {
-            engine.graph_or_create(&graph)?
+            engine.graph_to_write(&graph, rights.admin)?
         } else {
             engine.graph(&graph)?
         };

@@ -664,6 +664,7 @@ pub async fn run(
     request_ctx: &RequestContext<RoleServer>,
     args: CommitArgs,
     retry: approval::Retry,
+    admin: bool,
 ) -> Result<Step, ApiError> {
     if args.triplets.is_empty()
         && args.entity_properties.is_empty()
@@ -781,6 +782,7 @@ pub async fn run(
         message: args.message.clone(),
         observed_at,
         idempotency_key,
+        admin,
     };
     let outcome =
         blocking(move || Ok(graph.commit_quads(plan.inserts, &plan.deletes, &request, digest)?))

@@ -20,7 +20,8 @@ use crate::shacl::ValidationMode;
 #[serde(deny_unknown_fields)]
 pub struct ConfigureArgs {
     pub action: ConfigureAction,
-    /// The graph to configure (default `main`; created by the first write).
+    /// The graph to configure (default `main`; created by the first write, which over
+    /// HTTP needs an API key with the admin scope).
     #[serde(default)]
     pub graph: Option<String>,
     #[serde(default)]
@@ -191,6 +192,7 @@ pub async fn run(
     request_ctx: &RequestContext<RoleServer>,
     args: ConfigureArgs,
     retry: approval::Retry,
+    admin: bool,
 ) -> Result<Step, ApiError> {
     match args.action {
         ConfigureAction::DefineOntology => {
@@ -201,12 +203,14 @@ pub async fn run(
                 query_timeout: ctx.query_timeout,
                 destructive_allowed: ctx.destructive_allowed,
             };
-            blocking(move || define(&context, args))
+            blocking(move || define(&context, args, admin))
                 .await
                 .map(|e| Step::Done(e, None))
         }
-        ConfigureAction::EvolveOntology => evolve(ctx, request_ctx, args, retry).await,
-        ConfigureAction::PublishSchema => publish_schema(ctx, request_ctx, args, retry).await,
+        ConfigureAction::EvolveOntology => evolve(ctx, request_ctx, args, retry, admin).await,
+        ConfigureAction::PublishSchema => {
+            publish_schema(ctx, request_ctx, args, retry, admin).await
+        }
     }
 }
 
@@ -217,6 +221,7 @@ async fn publish_schema(
     request_ctx: &RequestContext<RoleServer>,
     args: ConfigureArgs,
     retry: approval::Retry,
+    admin: bool,
 ) -> Result<Step, ApiError> {
     let Some(text) = args.shapes.clone().filter(|t| !t.trim().is_empty()) else {
         return Err(ApiError::invalid_argument(
@@ -258,7 +263,7 @@ async fn publish_schema(
         let graph = if dry_run {
             engine.graph(&graph_name_owned)?
         } else {
-            engine.graph_or_create(&graph_name_owned)?
+            engine.graph_to_write(&graph_name_owned, admin)?
         };
         let preview = graph
             .preview_shapes(triples.clone())
@@ -353,6 +358,7 @@ async fn publish_schema(
     let request = CommitRequest {
         author: Some("mcp".into()),
         message: Some(format!("publish SHACL shapes ({} mode)", mode.name())),
+        admin,
         ..CommitRequest::default()
     };
     let outcome = blocking(move || Ok(graph.publish_shapes(triples, mode, &request)?)).await?;
@@ -867,6 +873,7 @@ async fn evolve(
     request_ctx: &RequestContext<RoleServer>,
     args: ConfigureArgs,
     retry: approval::Retry,
+    admin: bool,
 ) -> Result<Step, ApiError> {
     if args.changes.is_empty()
         && args.types.is_empty()
@@ -965,6 +972,7 @@ async fn evolve(
     let request = CommitRequest {
         author: Some("mcp".into()),
         message: Some("evolve ontology".into()),
+        admin,
         ..CommitRequest::default()
     };
     let digest: [u8; 32] = sha2::Digest::finalize(sha2::Digest::chain_update(
@@ -993,7 +1001,7 @@ async fn evolve(
     ))
 }
 
-fn define(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
+fn define(ctx: &Context, args: ConfigureArgs, admin: bool) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     let iris = RecordIris::for_graph(&name);
     let Definitions {
@@ -1007,7 +1015,7 @@ fn define(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
             "give at least one type, relation or field",
         ));
     }
-    let graph = ctx.engine.graph_or_create(&name)?;
+    let graph = ctx.engine.graph_to_write(&name, admin)?;
     let known = ontology::read(&graph.snapshot(graph.head_seq()), &iris);
     let quads = ontology::definition_quads(&iris, &known, &types, &relations, &fields).map_err(
         |e| match e {
@@ -1049,6 +1057,7 @@ fn define(ctx: &Context, args: ConfigureArgs) -> Result<Envelope, ApiError> {
     let request = CommitRequest {
         author: Some("mcp".into()),
         message: Some("define ontology".into()),
+        admin,
         ..CommitRequest::default()
     };
     let digest = crate::api::envelope::args_digest(&[&format!("{quads:?}")]);

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Context, graph_name, render};
+use super::{Context, McpAccess, graph_name, render};
 use crate::api::envelope::{CursorState, Detail, Envelope, args_digest};
 use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::{CommitInfo, ReadOptions};
@@ -77,9 +77,10 @@ pub enum InspectAction {
     Conformance,
 }
 
-pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
+/// Runs an action; `access` says which graphs the caller may see (for `graphs`).
+pub fn run(ctx: &Context, args: InspectArgs, access: &McpAccess) -> Result<Envelope, ApiError> {
     match args.action {
-        InspectAction::Graphs => graphs(ctx),
+        InspectAction::Graphs => graphs(ctx, access),
         InspectAction::Guide => guide(ctx, &args),
         InspectAction::Publication => publication(ctx, &args),
         InspectAction::Log => log(ctx, &args),
@@ -93,22 +94,21 @@ pub fn run(ctx: &Context, args: InspectArgs) -> Result<Envelope, ApiError> {
     }
 }
 
-fn graphs(ctx: &Context) -> Result<Envelope, ApiError> {
+/// The graphs the caller may see (a graph-limited key: only its own), like `GET /graphs`.
+fn graphs(ctx: &Context, access: &McpAccess) -> Result<Envelope, ApiError> {
+    let names: Vec<String> = ctx
+        .engine
+        .graph_names()
+        .iter()
+        .map(|n| n.as_str().to_owned())
+        .filter(|n| access.sees(n))
+        .collect();
     let mut list = Vec::new();
-    for name in ctx.engine.graph_names() {
-        let graph = ctx.engine.graph(name.as_str())?;
-        list.push(json!({ "graph": name.as_str(), "head_seq": graph.head_seq() }));
+    for name in &names {
+        let graph = ctx.engine.graph(name)?;
+        list.push(json!({ "graph": name, "head_seq": graph.head_seq() }));
     }
-    let summary = format!(
-        "{} graph(s): {}",
-        list.len(),
-        ctx.engine
-            .graph_names()
-            .iter()
-            .map(|n| n.as_str().to_owned())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let summary = format!("{} graph(s): {}", list.len(), names.join(", "));
     Ok(Envelope::new(summary, json!({ "graphs": list }), 0))
 }
 

@@ -74,40 +74,100 @@ impl Context {
 #[derive(Clone, Debug)]
 pub struct McpAccess {
     pub write: bool,
+    /// The admin scope: creating graphs, changing the control graphs (shapes, search index
+    /// declarations), `configure` → `publish_schema`, `embeddings` declare/delete/refresh.
+    pub admin: bool,
     /// Graphs the key may touch; `None`: all.
     pub graphs: Option<Vec<String>>,
 }
 
-/// Checks the caller may read (or, with `write`, write) `graph`.
-fn check_access(
-    ctx: &RequestContext<RoleServer>,
-    graph: &str,
-    write: bool,
-) -> Result<(), ApiError> {
-    let Some(access) = ctx
-        .extensions
+impl McpAccess {
+    /// Every right: stdio, or HTTP without API keys (loopback only).
+    pub fn full() -> Self {
+        Self {
+            write: true,
+            admin: true,
+            graphs: None,
+        }
+    }
+
+    /// Whether the key may see `graph` at all (listings leave the others out).
+    pub fn sees(&self, graph: &str) -> bool {
+        self.graphs
+            .as_ref()
+            .is_none_or(|graphs| graphs.iter().any(|g| g == graph))
+    }
+}
+
+/// The scope a tool call needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Need {
+    Read,
+    Write,
+    Admin,
+}
+
+/// What the caller may do: the key's rights over HTTP, everything over stdio.
+fn access_of(ctx: &RequestContext<RoleServer>) -> McpAccess {
+    ctx.extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<McpAccess>())
-    else {
-        return Ok(());
-    };
-    let forbidden = |message: String| ApiError {
+        .cloned()
+        .unwrap_or_else(McpAccess::full)
+}
+
+/// Checks the caller may do `what` (needing `need`) on `graph`, and returns its rights
+/// for the work to carry on (writes pass `admin` to the engine).
+async fn check_access(
+    ctx: &RequestContext<RoleServer>,
+    engine: &Arc<Engine>,
+    graph: &str,
+    need: Need,
+    what: &str,
+) -> Result<McpAccess, ApiError> {
+    let access = access_of(ctx);
+    let forbidden = |message: String, param: &str| ApiError {
         code: crate::api::error::ErrorCode::Forbidden,
         message,
-        param: Some("graph".into()),
+        param: Some(param.into()),
         validation: None,
     };
-    if write && !access.write {
-        return Err(forbidden("this API key may not write".into()));
+    if need >= Need::Write && !access.write {
+        return Err(forbidden(
+            format!("this API key lacks the write scope, which {what} needs"),
+            "action",
+        ));
     }
-    if let Some(graphs) = &access.graphs
-        && !graphs.iter().any(|g| g == graph)
-    {
-        return Err(forbidden(format!(
-            "this API key may not access graph {graph:?}"
-        )));
+    if need == Need::Admin && !access.admin {
+        return Err(forbidden(
+            format!("this API key lacks the admin scope, which {what} needs"),
+            "action",
+        ));
     }
-    Ok(())
+    if !access.sees(graph) {
+        return Err(forbidden(
+            format!("this API key may not access graph {graph:?}"),
+            "graph",
+        ));
+    }
+    if need == Need::Read && access.graphs.is_some() {
+        // The engine's "not found" names every graph; a graph-limited key hears only of
+        // its own. (Writes to a missing graph are refused as graph creation instead.)
+        let engine = engine.clone();
+        let existing = blocking(move || Ok(engine.graph_names())).await?;
+        if !existing.iter().any(|g| g.as_str() == graph) {
+            return Err(crate::engine::EngineError::GraphNotFound {
+                name: graph.to_owned(),
+                existing: existing
+                    .iter()
+                    .map(|g| g.as_str().to_owned())
+                    .filter(|g| access.sees(g))
+                    .collect(),
+            }
+            .into());
+        }
+    }
+    Ok(access)
 }
 
 /// How a writing tool ends: with an answer, or (protocol 2026-07-28 and later) with a
@@ -162,9 +222,22 @@ impl StrataMcp {
         };
         let action = format!("{:?}", args.action).to_lowercase();
         let context = self.context.clone();
-        let result = match check_access(&ctx, &graph_name(&args.graph), false) {
+        // `graphs` is about no one graph: it lists the ones the key may see.
+        let checked = if args.action == inspect::InspectAction::Graphs {
+            Ok(access_of(&ctx))
+        } else {
+            check_access(
+                &ctx,
+                &self.context.engine,
+                &graph_name(&args.graph),
+                Need::Read,
+                "inspect",
+            )
+            .await
+        };
+        let result = match checked {
             Err(error) => Err(error),
-            Ok(()) => blocking(move || inspect::run(&context, args)).await,
+            Ok(access) => blocking(move || inspect::run(&context, args, &access)).await,
         };
         Ok(finish(
             "inspect",
@@ -202,9 +275,17 @@ impl StrataMcp {
                 cancellation.cancel();
             })
         };
-        let result = match check_access(&ctx, &graph_name(&args.graph), false) {
+        let result = match check_access(
+            &ctx,
+            &self.context.engine,
+            &graph_name(&args.graph),
+            Need::Read,
+            "query",
+        )
+        .await
+        {
             Err(error) => Err(error),
-            Ok(()) => blocking(move || query::run(&context, args, cancellation)).await,
+            Ok(_) => blocking(move || query::run(&context, args, cancellation)).await,
         };
         watcher.abort();
         Ok(finish("query", &action, started, result.map(|e| (e, None))))
@@ -234,9 +315,17 @@ impl StrataMcp {
             request_state,
             responses,
         };
-        let result = match check_access(&ctx, &graph_name(&args.graph), true) {
+        let result = match check_access(
+            &ctx,
+            &self.context.engine,
+            &graph_name(&args.graph),
+            Need::Write,
+            "rdf",
+        )
+        .await
+        {
             Err(error) => Err(error),
-            Ok(()) => rdf::run(&self.context, &ctx, args, retry).await,
+            Ok(access) => rdf::run(&self.context, &ctx, args, retry, access.admin).await,
         };
         Ok(finish_step("rdf", &action, started, result))
     }
@@ -265,16 +354,24 @@ impl StrataMcp {
             request_state,
             responses,
         };
-        let result = match check_access(&ctx, &graph_name(&args.graph), true) {
+        let result = match check_access(
+            &ctx,
+            &self.context.engine,
+            &graph_name(&args.graph),
+            Need::Write,
+            "commit",
+        )
+        .await
+        {
             Err(error) => Err(error),
-            Ok(()) => commit::run(&self.context, &ctx, args, retry).await,
+            Ok(access) => commit::run(&self.context, &ctx, args, retry, access.admin).await,
         };
         Ok(finish_step("commit", action, started, result))
     }
 
     #[tool(
         name = "configure",
-        description = "Define the ontology that `commit` writes against, stored as RDFS/OWL triples in the graph and versioned like data. Action `define_ontology` adds `types` ({name, super_types}), `relations` ({name, domain, range, cardinality one|many, inverse, symmetric, transitive}) and `fields` ({name, type, value_type bool|i64|f64|date_time|keyword|text, unit, allowed_values, required}). Calling it again with the same definitions changes nothing (`changed: false`). Action `evolve_ontology` applies `changes` ({\"op\": \"rename\", \"kind\": \"type\", \"from\": \"Bug\", \"to\": \"Defect\"}, remove, set_cardinality, set_inverse, set_value_type, set_allowed_values, set_required) and any new types, relations, fields; data follows renames and value-type changes; removals and narrowings ask the person; changes that conflict with data are refused (`ontology_conflict`). `dry_run` reports what would change and the conflicts. Action `publish_schema` publishes SHACL shapes (`shapes`: a Turtle document, or `format` ntriples|nquads|trig) with `desired_mode` off|warn|reject: in warn mode commits land and their violations are reported, in reject mode commits that would leave a violation fail (publishing reject rules asks the person first); `dry_run` checks the shapes, names classes and properties the ontology and data do not know, and counts current records that would violate them. Examples: {\"action\": \"publish_schema\", \"shapes\": \"@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/support/> . ex:TicketShape a sh:NodeShape ; sh:targetClass ex:Ticket ; sh:property [ sh:path ex:status ; sh:minCount 1 ] .\", \"desired_mode\": \"warn\", \"dry_run\": true}; {\"action\": \"define_ontology\", \"types\": [{\"name\": \"Bug\"}, {\"name\": \"Release\"}], \"relations\": [{\"name\": \"FIXED_IN\", \"domain\": \"Bug\", \"range\": \"Release\", \"cardinality\": \"one\"}], \"fields\": [{\"name\": \"severity\", \"type\": \"Bug\", \"value_type\": \"i64\"}]}",
+        description = "Define the ontology that `commit` writes against, stored as RDFS/OWL triples in the graph and versioned like data. Action `define_ontology` adds `types` ({name, super_types}), `relations` ({name, domain, range, cardinality one|many, inverse, symmetric, transitive}) and `fields` ({name, type, value_type bool|i64|f64|date_time|keyword|text, unit, allowed_values, required}). Calling it again with the same definitions changes nothing (`changed: false`). Action `evolve_ontology` applies `changes` ({\"op\": \"rename\", \"kind\": \"type\", \"from\": \"Bug\", \"to\": \"Defect\"}, remove, set_cardinality, set_inverse, set_value_type, set_allowed_values, set_required) and any new types, relations, fields; data follows renames and value-type changes; removals and narrowings ask the person; changes that conflict with data are refused (`ontology_conflict`). `dry_run` reports what would change and the conflicts. Action `publish_schema` (over HTTP, an API key with the admin scope) publishes SHACL shapes (`shapes`: a Turtle document, or `format` ntriples|nquads|trig) with `desired_mode` off|warn|reject: in warn mode commits land and their violations are reported, in reject mode commits that would leave a violation fail (publishing reject rules asks the person first); `dry_run` checks the shapes, names classes and properties the ontology and data do not know, and counts current records that would violate them. Examples: {\"action\": \"publish_schema\", \"shapes\": \"@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/support/> . ex:TicketShape a sh:NodeShape ; sh:targetClass ex:Ticket ; sh:property [ sh:path ex:status ; sh:minCount 1 ] .\", \"desired_mode\": \"warn\", \"dry_run\": true}; {\"action\": \"define_ontology\", \"types\": [{\"name\": \"Bug\"}, {\"name\": \"Release\"}], \"relations\": [{\"name\": \"FIXED_IN\", \"domain\": \"Bug\", \"range\": \"Release\", \"cardinality\": \"one\"}], \"fields\": [{\"name\": \"severity\", \"type\": \"Bug\", \"value_type\": \"i64\"}]}",
         input_schema = input_schema::<ConfigureArgs>(),
         output_schema = schema_for_output::<Envelope>(),
         annotations(read_only_hint = false, idempotent_hint = false, destructive_hint = true, open_world_hint = false)
@@ -296,16 +393,31 @@ impl StrataMcp {
             request_state,
             responses,
         };
-        let result = match check_access(&ctx, &graph_name(&args.graph), true) {
+        // Shapes decide how every later write is judged: publishing them is the admin's.
+        let (need, what) = match args.action {
+            configure::ConfigureAction::PublishSchema => {
+                (Need::Admin, "configure action publish_schema")
+            }
+            _ => (Need::Write, "configure"),
+        };
+        let result = match check_access(
+            &ctx,
+            &self.context.engine,
+            &graph_name(&args.graph),
+            need,
+            what,
+        )
+        .await
+        {
             Err(error) => Err(error),
-            Ok(()) => configure::run(&self.context, &ctx, args, retry).await,
+            Ok(access) => configure::run(&self.context, &ctx, args, retry, access.admin).await,
         };
         Ok(finish_step("configure", &action, started, result))
     }
 
     #[tool(
         name = "embeddings",
-        description = "Make classes searchable by meaning and keywords, then search them with `query` mode `search` (or `search:` patterns in SPARQL). Action `declare` ({class, from, exclude?, name?}): `class` is an ontology type name or any class IRI (RDF data too, e.g. http://purl.org/dc/terms/BibliographicResource); `from` lists the fields and links whose values make each record's text (ontology names or property IRIs such as http://purl.org/dc/terms/title; a link contributes its target's label; the record's label always comes first); the declaration is versioned in the log and the index (HNSW embeddings + BM25) builds in the background. `list` shows every index with its state, progress, records and lag behind the head; `get` one (`name`); `preview` the exact text of sample records (no model call; give `class`+`from` to try a recipe, or `name`); `refresh` re-embeds every record; `delete` removes a declaration and its index (asks the person first). Example: {\"action\": \"declare\", \"class\": \"http://example.org/support/Ticket\", \"from\": [\"http://www.w3.org/2000/01/rdf-schema#label\", \"http://example.org/support/reportedAs\"]}",
+        description = "Make classes searchable by meaning and keywords, then search them with `query` mode `search` (or `search:` patterns in SPARQL). Action `declare` ({class, from, exclude?, name?}): `class` is an ontology type name or any class IRI (RDF data too, e.g. http://purl.org/dc/terms/BibliographicResource); `from` lists the fields and links whose values make each record's text (ontology names or property IRIs such as http://purl.org/dc/terms/title; a link contributes its target's label; the record's label always comes first); the declaration is versioned in the log and the index (HNSW embeddings + BM25) builds in the background. `list` shows every index with its state, progress, records and lag behind the head; `get` one (`name`); `preview` the exact text of sample records (no model call; give `class`+`from` to try a recipe, or `name`); `refresh` re-embeds every record; `delete` removes a declaration and its index (asks the person first). Over HTTP, `declare`, `refresh` and `delete` need an API key with the admin scope. Example: {\"action\": \"declare\", \"class\": \"http://example.org/support/Ticket\", \"from\": [\"http://www.w3.org/2000/01/rdf-schema#label\", \"http://example.org/support/reportedAs\"]}",
         input_schema = input_schema::<search::EmbeddingsArgs>(),
         output_schema = schema_for_output::<Envelope>(),
         annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = true, open_world_hint = false)
@@ -323,15 +435,29 @@ impl StrataMcp {
             Err(error) => return Ok(finish_step("embeddings", "?", started, Err(error))),
         };
         let action = format!("{:?}", args.action).to_lowercase();
-        let writes = !matches!(
-            args.action,
+        // Declarations live in a control graph and decide what gets indexed: changing
+        // them (or rebuilding an index) is the admin's; reading them is anyone's.
+        let need = match args.action {
             search::EmbeddingsAction::List
-                | search::EmbeddingsAction::Get
-                | search::EmbeddingsAction::Preview
-        );
-        if let Err(error) = check_access(&ctx, &graph_name(&args.graph), writes) {
-            return Ok(finish_step("embeddings", &action, started, Err(error)));
-        }
+            | search::EmbeddingsAction::Get
+            | search::EmbeddingsAction::Preview => Need::Read,
+            search::EmbeddingsAction::Declare
+            | search::EmbeddingsAction::Delete
+            | search::EmbeddingsAction::Refresh => Need::Admin,
+        };
+        let what = format!("embeddings action {action}");
+        let access = match check_access(
+            &ctx,
+            &self.context.engine,
+            &graph_name(&args.graph),
+            need,
+            &what,
+        )
+        .await
+        {
+            Ok(access) => access,
+            Err(error) => return Ok(finish_step("embeddings", &action, started, Err(error))),
+        };
         let mut approved_by = None;
         if args.action == search::EmbeddingsAction::Delete {
             let graph = graph_name(&args.graph);
@@ -367,7 +493,8 @@ impl StrataMcp {
             args.action,
             search::EmbeddingsAction::Declare | search::EmbeddingsAction::Delete
         );
-        let result = blocking(move || search::embeddings(&context, &args))
+        let admin = access.admin;
+        let result = blocking(move || search::embeddings(&context, &args, admin))
             .await
             .map(|envelope| Step::Done(envelope, approved_by));
         if changes_searchable && result.is_ok() {
@@ -402,9 +529,12 @@ impl ServerHandler for StrataMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
         let engine = self.context.engine.clone();
-        let searchable = tokio::task::spawn_blocking(move || search::searchable_summary(&engine))
-            .await
-            .unwrap_or_default();
+        let access = access_of(&context);
+        let searchable = tokio::task::spawn_blocking(move || {
+            search::searchable_summary(&engine, |graph| access.sees(graph))
+        })
+        .await
+        .unwrap_or_default();
         let mut tools = self.tool_router.list_all();
         if !searchable.is_empty() {
             for tool in &mut tools {

@@ -23,7 +23,8 @@ pub const IMPORT_LIMIT_BYTES: usize = 16 << 20;
 #[serde(deny_unknown_fields)]
 pub struct RdfArgs {
     pub action: RdfAction,
-    /// The graph to write (default `main`; created by the first write).
+    /// The graph to write (default `main`; created by the first write, which over HTTP
+    /// needs an API key with the admin scope).
     #[serde(default)]
     pub graph: Option<String>,
     /// `import`: the document text.
@@ -87,27 +88,30 @@ fn outcome_envelope(graph: &str, outcome: &CommitOutcome, what: &str) -> Envelop
     )
 }
 
-fn request(args: &RdfArgs) -> CommitRequest {
+fn request(args: &RdfArgs, admin: bool) -> CommitRequest {
     CommitRequest {
         author: Some("mcp".into()),
         message: args.message.clone(),
         observed_at: None,
         idempotency_key: args.idempotency_key.clone(),
+        admin,
     }
 }
 
-/// Runs the tool: blocking engine work on blocking threads, approval in between.
+/// Runs the tool: blocking engine work on blocking threads, approval in between. `admin`:
+/// the caller holds the admin scope (may create the graph, change control graphs).
 pub async fn run(
     ctx: &Context,
     request_ctx: &RequestContext<RoleServer>,
     args: RdfArgs,
     retry: approval::Retry,
+    admin: bool,
 ) -> Result<Step, ApiError> {
     match args.action {
-        RdfAction::Import => import(ctx, request_ctx, args)
+        RdfAction::Import => import(ctx, request_ctx, args, admin)
             .await
             .map(|e| Step::Done(e, None)),
-        RdfAction::Update => update(ctx, request_ctx, args, retry).await,
+        RdfAction::Update => update(ctx, request_ctx, args, retry, admin).await,
     }
 }
 
@@ -115,6 +119,7 @@ async fn import(
     ctx: &Context,
     request_ctx: &RequestContext<RoleServer>,
     args: RdfArgs,
+    admin: bool,
 ) -> Result<Envelope, ApiError> {
     let content = args.content.clone().ok_or_else(|| {
         ApiError::invalid_argument("content", "give the document text in `content`")
@@ -154,7 +159,8 @@ async fn import(
         into_graph,
         source_name: "content".into(),
     };
-    let commit_request = request(&args);
+    let commit_request = request(&args, admin);
+    commit_request.check_target(options.into_graph.as_ref())?;
     let engine = ctx.engine.clone();
     let name = graph.clone();
     // With a progress token, parsed-quad counts go to the client as progress notifications.
@@ -170,7 +176,7 @@ async fn import(
         })
     });
     let outcome = blocking(move || {
-        let graph = engine.graph_or_create(&name)?;
+        let graph = engine.graph_to_write(&name, admin)?;
         let document = graph.parse_document(content.as_bytes(), &options, |n| {
             let _ = progress_sender.send(n);
         })?;
@@ -188,6 +194,7 @@ async fn update(
     request_ctx: &RequestContext<RoleServer>,
     args: RdfArgs,
     retry: approval::Retry,
+    admin: bool,
 ) -> Result<Step, ApiError> {
     let text = args
         .sparql
@@ -203,7 +210,7 @@ async fn update(
         crate::sparql::parse_update(&preview_text, None)
             .map_err(crate::engine::EngineError::from)?;
         let existed = engine.graph_names().iter().any(|g| g.as_str() == name);
-        let graph = engine.graph_or_create(&name)?;
+        let graph = engine.graph_to_write(&name, admin)?;
         let preview = graph.preview_update(&preview_text, None, &UpdateOptions::default())?;
         let removed = graph.quads_of(&preview.deletes[..preview.deletes.len().min(20)]);
         if !existed && preview.inserts.is_empty() && preview.deletes.is_empty() {
@@ -214,6 +221,13 @@ async fn update(
         Ok((preview, removed))
     })
     .await?;
+    // Refused before the person is asked anything: the commit would be refused anyway.
+    if !admin && let Some(graph) = preview.control_graphs.first() {
+        return Err(crate::engine::EngineError::ControlGraphRefused {
+            graph: (*graph).to_owned(),
+        }
+        .into());
+    }
     if preview.inserts.is_empty() && preview.deletes.is_empty() && args.idempotency_key.is_none() {
         let outcome = CommitOutcome {
             commit_seq: None,
@@ -229,12 +243,12 @@ async fn update(
             None,
         ));
     }
-    let commit_request = request(&args);
+    let commit_request = request(&args, admin);
     let engine = ctx.engine.clone();
     let name = graph.clone();
     if preview.deletes.is_empty() {
         let outcome = blocking(move || {
-            let graph = engine.graph_or_create(&name)?;
+            let graph = engine.graph_to_write(&name, admin)?;
             Ok(graph.update(&text, None, &UpdateOptions::default(), &commit_request)?)
         })
         .await?;
@@ -257,7 +271,7 @@ async fn update(
     };
     let allowed: FxHashSet<_> = preview.deletes.iter().copied().collect();
     let outcome = blocking(move || {
-        let graph = engine.graph_or_create(&name)?;
+        let graph = engine.graph_to_write(&name, admin)?;
         Ok(graph.update_within(
             &text,
             None,

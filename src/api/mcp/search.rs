@@ -184,10 +184,11 @@ fn status_of(graph: &Graph, name: &str) -> Option<IndexStatus> {
 }
 
 /// The `embeddings` tool (blocking work; approval for `delete` is asked by the caller).
-pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs) -> Result<Envelope, ApiError> {
+/// `admin`: the caller holds the admin scope (declarations live in a control graph).
+pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs, admin: bool) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     match args.action {
-        EmbeddingsAction::Declare => declare(ctx, &name, args),
+        EmbeddingsAction::Declare => declare(ctx, &name, args, admin),
         EmbeddingsAction::List => {
             let graph = ctx.engine.graph(&name)?;
             graph.sync_indexes()?;
@@ -274,6 +275,7 @@ pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs) -> Result<Envelope, ApiE
             let request = CommitRequest {
                 author: Some("mcp".into()),
                 message: Some(format!("delete embedding index {index}")),
+                admin,
                 ..CommitRequest::default()
             };
             let outcome = graph
@@ -360,12 +362,18 @@ fn build_declaration(
     })
 }
 
-fn declare(ctx: &Context, name: &str, args: &EmbeddingsArgs) -> Result<Envelope, ApiError> {
-    let graph = ctx.engine.graph_or_create(name)?;
+fn declare(
+    ctx: &Context,
+    name: &str,
+    args: &EmbeddingsArgs,
+    admin: bool,
+) -> Result<Envelope, ApiError> {
+    let graph = ctx.engine.graph_to_write(name, admin)?;
     let declaration = build_declaration(&graph, name, args)?;
     let request = CommitRequest {
         author: Some("mcp".into()),
         message: Some(format!("declare embedding index {}", declaration.name)),
+        admin,
         ..CommitRequest::default()
     };
     let outcome = graph.declare_embedding(&declaration, &request)?;
@@ -768,10 +776,14 @@ fn literal_for(
 const FIELD_SAMPLE: usize = 200;
 
 /// "Searchable now: …" for the `query` tool's description: per graph and declared class,
-/// its filterable fields with their type and an example value read from the data.
-pub fn searchable_summary(engine: &crate::Engine) -> String {
+/// its filterable fields with their type and an example value read from the data. Only
+/// the graphs `sees` lets through are described (a graph-limited key's own).
+pub fn searchable_summary(engine: &crate::Engine, sees: impl Fn(&str) -> bool) -> String {
     let mut parts = Vec::new();
     for graph_name in engine.graph_names() {
+        if !sees(graph_name.as_str()) {
+            continue;
+        }
         let Ok(graph) = engine.graph(graph_name.as_str()) else {
             continue;
         };
