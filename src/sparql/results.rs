@@ -62,7 +62,31 @@ impl ResultsFormat {
 
 /// Streams results to `out` and returns the number of rows (solutions or triples; 1 for a
 /// boolean). Results are never buffered whole.
+///
+/// A term the format cannot hold (an RDF 1.2 triple term in JSON-LD, a predicate RDF/XML
+/// cannot name) is `Unsupported`, not a write failure: serializers refuse such input with
+/// `InvalidInput` or `InvalidData`, while `out` itself fails with other kinds.
 pub fn write_results(
+    results: QueryResults<'static>,
+    format: ResultsFormat,
+    out: impl Write,
+) -> Result<u64, QueryError> {
+    write_all(results, format, out).map_err(|error| match error {
+        QueryError::Io(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData
+            ) =>
+        {
+            QueryError::Unsupported(format!(
+                "these results cannot be written as {format:?}: {e}"
+            ))
+        }
+        other => other,
+    })
+}
+
+fn write_all(
     results: QueryResults<'static>,
     format: ResultsFormat,
     out: impl Write,

@@ -11,8 +11,9 @@
 //! recognisable operation go by the test's name). Graph Store requests (`/gsp?…`) go to
 //! `/store?…`, and direct identification (`/gsp/person/1.ttl`) to `/store/person/1.ttl`.
 //!
-//! Needs `../shared/data` (the W3C test suites); without it the tests print a SKIP line
-//! and pass.
+//! The manifests are vendored in `tests/data/w3c` (see its README); a missing suite fails.
+//! Tests that fail today are listed by test IRI with their reason (`KNOWN_*_FAILURES`,
+//! empty today): any other failure fails, and so does a listed test that passes.
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
@@ -34,55 +35,50 @@ const HT: &str = "http://www.w3.org/2011/http#";
 const HTS: &str = "http://www.w3.org/2011/http-statusCodes#";
 const CNT: &str = "http://www.w3.org/2011/content#";
 
-/// Protocol tests that fail today (a failure outside this list fails the test; a listed
-/// test that starts passing is reported so the list can shrink).
-const KNOWN_PROTOCOL_FAILURES: &[&str] = &[];
+/// Protocol tests that fail today, by test IRI, with the reason: none. A failure outside
+/// the list fails the test; so does a listed test that passes, so the list stays true.
+const KNOWN_PROTOCOL_FAILURES: &[(&str, &str)] = &[];
 
-/// Graph Store Protocol tests that fail today (see `KNOWN_PROTOCOL_FAILURES`).
-const KNOWN_GSP_FAILURES: &[&str] = &[];
+/// Graph Store Protocol tests that fail today (see `KNOWN_PROTOCOL_FAILURES`): none.
+const KNOWN_GSP_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
-fn sparql_protocol_manifest_shared_data() {
-    let Some(dir) = suite_dir() else { return };
+fn sparql_protocol_manifest_w3c() {
+    let dir = suite_dir();
     let summary = run_manifest(&dir.join("protocol/manifest.ttl"), Suite::Protocol);
     summary.print("SPARQL 1.1 Protocol");
-    assert_eq!(summary.total(), 34, "the protocol manifest has 34 tests");
-    summary.check_known(KNOWN_PROTOCOL_FAILURES);
-    // Oxigraph's server passes 21 of 34; Strata passes all.
-    assert_eq!(summary.passed.len(), 34, "{} passed", summary.passed.len());
+    // Oxigraph's server passes 21 of 34.
+    summary.check("SPARQL 1.1 Protocol", 34, KNOWN_PROTOCOL_FAILURES);
 }
 
 #[test]
-fn graph_store_protocol_manifest_shared_data() {
-    let Some(dir) = suite_dir() else { return };
+fn graph_store_protocol_manifest_w3c() {
+    let dir = suite_dir();
     let summary = run_manifest(
         &dir.join("graph-store-protocol/manifest.ttl"),
         Suite::GraphStore,
     );
     summary.print("SPARQL 1.1 Graph Store HTTP Protocol");
-    assert_eq!(
-        summary.total(),
+    // Oxigraph's server passes 9 of 13.
+    summary.check(
+        "SPARQL 1.1 Graph Store HTTP Protocol",
         13,
-        "the graph store manifests have 13 tests"
+        KNOWN_GSP_FAILURES,
     );
-    summary.check_known(KNOWN_GSP_FAILURES);
-    // Oxigraph's server passes 9 of 13; Strata passes all.
-    assert_eq!(summary.passed.len(), 13, "{} passed", summary.passed.len());
 }
 
-/// `../shared/data/w3c/rdf-tests/sparql/sparql11`, or `None` (with a SKIP line) if absent.
-fn suite_dir() -> Option<PathBuf> {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    let dir = data.join("w3c/rdf-tests/sparql/sparql11");
-    if dir.join("protocol/manifest.ttl").is_file() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIP w3c_protocol: {} is missing (the W3C test suites are not available)",
-            dir.display()
-        );
-        None
-    }
+/// The vendored `tests/data/w3c/rdf-tests/sparql/sparql11`. Missing data fails the test.
+fn suite_dir() -> PathBuf {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/w3c/rdf-tests/sparql/sparql11");
+    assert!(
+        dir.join("protocol/manifest.ttl").is_file()
+            && dir.join("graph-store-protocol/manifest.ttl").is_file(),
+        "the W3C protocol test suites are missing under {} (they are vendored in \
+         tests/data/w3c; see its README)",
+        dir.display()
+    );
+    dir
 }
 
 // ---------------------------------------------------------------------------------------
@@ -116,20 +112,48 @@ impl Summary {
         }
     }
 
-    /// Fails on a failure that is not in `known`; reports known failures that now pass.
-    fn check_known(&self, known: &[&str]) {
-        let unexpected: Vec<&str> = self
-            .failed
-            .iter()
-            .map(|(id, _)| id.as_str())
-            .filter(|id| !known.contains(id))
-            .collect();
-        for id in known {
-            if self.passed.iter().any(|p| p == id) {
-                println!("  NOTE {id} now passes: remove it from the known failures");
+    /// Fails on a failure that `known` does not list, on a listed test that passes or
+    /// that the suite does not have, on any skip, and on a wrong test count.
+    fn check(&self, label: &str, expected_tests: usize, known: &[(&str, &str)]) {
+        let is_known = |id: &str| known.iter().any(|(iri, _)| *iri == id);
+        let mut problems = Vec::new();
+        for (id, reason) in &self.failed {
+            if !is_known(id) {
+                problems.push(format!("new failure <{id}>: {reason}"));
             }
         }
-        assert!(unexpected.is_empty(), "new failures: {unexpected:?}");
+        for id in &self.passed {
+            if is_known(id) {
+                problems.push(format!(
+                    "listed as a known failure but passes: <{id}>; remove it from the list"
+                ));
+            }
+        }
+        for (iri, _) in known {
+            if !self
+                .passed
+                .iter()
+                .chain(self.failed.iter().map(|(id, _)| id))
+                .any(|id| id == iri)
+            {
+                problems.push(format!("listed test <{iri}> is not in the suite"));
+            }
+        }
+        for (id, reason) in &self.skipped {
+            problems.push(format!("skipped <{id}>: {reason}"));
+        }
+        if self.total() != expected_tests {
+            problems.push(format!(
+                "the manifests list {} tests, {expected_tests} expected",
+                self.total()
+            ));
+        }
+        assert!(
+            problems.is_empty(),
+            "{label}: {} problem(s):\n  {}",
+            problems.len(),
+            problems.join("\n  ")
+        );
     }
 }
 
@@ -146,6 +170,8 @@ enum Suite {
 struct TestCase {
     /// Local name of the test IRI (`query_post_form`).
     id: String,
+    /// The test IRI, as reported and listed.
+    iri: String,
     /// `qt:data`: the default graph.
     data: Option<PathBuf>,
     /// `ut:graphData`: (graph IRI from `rdfs:label`, file).
@@ -283,6 +309,10 @@ fn read_test(graph: &Graph, test: NamedOrBlankNodeRef<'_>) -> TestCase {
             .to_owned(),
         other => other.to_string(),
     };
+    let iri = match test {
+        NamedOrBlankNodeRef::NamedNode(n) => n.as_str().to_owned(),
+        other => other.to_string(),
+    };
     let data =
         object(graph, test, &NamedNode::new_unchecked(format!("{QT}data"))).map(|t| match t {
             TermRef::NamedNode(n) => iri_to_path(n.as_str()),
@@ -316,6 +346,7 @@ fn read_test(graph: &Graph, test: NamedOrBlankNodeRef<'_>) -> TestCase {
     .collect();
     TestCase {
         id,
+        iri,
         data,
         graph_data,
         requests,
@@ -412,12 +443,12 @@ fn run_manifest(path: &Path, suite: Suite) -> Summary {
     let mut summary = Summary::default();
     for test in &tests {
         if let Some(reason) = skip_reason(test, suite) {
-            summary.skipped.push((test.id.clone(), reason));
+            summary.skipped.push((test.iri.clone(), reason));
             continue;
         }
         match run_test(test, suite) {
-            Ok(()) => summary.passed.push(test.id.clone()),
-            Err(reason) => summary.failed.push((test.id.clone(), reason)),
+            Ok(()) => summary.passed.push(test.iri.clone()),
+            Err(reason) => summary.failed.push((test.iri.clone(), reason)),
         }
     }
     summary

@@ -1,5 +1,5 @@
 //! What every request goes through: Host and Origin allow-lists (DNS-rebinding
-//! protection), the request timeout, metrics and one log line.
+//! protection), the request timeout, coded error bodies, metrics and one log line.
 
 use std::time::Instant;
 
@@ -101,10 +101,13 @@ fn strip_port(host: &str) -> &str {
     }
 }
 
-/// Bounds the time to a response head (408), counts and logs the request.
+/// Bounds the time to a response head (408), gives axum's own error answers a coded JSON
+/// body, counts and logs the request.
 pub async fn observe(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().to_string();
+    // The MCP transport answers its own errors (JSON-RPC, SSE).
+    let is_mcp = request.uri().path().starts_with("/mcp");
     let route = request
         .extensions()
         .get::<MatchedPath>()
@@ -118,6 +121,11 @@ pub async fn observe(State(state): State<AppState>, request: Request, next: Next
             format!("no response within {timeout:?}"),
         )
         .into_response(),
+    };
+    let response = if is_mcp {
+        response
+    } else {
+        coded(response).await
     };
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
@@ -133,6 +141,48 @@ pub async fn observe(State(state): State<AppState>, request: Request, next: Next
         "request"
     );
     response
+}
+
+/// axum answers some malformed requests itself, in plain text (a path segment that is not
+/// UTF-8, say): such an answer gets the JSON body `{"error": {"code", "message"}}` of every
+/// other error, keeping its status and headers.
+async fn coded(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+        .unwrap_or_default();
+    let code = match status {
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::NOT_ACCEPTABLE => "not_acceptable",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::REQUEST_TIMEOUT => "request_timeout",
+        s if s.is_server_error() => "internal",
+        _ => "invalid_argument",
+    };
+    let message = if text.is_empty() {
+        status.canonical_reason().unwrap_or("error").to_owned()
+    } else {
+        text
+    };
+    let mut coded = HttpError::new(status, code, message).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            coded.headers_mut().append(name, value.clone());
+        }
+    }
+    coded
 }
 
 #[cfg(test)]

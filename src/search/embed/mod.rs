@@ -123,7 +123,7 @@ impl Embedder for MiniLmEmbedder {
 mod tests {
     use super::*;
 
-    /// The default model against the golden vectors of `../shared/data/embeddings`
+    /// The default model against the golden vectors of `tests/data/embeddings`
     /// (float64 reference forward pass). Skips when the model was not fetched, unless
     /// `STRATA_REQUIRE_MODEL=1` (CI fetches it).
     #[test]
@@ -143,11 +143,9 @@ mod tests {
                 return;
             }
         };
-        let data = root.join("../shared/data/embeddings");
-        let Ok(golden) = std::fs::read_to_string(data.join("minilm-golden.json")) else {
-            println!("SKIP: no golden vectors in {}", data.display());
-            return;
-        };
+        let path = root.join("tests/data/embeddings/minilm-golden.json");
+        let golden = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("the golden vectors {}: {e}", path.display()));
         let golden: serde_json::Value = serde_json::from_str(&golden).unwrap();
         let golden = golden.as_object().unwrap();
         let texts: Vec<&str> = golden.keys().map(String::as_str).collect();
