@@ -128,7 +128,9 @@ impl From<EngineError> for ApiError {
             EngineError::GraphExists { .. } => (ErrorCode::GraphExists, Some("name")),
             EngineError::CommitNotFound { .. } => (ErrorCode::CommitNotFound, Some("as_of")),
             EngineError::NoCommitAtTime { .. } => (ErrorCode::CommitNotFound, Some("as_of_time")),
-            EngineError::RdfSyntax { .. } => (ErrorCode::InvalidRdf, None),
+            EngineError::RdfSyntax { .. } | EngineError::UnreadableDocument { .. } => {
+                (ErrorCode::InvalidRdf, None)
+            }
             EngineError::Query(query) => match query {
                 QueryError::Syntax(_) => (ErrorCode::InvalidSparql, None),
                 QueryError::Evaluation(_) => (ErrorCode::QueryFailed, None),

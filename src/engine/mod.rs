@@ -14,7 +14,7 @@ mod write;
 
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
-pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, parse_triples};
+pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
 pub use search::{
     EXACT_MAX_CANDIDATES, IndexProgress, IndexStatus, MAX_K, SearchHit, SearchOutcome,

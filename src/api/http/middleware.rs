@@ -11,10 +11,16 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::error::HttpError;
 
-/// Rejects requests whose Host or Origin is not allowed (403).
+/// Rejects requests whose Host or Origin is not allowed (403), and requests whose
+/// declared `Content-Length` is over the body limit (413, before the body is read).
 pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if let Err(error) = check_host_and_origin(&state, &request) {
         return error.into_response();
+    }
+    if axum::body::HttpBody::size_hint(request.body()).lower()
+        > state.config.body_limit_bytes as u64
+    {
+        return super::params::too_large(state.config.body_limit_bytes).into_response();
     }
     next.run(request).await
 }
