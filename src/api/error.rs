@@ -136,7 +136,9 @@ impl From<EngineError> for ApiError {
             EngineError::ControlGraphRefused { .. } => (ErrorCode::Forbidden, None),
             EngineError::CommitNotFound { .. } => (ErrorCode::CommitNotFound, Some("as_of")),
             EngineError::NoCommitAtTime { .. } => (ErrorCode::CommitNotFound, Some("as_of_time")),
-            EngineError::RdfSyntax { .. } => (ErrorCode::InvalidRdf, None),
+            EngineError::RdfSyntax { .. } | EngineError::UnreadableDocument { .. } => {
+                (ErrorCode::InvalidRdf, None)
+            }
             EngineError::Query(query) => match query {
                 QueryError::Syntax(_) => (ErrorCode::InvalidSparql, None),
                 QueryError::Evaluation(_) => (ErrorCode::QueryFailed, None),

@@ -42,6 +42,14 @@ pub enum EngineError {
         position: Option<(u64, u64)>,
         message: String,
     },
+    /// The bytes of a document could not be decoded (a corrupt `.gz` file, bad UTF-8 the
+    /// parser reports as an I/O error): bad input, like a syntax error.
+    #[error("cannot read {source_name} as {format}: {message}")]
+    UnreadableDocument {
+        source_name: String,
+        format: String,
+        message: String,
+    },
     #[error(transparent)]
     Query(#[from] QueryError),
     #[error(

@@ -4,9 +4,11 @@
 //! Memory stays near 16 bytes per quad (its four term ids) plus the dictionary, whatever
 //! the size of the document.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
+use std::rc::Rc;
 
 use oxrdfio::{RdfFormat, RdfParseError, RdfParser};
 use sha2::{Digest, Sha256};
@@ -14,7 +16,7 @@ use sha2::{Digest, Sha256};
 use super::error::EngineError;
 use super::graph::Graph;
 use super::write::{CommitOutcome, CommitRequest};
-use crate::model::{BlankNode, NamedNode, RdfGraphName, with_fresh_blank_nodes};
+use crate::model::{BlankNode, NamedNode, Quad, RdfGraphName, with_fresh_blank_nodes};
 
 /// A document format Strata imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,15 +118,6 @@ impl Graph {
         options: &ImportOptions,
         mut progress: impl FnMut(u64),
     ) -> Result<ParsedDocument, EngineError> {
-        let mut parser = RdfParser::from_format(options.format.0);
-        if let Some(base) = &options.base_iri {
-            parser = parser
-                .with_base_iri(base)
-                .map_err(|e| EngineError::InvalidArgument {
-                    param: "base_iri".into(),
-                    message: e.to_string(),
-                })?;
-        }
         let mut fresh: HashMap<BlankNode, BlankNode> = HashMap::new();
         // The digest of the source bytes identifies the content for idempotent retries.
         let mut reader = HashingReader {
@@ -133,8 +126,8 @@ impl Graph {
         };
         let mut keys = Vec::new();
         let dict = self.store.dict();
-        for quad in parser.for_reader(&mut reader) {
-            let quad = quad.map_err(|e| syntax_error(e, options))?;
+        for quad in quads(&mut reader, options)? {
+            let quad = quad?;
             let mut quad = with_fresh_blank_nodes(quad, &mut fresh);
             if let (Some(graph), RdfGraphName::DefaultGraph) =
                 (&options.into_graph, &quad.graph_name)
@@ -241,19 +234,10 @@ pub fn parse_triples(
     options: &ImportOptions,
     fresh: Option<&mut HashMap<BlankNode, BlankNode>>,
 ) -> Result<Vec<crate::model::Triple>, EngineError> {
-    let mut parser = RdfParser::from_format(options.format.0);
-    if let Some(base) = &options.base_iri {
-        parser = parser
-            .with_base_iri(base)
-            .map_err(|e| EngineError::InvalidArgument {
-                param: "base_iri".into(),
-                message: e.to_string(),
-            })?;
-    }
     let mut fresh = fresh;
     let mut triples = Vec::new();
-    for quad in parser.for_reader(reader) {
-        let quad = quad.map_err(|e| syntax_error(e, options))?;
+    for quad in quads(reader, options)? {
+        let quad = quad?;
         let quad = match fresh.as_deref_mut() {
             Some(map) => with_fresh_blank_nodes(quad, map),
             None => quad,
@@ -261,6 +245,166 @@ pub fn parse_triples(
         triples.push(crate::model::Triple::from(quad));
     }
     Ok(triples)
+}
+
+/// Decompresses a gzip stream (concatenated members too); bytes that are not gzip are an
+/// `InvalidData` error saying so, which the parsers report as unreadable input.
+pub fn gunzip<R: Read>(reader: R) -> impl Read {
+    struct Gunzip<R: Read>(flate2::read::MultiGzDecoder<R>);
+    impl<R: Read> Read for Gunzip<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0.read(buf).map_err(|error| match error.kind() {
+                std::io::ErrorKind::InvalidInput
+                | std::io::ErrorKind::InvalidData
+                | std::io::ErrorKind::UnexpectedEof => std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("not valid gzip ({error})"),
+                ),
+                _ => error,
+            })
+        }
+    }
+    Gunzip(flate2::read::MultiGzDecoder::new(reader))
+}
+
+/// The quads of a document, errors converted (with their position when known).
+fn quads<'a, R: Read + 'a>(
+    reader: R,
+    options: &'a ImportOptions,
+) -> Result<Box<dyn Iterator<Item = Result<Quad, EngineError>> + 'a>, EngineError> {
+    let bad_base = |e: oxiri::IriParseError| EngineError::InvalidArgument {
+        param: "base_iri".into(),
+        message: e.to_string(),
+    };
+    if options.format.0 == RdfFormat::RdfXml {
+        let mut parser = oxrdfxml::RdfXmlParser::new();
+        if let Some(base) = &options.base_iri {
+            parser = parser.with_base_iri(base).map_err(bad_base)?;
+        }
+        let lines = Rc::new(RefCell::new(Lines::default()));
+        let parser = parser.for_reader(LineTracking {
+            inner: reader,
+            lines: lines.clone(),
+        });
+        return Ok(Box::new(RdfXmlQuads {
+            parser,
+            lines,
+            options,
+        }));
+    }
+    let mut parser = RdfParser::from_format(options.format.0);
+    if let Some(base) = &options.base_iri {
+        parser = parser.with_base_iri(base).map_err(bad_base)?;
+    }
+    Ok(Box::new(parser.for_reader(reader).map(move |quad| {
+        quad.map_err(|e| syntax_error(e, options))
+    })))
+}
+
+/// RDF/XML triples as default-graph quads. oxrdfxml's errors carry no position, but its
+/// reader knows how far it read: the error is placed at the last byte of the XML event
+/// being read (the tag or text at fault, or the one just before a malformed one).
+struct RdfXmlQuads<'a, R: Read> {
+    parser: oxrdfxml::ReaderRdfXmlParser<LineTracking<R>>,
+    lines: Rc<RefCell<Lines>>,
+    options: &'a ImportOptions,
+}
+
+impl<R: Read> Iterator for RdfXmlQuads<'_, R> {
+    type Item = Result<Quad, EngineError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(match self.parser.next()? {
+            Ok(triple) => Ok(triple.in_graph(RdfGraphName::DefaultGraph)),
+            Err(oxrdfxml::RdfXmlParseError::Syntax(error)) => {
+                let offset = self.parser.buffer_position().saturating_sub(1);
+                Err(EngineError::RdfSyntax {
+                    source_name: self.options.source_name.clone(),
+                    format: self.options.format.name().to_owned(),
+                    position: self.lines.borrow().position(offset),
+                    message: error.to_string(),
+                })
+            }
+            Err(oxrdfxml::RdfXmlParseError::Io(error)) => Err(read_error(error, self.options)),
+        })
+    }
+}
+
+/// Bytes kept to place a byte offset on a line: the parser reads ahead of its position by
+/// at most its buffer (8 KiB) and one XML event.
+const LINE_WINDOW: usize = 64 << 10;
+
+/// The recent bytes of a document and the number of lines before them, to turn a byte
+/// offset near the read position into a line and column.
+#[derive(Default)]
+struct Lines {
+    window: Vec<u8>,
+    window_start: u64,
+    lines_before: u64,
+}
+
+impl Lines {
+    fn record(&mut self, bytes: &[u8]) {
+        self.window.extend_from_slice(bytes);
+        if self.window.len() > 4 * LINE_WINDOW {
+            let dropped = self.window.len() - LINE_WINDOW;
+            self.lines_before += count_newlines(&self.window[..dropped]);
+            self.window.drain(..dropped);
+            self.window_start += dropped as u64;
+        }
+    }
+
+    /// The 1-based line and column (in characters) of the byte at `offset`.
+    fn position(&self, offset: u64) -> Option<(u64, u64)> {
+        let end = usize::try_from(offset.checked_sub(self.window_start)?)
+            .ok()?
+            .min(self.window.len());
+        let before = &self.window[..end];
+        let line = self.lines_before + count_newlines(before) + 1;
+        let line_start = match before.iter().rposition(|&b| b == b'\n') {
+            Some(i) => i + 1,
+            None if self.window_start == 0 => 0,
+            None => return None,
+        };
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count() as u64
+            + 1;
+        Some((line, column))
+    }
+}
+
+fn count_newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// Passes bytes on, keeping the recent ones in `lines`.
+struct LineTracking<R> {
+    inner: R,
+    lines: Rc<RefCell<Lines>>,
+}
+
+impl<R: Read> Read for LineTracking<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.lines.borrow_mut().record(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// An I/O error while reading a document: undecodable bytes are bad input
+/// (`invalid_rdf`), anything else a real I/O failure.
+fn read_error(error: std::io::Error, options: &ImportOptions) -> EngineError {
+    match error.kind() {
+        std::io::ErrorKind::InvalidData
+        | std::io::ErrorKind::InvalidInput
+        | std::io::ErrorKind::UnexpectedEof => EngineError::UnreadableDocument {
+            source_name: options.source_name.clone(),
+            format: options.format.name().to_owned(),
+            message: error.to_string(),
+        },
+        _ => EngineError::io(Path::new(&options.source_name), error),
+    }
 }
 
 fn syntax_error(error: RdfParseError, options: &ImportOptions) -> EngineError {
@@ -282,7 +426,7 @@ fn syntax_error(error: RdfParseError, options: &ImportOptions) -> EngineError {
                 }
             },
         },
-        RdfParseError::Io(error) => EngineError::io(Path::new(&options.source_name), error),
+        RdfParseError::Io(error) => read_error(error, options),
     }
 }
 
@@ -297,5 +441,141 @@ impl<R: Read> Read for HashingReader<R> {
         let n = self.inner.read(buf)?;
         self.hasher.update(&buf[..n]);
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::error::{ApiError, ErrorCode};
+
+    fn options(format: RdfFormat, name: &str) -> ImportOptions {
+        ImportOptions {
+            format: ImportFormat(format),
+            base_iri: None,
+            into_graph: None,
+            source_name: name.into(),
+        }
+    }
+
+    const RDF_XML_HEAD: &str = "<?xml version=\"1.0\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns:ex=\"http://e/\">\n";
+
+    fn rdf_xml_error(document: &str) -> EngineError {
+        parse_triples(
+            document.as_bytes(),
+            &options(RdfFormat::RdfXml, "doc.rdf"),
+            None,
+        )
+        .expect_err("the document is invalid")
+    }
+
+    #[test]
+    fn rdf_xml_syntax_errors_carry_line_and_column() {
+        // A mismatched end tag: placed at its last byte.
+        let error = rdf_xml_error(&format!(
+            "{RDF_XML_HEAD}  <rdf:Description rdf:about=\"http://e/a\">\n    <ex:p>one</ex:p>\n    <ex:q>two</ex:r>\n  </rdf:Description>\n</rdf:RDF>\n"
+        ));
+        assert!(
+            matches!(
+                &error,
+                EngineError::RdfSyntax {
+                    position: Some((5, 20)),
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().contains("doc.rdf at line 5, column 20"),
+            "{error}"
+        );
+        // An RDF-level error (a bad IRI): placed at the end of the tag holding it, with
+        // columns counted in characters.
+        let error = rdf_xml_error(&format!(
+            "{RDF_XML_HEAD}  <rdf:Description rdf:about=\"http://e/é\">\n    <ex:p rdf:resource=\"http://[bad\"/>\n  </rdf:Description>\n</rdf:RDF>\n"
+        ));
+        assert!(
+            matches!(
+                error,
+                EngineError::RdfSyntax {
+                    position: Some((4, 38)),
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn rdf_xml_error_positions_hold_deep_into_long_documents() {
+        // Far more than the parser's buffer and the kept window, so lines are counted
+        // across dropped bytes.
+        let mut document = RDF_XML_HEAD.to_owned();
+        for i in 0..20_000 {
+            document.push_str(&format!(
+                "  <rdf:Description rdf:about=\"http://e/s{i}\"><ex:p>ünïcode {i}</ex:p></rdf:Description>\n"
+            ));
+        }
+        document.push_str("  <rdf:Description rdf:about=\"http://e/x\"><ex:p>x</ex:q></rdf:Description>\n</rdf:RDF>\n");
+        assert!(document.len() > 8 * LINE_WINDOW);
+        let error = rdf_xml_error(&document);
+        let bad_line = 2 + 20_000 + 1;
+        let column = "  <rdf:Description rdf:about=\"http://e/x\"><ex:p>x</ex:q>"
+            .chars()
+            .count() as u64;
+        assert!(
+            matches!(error, EngineError::RdfSyntax { position: Some((line, col)), .. } if line == bad_line && col == column),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn a_corrupt_gzip_document_is_invalid_rdf_naming_the_file() {
+        let mut compressed = Vec::new();
+        {
+            use std::io::Write;
+            let mut encoder =
+                flate2::write::GzEncoder::new(&mut compressed, flate2::Compression::default());
+            encoder
+                .write_all("<http://e/a> <http://e/b> \"c\" .\n".repeat(100).as_bytes())
+                .unwrap();
+            encoder.finish().unwrap();
+        }
+        let truncated = &compressed[..compressed.len() / 2];
+        for (bytes, name) in [
+            (&b"not gzip at all"[..], "garbage.nt.gz"),
+            (truncated, "truncated.nt.gz"),
+        ] {
+            let error = parse_triples(gunzip(bytes), &options(RdfFormat::NTriples, name), None)
+                .expect_err("corrupt gzip");
+            let error = ApiError::from(error);
+            assert_eq!(error.code, ErrorCode::InvalidRdf, "{error}");
+            assert!(
+                error.message.contains(name) && error.message.contains("not valid gzip"),
+                "{error}"
+            );
+        }
+        let whole = parse_triples(
+            gunzip(&compressed[..]),
+            &options(RdfFormat::NTriples, "ok.nt.gz"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(whole.len(), 100);
+    }
+
+    #[test]
+    fn a_failing_reader_is_an_io_error_not_bad_input() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::PermissionDenied.into())
+            }
+        }
+        for format in [RdfFormat::Turtle, RdfFormat::RdfXml] {
+            let error = parse_triples(Failing, &options(format, "locked.ttl"), None)
+                .expect_err("the reader fails");
+            assert!(matches!(error, EngineError::Io { .. }), "{error:?}");
+        }
     }
 }

@@ -15,7 +15,7 @@ mod write;
 
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
-pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, parse_triples};
+pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
 pub use repair::{CheckpointCheck, GraphCheck, RepairPlan};
 pub use search::{

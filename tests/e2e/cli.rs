@@ -387,7 +387,7 @@ fn bad_arguments_get_one_clear_error_and_change_nothing() {
         "{stderr}"
     );
     let as_of = strata.run(&["query", "ASK {}", "--as-of", "abc"]);
-    assert!(as_of.fails_with(1).contains("--as-of"));
+    assert!(as_of.fails_with(2).contains("--as-of"));
     let too_far = strata.run(&["query", "ASK {}", "--as-of", "7"]);
     assert!(too_far.fails_with(1).contains("commits are 1..=1"));
     let format = strata.run(&["query", "ASK {}", "--format", "yaml"]);
@@ -480,4 +480,86 @@ fn serve_loads_the_demo_graph_once_and_prints_a_working_curl_line() {
     );
     drop(again);
     assert_eq!(strata.n_commits("main"), 2);
+}
+
+#[test]
+fn malformed_commit_numbers_and_moments_are_usage_errors_exiting_2() {
+    let strata = Strata::new();
+    let file = strata.file("a.nt", "<http://e/a> <http://e/b> \"c\" .\n");
+    strata.run(&["import", file.to_str().unwrap()]).ok();
+    for args in [
+        &["query", "ASK {}", "--as-of", "abc"][..],
+        &["query", "ASK {}", "--as-of-time", "yesterday"],
+        &["export", "--as-of", "3rd"],
+        &["diff", "1", "latest"],
+        &["update", "INSERT DATA {}", "--observed-at", "noon"],
+        &["validate", "--as-of", "first"],
+        &["--timeout=-1", "query", "ASK {}"],
+    ] {
+        let run = strata.run(args);
+        let stderr = run.fails_with(2);
+        assert!(stderr.contains("invalid value"), "{args:?}: {stderr}");
+    }
+    // A well-formed commit number that does not exist is not a usage error.
+    assert!(
+        strata
+            .run(&["query", "ASK {}", "--as-of", "9"])
+            .fails_with(1)
+            .contains("commit_not_found")
+    );
+}
+
+#[test]
+fn a_corrupt_gzip_file_is_invalid_rdf_naming_the_file() {
+    let strata = Strata::new();
+    let garbage = strata.file("broken.ttl.gz", "this is not gzip at all");
+    let mut compressed = Vec::new();
+    {
+        use std::io::Write;
+        let mut encoder =
+            flate2::write::GzEncoder::new(&mut compressed, flate2::Compression::default());
+        encoder
+            .write_all("<http://e/a> <http://e/b> \"c\" .\n".repeat(50).as_bytes())
+            .unwrap();
+        encoder.finish().unwrap();
+    }
+    let truncated = strata.file("cut.nt.gz", &compressed[..compressed.len() / 2]);
+    for file in [&garbage, &truncated] {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let run = strata.run(&["import", file.to_str().unwrap()]);
+        let stderr = run.fails_with(1);
+        assert!(
+            stderr.starts_with("error[invalid_rdf]") && stderr.contains(name),
+            "{stderr}"
+        );
+        assert!(stderr.contains("gzip"), "{stderr}");
+        let validate = strata.run(&[
+            "validate",
+            "--shapes",
+            file.to_str().unwrap(),
+            "--data",
+            file.to_str().unwrap(),
+        ]);
+        let stderr = validate.fails_with(2);
+        assert!(
+            stderr.contains("error[invalid_rdf]") && stderr.contains(name),
+            "{stderr}"
+        );
+    }
+    assert_eq!(strata.n_commits("main"), 0, "nothing was written");
+}
+
+#[test]
+fn rdf_xml_syntax_errors_name_their_line_and_column() {
+    let strata = Strata::new();
+    let file = strata.file(
+        "bad.rdf",
+        "<?xml version=\"1.0\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns:ex=\"http://e/\">\n  <rdf:Description rdf:about=\"http://e/a\">\n    <ex:p>one</ex:p>\n    <ex:q>two</ex:r>\n  </rdf:Description>\n</rdf:RDF>\n",
+    );
+    let run = strata.run(&["import", file.to_str().unwrap()]);
+    let stderr = run.fails_with(1);
+    assert!(
+        stderr.contains("error[invalid_rdf]") && stderr.contains("bad.rdf at line 5, column 20"),
+        "{stderr}"
+    );
 }

@@ -512,3 +512,115 @@ fn valid_time_filters_links_independently_of_commit_time() {
     drop(session);
     let _ = child.wait();
 }
+
+#[test]
+fn compare_refuses_a_key_that_is_not_a_variable_of_the_select() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio"]);
+    let statuses = format!(
+        "SELECT ?ticket ?status WHERE {{ ?t a <{EX}Ticket> ; <http://www.w3.org/2000/01/rdf-schema#label> ?ticket ; <{EX}status> ?status }}"
+    );
+    let mut compare = |key: &str| -> Value {
+        session.tool(
+            "query",
+            json!({"mode": "compare", "sparql": statuses, "from": {"as_of_commit_seq": 1}, "key": key}),
+            None,
+        )["structuredContent"]
+            .clone()
+    };
+    for key in ["ticekt", "t", "?ticket"] {
+        let answer = compare(key);
+        assert_eq!(answer["error"]["code"], "invalid_argument", "{answer}");
+        assert_eq!(answer["error"]["param"], "key", "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("ticket, status"),
+            "the message lists the SELECT's variables: {message}"
+        );
+    }
+    assert_eq!(compare("ticket")["counts"]["changed"], 2);
+    drop(session);
+    let _ = child.wait();
+}
+
+#[test]
+fn describe_and_embeddings_declare_refuse_unknown_type_names_and_commit_nothing() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio"]);
+    let head = |session: &mut crate::mcp_mrtr::Session| -> Value {
+        session.tool("inspect", json!({"action": "log"}), None)["structuredContent"]["served_at_seq"]
+            .clone()
+    };
+    // The demo graph has no ontology: the error suggests the classes its data uses.
+    let described = session.tool(
+        "query",
+        json!({"mode": "describe", "class": "Tikcet"}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(described["error"]["code"], "unknown_type", "{described}");
+    assert_eq!(described["error"]["param"], "class");
+    assert!(
+        described["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("<{EX}Ticket>")),
+        "{described}"
+    );
+    let declared = session.tool(
+        "embeddings",
+        json!({"action": "declare", "class": "Tikcet", "from": ["label"]}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(declared["error"]["code"], "unknown_type", "{declared}");
+    assert_eq!(
+        head(&mut session),
+        2,
+        "the refused declaration committed nothing"
+    );
+    let listed =
+        session.tool("embeddings", json!({"action": "list"}), None)["structuredContent"].clone();
+    assert!(!listed.to_string().contains("tikcet"), "{listed}");
+
+    // With an ontology, the error lists its types; a known name works.
+    session.tool(
+        "configure",
+        json!({"action": "define_ontology", "types": [{"name": "Person"}, {"name": "Team"}]}),
+        None,
+    );
+    let head_after_ontology = head(&mut session);
+    for (tool, arguments) in [
+        ("query", json!({"mode": "describe", "class": "Persn"})),
+        (
+            "embeddings",
+            json!({"action": "declare", "class": "Persn", "from": ["label"]}),
+        ),
+    ] {
+        let answer = session.tool(tool, arguments, None)["structuredContent"].clone();
+        assert_eq!(answer["error"]["code"], "unknown_type", "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("Person, Team"), "{message}");
+    }
+    assert_eq!(head(&mut session), head_after_ontology);
+    let person = session.tool(
+        "query",
+        json!({"mode": "describe", "class": "Person"}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(person["data"]["instances"], 0, "{person}");
+    // A graph that does not exist yet is not created by a refused declaration.
+    let elsewhere = session.tool(
+        "embeddings",
+        json!({"action": "declare", "graph": "fresh", "class": "Thing", "from": ["label"]}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(elsewhere["error"]["code"], "unknown_type", "{elsewhere}");
+    let graphs =
+        session.tool("inspect", json!({"action": "graphs"}), None)["structuredContent"].clone();
+    assert!(!graphs.to_string().contains("fresh"), "{graphs}");
+    drop(session);
+    let _ = child.wait();
+}

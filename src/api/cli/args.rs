@@ -1,5 +1,6 @@
 //! What the user typed, as clap types. Validation into engine types happens in the
-//! subcommand functions, once.
+//! subcommand functions, once; commit numbers, moments and durations are parsed here, so
+//! a malformed one is a usage error (exit 2) like any other.
 
 use std::path::PathBuf;
 
@@ -18,7 +19,7 @@ pub struct Cli {
     #[arg(long, global = true, default_value = "main")]
     pub graph: String,
     /// Query time limit in seconds.
-    #[arg(long = "timeout", global = true, value_name = "SECONDS")]
+    #[arg(long = "timeout", global = true, value_name = "SECONDS", value_parser = seconds)]
     pub timeout_secs: Option<f64>,
     #[command(subcommand)]
     pub command: Command,
@@ -132,8 +133,8 @@ pub struct CommitArgs {
     #[arg(long)]
     pub message: Option<String>,
     /// When the facts were observed (RFC 3339).
-    #[arg(long)]
-    pub observed_at: Option<String>,
+    #[arg(long, value_name = "T", value_parser = moment)]
+    pub observed_at: Option<time::OffsetDateTime>,
     /// Retrying with the same key and content returns the first commit.
     #[arg(long)]
     pub idempotency_key: Option<String>,
@@ -165,11 +166,11 @@ pub struct ImportArgs {
 #[derive(Args, Debug)]
 pub struct ReadArgs {
     /// Read at this commit instead of the head.
-    #[arg(long, value_name = "N", conflicts_with = "as_of_time")]
-    pub as_of: Option<String>,
+    #[arg(long, value_name = "N", conflicts_with = "as_of_time", value_parser = commit_number)]
+    pub as_of: Option<u64>,
     /// Read at the latest commit at or before this moment (RFC 3339).
-    #[arg(long, value_name = "T")]
-    pub as_of_time: Option<String>,
+    #[arg(long, value_name = "T", value_parser = moment)]
+    pub as_of_time: Option<time::OffsetDateTime>,
 }
 
 #[derive(Args, Debug)]
@@ -226,9 +227,11 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub dir: DataDir,
     /// From this commit (0 is the empty graph).
-    pub from: String,
+    #[arg(value_parser = commit_number)]
+    pub from: u64,
     /// To this commit.
-    pub to: String,
+    #[arg(value_parser = commit_number)]
+    pub to: u64,
     /// text, ntriples (N-Quads lines prefixed by + or -), or json.
     #[arg(long, default_value = "text")]
     pub format: String,
@@ -259,8 +262,8 @@ pub struct ValidateArgs {
     #[arg(long, num_args = 1.., value_name = "FILE")]
     pub data: Vec<PathBuf>,
     /// Read the graph at this commit (graph mode only).
-    #[arg(long, value_name = "N", conflicts_with = "data")]
-    pub as_of: Option<String>,
+    #[arg(long, value_name = "N", conflicts_with = "data", value_parser = commit_number)]
+    pub as_of: Option<u64>,
     /// reject: exit 1 when a sh:Violation is found; warn: report and exit 0.
     #[arg(long, default_value = "reject", value_parser = ["warn", "reject"])]
     pub mode: String,
@@ -298,4 +301,56 @@ pub struct ServeArgs {
 pub struct HashKeyArgs {
     /// The key to hash; omit to generate a new one.
     pub key: Option<String>,
+}
+
+/// A commit number (0 is the empty graph before commit 1).
+fn commit_number(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .map_err(|_| "expected a commit number (1, 2, 3…)".to_owned())
+}
+
+/// An RFC 3339 moment.
+fn moment(text: &str) -> Result<time::OffsetDateTime, String> {
+    crate::log::parse_time(text.trim())
+        .ok_or_else(|| "expected an RFC 3339 moment such as 2026-01-31T12:00:00Z".to_owned())
+}
+
+/// A positive number of seconds.
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs.is_finite() && secs < 1e9 => Ok(secs),
+        _ => Err("expected a positive number of seconds".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Cli;
+
+    #[test]
+    fn malformed_commits_moments_and_durations_are_usage_errors() {
+        for args in [
+            &["strata", "query", "ASK {}", "--as-of", "abc"][..],
+            &["strata", "query", "ASK {}", "--as-of-time", "yesterday"],
+            &["strata", "export", "--as-of", "-1"],
+            &["strata", "diff", "1", "two"],
+            &[
+                "strata",
+                "update",
+                "INSERT DATA {}",
+                "--observed-at",
+                "noon",
+            ],
+            &["strata", "validate", "--as-of", "x"],
+            &["strata", "--timeout", "0", "query", "ASK {}"],
+        ] {
+            let error = Cli::try_parse_from(args).expect_err(&args.join(" "));
+            assert_eq!(error.exit_code(), 2, "{}", args.join(" "));
+        }
+        let ok = Cli::try_parse_from(["strata", "query", "ASK {}", "--as-of", " 3 "]).unwrap();
+        assert!(matches!(ok.command, super::Command::Query(q) if q.read.as_of == Some(3)));
+    }
 }

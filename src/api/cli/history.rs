@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use oxrdfio::RdfFormat;
 
 use super::args::{Cli, DiffArgs, ExportArgs, LogArgs, RepairArgs};
-use super::{parse_seq, read_options};
+use super::read_options;
 use crate::api::error::ApiError;
 use crate::engine::{CheckpointCheck, CommitInfo, Engine};
 use crate::log::format_time;
@@ -72,8 +72,7 @@ fn commit_json(commit: &CommitInfo) -> serde_json::Value {
 }
 
 pub(super) fn run_diff(engine: &Engine, cli: &Cli, args: &DiffArgs) -> Result<ExitCode, ApiError> {
-    let from = parse_seq(&args.from, "FROM")?;
-    let to = parse_seq(&args.to, "TO")?;
+    let (from, to) = (args.from, args.to);
     if !matches!(
         args.format.as_str(),
         "text" | "ntriples" | "nquads" | "json"

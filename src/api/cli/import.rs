@@ -82,7 +82,7 @@ pub(super) fn run(engine: &Engine, cli: &Cli, args: &ImportArgs) -> Result<ExitC
             })?)
         };
         let reader: Box<dyn Read> = if gzip {
-            Box::new(flate2::read::MultiGzDecoder::new(BufReader::with_capacity(
+            Box::new(crate::engine::gunzip(BufReader::with_capacity(
                 1 << 16,
                 raw,
             )))

@@ -32,17 +32,10 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
+    // clap checked it: positive and finite.
     let query_timeout = match cli.timeout_secs {
         None => EngineConfig::default().query_timeout,
-        Some(secs) if secs > 0.0 && secs.is_finite() && secs < 1e9 => {
-            Some(std::time::Duration::from_secs_f64(secs))
-        }
-        Some(secs) => {
-            return Err(ApiError::invalid_argument(
-                "--timeout",
-                format!("expected a positive number of seconds, got {secs}"),
-            ));
-        }
+        Some(secs) => Some(std::time::Duration::from_secs_f64(secs)),
     };
     if let Command::HashKey(args) = &cli.command {
         return serve::run_hash_key(args);
@@ -78,44 +71,16 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
     result
 }
 
-/// Parses `--as-of` / `--as-of-time` into engine read options.
+/// `--as-of` / `--as-of-time` (parsed by clap) as engine read options.
 fn read_options(
     read: &args::ReadArgs,
     timeout: Option<std::time::Duration>,
 ) -> Result<crate::engine::ReadOptions, ApiError> {
-    let as_of = read
-        .as_of
-        .as_deref()
-        .map(|text| parse_seq(text, "--as-of"))
-        .transpose()?;
-    let as_of_time = read
-        .as_of_time
-        .as_deref()
-        .map(|text| parse_moment(text, "--as-of-time"))
-        .transpose()?;
     Ok(crate::engine::ReadOptions {
-        as_of,
-        as_of_time,
+        as_of: read.as_of,
+        as_of_time: read.as_of_time,
         timeout,
         ..Default::default()
-    })
-}
-
-fn parse_seq(text: &str, param: &str) -> Result<u64, ApiError> {
-    text.trim().parse::<u64>().map_err(|_| {
-        ApiError::invalid_argument(
-            param,
-            format!("expected a commit number (1, 2, 3…), got {text:?}"),
-        )
-    })
-}
-
-fn parse_moment(text: &str, param: &str) -> Result<time::OffsetDateTime, ApiError> {
-    crate::log::parse_time(text.trim()).ok_or_else(|| {
-        ApiError::invalid_argument(
-            param,
-            format!("expected an RFC 3339 moment such as 2026-01-31T12:00:00Z, got {text:?}"),
-        )
     })
 }
 
@@ -126,11 +91,7 @@ fn commit_request(commit: &args::CommitArgs) -> Result<crate::engine::CommitRequ
         admin: true,
         author: commit.author.clone(),
         message: commit.message.clone(),
-        observed_at: commit
-            .observed_at
-            .as_deref()
-            .map(|t| parse_moment(t, "--observed-at"))
-            .transpose()?,
+        observed_at: commit.observed_at,
         idempotency_key: commit.idempotency_key.clone(),
     })
 }

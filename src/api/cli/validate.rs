@@ -98,7 +98,7 @@ fn read_file(path: &Path, param: &str) -> Result<(Vec<Triple>, String), ApiError
     let file =
         File::open(path).map_err(|e| ApiError::invalid_argument(param, format!("{name}: {e}")))?;
     let reader: Box<dyn Read> = if gzip {
-        Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(file)))
+        Box::new(crate::engine::gunzip(BufReader::new(file)))
     } else {
         Box::new(BufReader::new(file))
     };
@@ -186,12 +186,7 @@ fn validate_files(args: &ValidateArgs) -> Result<Validated, ApiError> {
 fn validate_graph(cli: &Cli, args: &ValidateArgs) -> Result<Validated, ApiError> {
     let engine = Engine::open(cli.data_dir(), EngineConfig::default())?;
     let graph = engine.graph(&cli.graph)?;
-    let seq = match &args.as_of {
-        None => graph.head_seq(),
-        Some(text) => text.parse::<u64>().map_err(|_| {
-            ApiError::invalid_argument("--as-of", format!("expected a commit number, got {text:?}"))
-        })?,
-    };
+    let seq = args.as_of.unwrap_or_else(|| graph.head_seq());
     let shapes = match load_shapes(args)? {
         Some(shapes) => shapes,
         None => {

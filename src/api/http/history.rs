@@ -98,9 +98,10 @@ pub struct CreateGraph {
 pub async fn create_graph(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: axum::body::Bytes,
+    body: axum::body::Body,
 ) -> Result<Response, HttpError> {
     authorize(&state.config, &headers, Scope::Admin, None)?;
+    let body = super::params::read_body(body, state.config.body_limit_bytes).await?;
     let request: CreateGraph = serde_json::from_slice(&body).map_err(|e| {
         HttpError::bad_param(
             "name",

@@ -35,10 +35,16 @@ pub async fn hide_other_graphs(
     missing.response_for(|graph| rights.sees(graph))
 }
 
-/// Rejects requests whose Host or Origin is not allowed (403).
+/// Rejects requests whose Host or Origin is not allowed (403), and requests whose
+/// declared `Content-Length` is over the body limit (413, before the body is read).
 pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if let Err(error) = check_host_and_origin(&state, &request) {
         return error.into_response();
+    }
+    if axum::body::HttpBody::size_hint(request.body()).lower()
+        > state.config.body_limit_bytes as u64
+    {
+        return super::params::too_large(state.config.body_limit_bytes).into_response();
     }
     next.run(request).await
 }

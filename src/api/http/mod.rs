@@ -176,21 +176,33 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// Serves until `shutdown` resolves; requests in flight finish first.
+///
+/// Accepted sockets get `TCP_NODELAY`: with Nagle's algorithm on, a response whose last
+/// bytes leave in a write of their own (the end of a chunked body) waits for the client's
+/// delayed ACK, about 40 ms on Linux.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|socket| {
+        if let Err(error) = socket.set_nodelay(true) {
+            tracing::warn!(%error, "cannot set TCP_NODELAY on an accepted socket");
+        }
+    });
     axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown)
         .await
 }
 
 /// `/mcp` needs a valid key (read scope) when keys are configured; what the key allows
-/// travels with the request for the tools to check.
+/// travels with the request for the tools to check. The body is read here, so a body
+/// over the limit is a 413 and an unreadable one (broken chunked encoding) a 400, with
+/// the same JSON errors as every other route.
 async fn mcp_auth(
     axum::extract::State(state): axum::extract::State<AppState>,
-    mut request: axum::extract::Request,
+    request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
@@ -199,8 +211,14 @@ async fn mcp_auth(
         return error.into_response();
     }
     let access = auth::access(&state.config, &headers);
-    request.extensions_mut().insert(access);
-    next.run(request).await
+    let (mut parts, body) = request.into_parts();
+    let body = match params::read_body(body, state.config.body_limit_bytes).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
+    parts.extensions.insert(access);
+    next.run(axum::extract::Request::from_parts(parts, body.into()))
+        .await
 }
 
 async fn not_found() -> HttpError {

@@ -122,15 +122,54 @@ pub fn content_type(headers: &HeaderMap) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-/// Reads a body up to `limit` bytes (413 beyond).
+/// Reads a body up to `limit` bytes: 413 beyond, checked against the declared
+/// `Content-Length` before anything is read (so a client that announces too much is told
+/// at once, not after the request timeout); 400 when the body cannot be read (broken
+/// chunked encoding, a body cut short).
 pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, HttpError> {
-    axum::body::to_bytes(body, limit).await.map_err(|_| {
-        HttpError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            format!("request body larger than {limit} bytes"),
-        )
-    })
+    use axum::body::HttpBody;
+    use tokio_stream::StreamExt;
+    if body.size_hint().lower() > limit as u64 {
+        return Err(too_large(limit));
+    }
+    let mut collected = Vec::new();
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|error| {
+            HttpError::bad_param(
+                "body",
+                format!("the request body could not be read: {}", body_error(&error)),
+            )
+        })?;
+        if chunk.len() > limit - collected.len() {
+            return Err(too_large(limit));
+        }
+        collected.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(collected))
+}
+
+/// The 413 of a body over the limit.
+pub fn too_large(limit: usize) -> HttpError {
+    HttpError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        format!("request body larger than {limit} bytes (body_limit_bytes)"),
+    )
+}
+
+/// A body error with its causes (hyper's innermost one says what was wrong with the bytes).
+fn body_error(error: &axum::Error) -> String {
+    let mut messages = vec![error.to_string()];
+    let mut source = std::error::Error::source(error);
+    while let Some(inner) = source {
+        let message = inner.to_string();
+        if !messages.iter().any(|m| m.contains(&message)) {
+            messages.push(message);
+        }
+        source = inner.source();
+    }
+    messages.join(": ")
 }
 
 /// A body that must be UTF-8 text (queries, updates).

@@ -5,6 +5,11 @@
 //! that fails before that (a bad query, a timeout before the first rows) still gets a
 //! proper error status; a failure later can only cut the body short, which clients see
 //! as an incomplete response.
+//!
+//! A body that is complete before its head leaves (every body under 64 KiB) is sent
+//! whole, with `Content-Length`, so head and body go out in one write. Only longer bodies
+//! are chunked; their last chunk and the chunked terminator may leave in separate
+//! writes, which is why accepted sockets have `TCP_NODELAY` (see `serve`).
 
 use std::io::Write;
 
@@ -41,7 +46,14 @@ impl Head {
     }
 }
 
-type First = Result<(Head, Bytes), HttpError>;
+/// The head and the first chunk; `complete` when that chunk is the whole body.
+struct FirstChunk {
+    head: Head,
+    chunk: Bytes,
+    complete: bool,
+}
+
+type First = Result<FirstChunk, HttpError>;
 
 /// Where blocking work writes a response body.
 pub struct ChunkWriter {
@@ -57,10 +69,15 @@ impl ChunkWriter {
         self.head = Some(head);
     }
 
-    fn send(&mut self) -> std::io::Result<()> {
+    /// Sends what is buffered; `last` when the work is done (the body is complete).
+    fn send(&mut self, last: bool) -> std::io::Result<()> {
         let chunk = Bytes::from(std::mem::replace(
             &mut self.buffer,
-            Vec::with_capacity(CHUNK_BYTES),
+            if last {
+                Vec::new()
+            } else {
+                Vec::with_capacity(CHUNK_BYTES)
+            },
         ));
         if let Some(first) = self.first.take() {
             let head = self
@@ -68,7 +85,11 @@ impl ChunkWriter {
                 .take()
                 .unwrap_or_else(|| Head::ok("application/octet-stream"));
             return first
-                .send(Ok((head, chunk)))
+                .send(Ok(FirstChunk {
+                    head,
+                    chunk,
+                    complete: last,
+                }))
                 .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe));
         }
         if chunk.is_empty() {
@@ -84,7 +105,7 @@ impl Write for ChunkWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.buffer.extend_from_slice(buf);
         if self.buffer.len() >= CHUNK_BYTES {
-            self.send()?;
+            self.send(false)?;
         }
         Ok(buf.len())
     }
@@ -111,7 +132,7 @@ where
         match produce(&mut writer) {
             Ok(()) => {
                 // A send error means the client went away; nothing is left to tell.
-                let _ = writer.send();
+                let _ = writer.send(true);
             }
             Err(error) => match writer.first.take() {
                 Some(first) => {
@@ -127,10 +148,20 @@ where
         }
     });
     match first_receiver.await {
-        Ok(Ok((head, first_chunk))) => {
-            let body =
-                tokio_stream::once(Ok(first_chunk)).chain(ReceiverStream::new(rest_receiver));
-            let mut response = Response::new(Body::from_stream(body));
+        Ok(Ok(FirstChunk {
+            head,
+            chunk,
+            complete,
+        })) => {
+            let body = if complete {
+                // Known length: hyper sends Content-Length and writes head and body at once.
+                Body::from(chunk)
+            } else {
+                Body::from_stream(
+                    tokio_stream::once(Ok(chunk)).chain(ReceiverStream::new(rest_receiver)),
+                )
+            };
+            let mut response = Response::new(body);
             *response.status_mut() = head.status;
             for (name, value) in head.headers {
                 if let Ok(value) = HeaderValue::from_str(&value) {
@@ -162,4 +193,38 @@ where
             "the request's worker failed",
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::HttpBody;
+
+    use super::*;
+
+    async fn respond(bytes: usize) -> Response {
+        stream(move |writer| {
+            writer.set_head(Head::ok("text/plain"));
+            for _ in 0..bytes / 100 {
+                writer.write_all(&[b'x'; 100]).unwrap();
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    #[tokio::test]
+    async fn bodies_done_before_the_head_leaves_are_sent_whole_with_their_length() {
+        // A known length is what makes hyper send Content-Length and write once.
+        let small = respond(1_000).await;
+        assert_eq!(small.status(), StatusCode::OK);
+        assert_eq!(small.body().size_hint().exact(), Some(1_000));
+        let empty = respond(0).await;
+        assert_eq!(empty.body().size_hint().exact(), Some(0));
+        let big = respond(200_000).await;
+        assert_eq!(big.body().size_hint().exact(), None, "streamed");
+        let bytes = axum::body::to_bytes(big.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert_eq!(bytes.len(), 200_000);
+    }
 }

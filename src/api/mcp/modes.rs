@@ -258,6 +258,37 @@ pub fn commit_at(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> 
     ))
 }
 
+/// `key` must be a variable the SELECT returns (a query that does not parse, or is not a
+/// SELECT, is reported when it runs).
+fn check_key(text: &str, key: &str) -> Result<(), ApiError> {
+    let Ok(spargebra::Query::Select { pattern, .. }) = crate::sparql::parse_query(text, None)
+    else {
+        return Ok(());
+    };
+    let mut variables = Vec::new();
+    pattern.on_in_scope_variable(|v| variables.push(v.as_str().to_owned()));
+    if variables.iter().any(|v| v == key) {
+        return Ok(());
+    }
+    let hint = match key.strip_prefix(['?', '$']) {
+        Some(bare) if variables.iter().any(|v| v == bare) => {
+            format!(" (name it without the sigil: {bare:?})")
+        }
+        _ => String::new(),
+    };
+    Err(ApiError::invalid_argument(
+        "key",
+        format!(
+            "key {key:?} is not a variable of the SELECT{hint}; its variables: {}",
+            if variables.is_empty() {
+                "none".to_owned()
+            } else {
+                variables.join(", ")
+            }
+        ),
+    ))
+}
+
 /// `compare`: a SELECT at two points → rows added, removed, and changed by `key`.
 pub fn compare(
     ctx: &Context,
@@ -273,6 +304,9 @@ pub fn compare(
             "give the earlier point: {\"as_of_commit_seq\": N}, {\"date\": …} or {\"moment\": …}",
         )
     })?;
+    if let Some(key) = &args.key {
+        check_key(text, key)?;
+    }
     let graph_name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&graph_name)?;
     let from_seq = resolve_point(&graph, from, "from")?;
@@ -676,13 +710,80 @@ const DESCRIBE_SAMPLE: usize = 500;
 /// Properties with at most this many distinct values list them all.
 const SMALL_VALUE_SET: u64 = 12;
 
-fn class_iri(graph_name: &str, class: &str) -> NamedNode {
-    if (class.contains("://") || class.starts_with("urn:"))
-        && let Ok(iri) = NamedNode::new(class.trim_start_matches('<').trim_end_matches('>'))
-    {
-        return iri;
+/// A class given by IRI, or by the name of a type of the graph's ontology at `seq`. A
+/// name the ontology does not define is `unknown_type`, listing the types it does define
+/// (and, when it defines none, classes the data uses, to give by IRI).
+pub(super) fn known_class(
+    graph: &Graph,
+    graph_name: &str,
+    seq: u64,
+    class: &str,
+    param: &str,
+) -> Result<NamedNode, ApiError> {
+    let class = class.trim();
+    if class.contains("://") || class.starts_with("urn:") {
+        return NamedNode::new(class.trim_start_matches('<').trim_end_matches('>'))
+            .map_err(|e| ApiError::invalid_argument(param, format!("not an IRI: {e}")));
     }
-    RecordIris::for_graph(graph_name).class(class)
+    let iris = RecordIris::for_graph(graph_name);
+    let iri = iris.class(class);
+    let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
+    if !class.is_empty()
+        && ontology
+            .types
+            .contains_key(iri.as_str().trim_start_matches(&iris.class_prefix()))
+    {
+        return Ok(iri);
+    }
+    let known = if ontology.types.is_empty() {
+        let used = graph
+            .query(
+                &format!(
+                    "SELECT ?c WHERE {{ {{ SELECT ?c (COUNT(*) AS ?n) WHERE {{ ?s <{RDF_TYPE}> ?c }} GROUP BY ?c }} FILTER(isIRI(?c)) }} ORDER BY DESC(?n) LIMIT 10"
+                ),
+                &ReadOptions {
+                    as_of: Some(seq),
+                    timeout: Some(std::time::Duration::from_secs(5)),
+                    ..ReadOptions::default()
+                },
+            )
+            .ok()
+            .and_then(|answer| match answer.results {
+                QueryResults::Solutions(rows) => Some(
+                    rows.filter_map(Result::ok)
+                        .filter_map(|row| row.get("c").map(|c| c.to_string()))
+                        .collect::<Vec<_>>(),
+                ),
+                _ => None,
+            })
+            .unwrap_or_default();
+        if used.is_empty() {
+            format!(
+                "graph {graph_name:?} defines no types at commit {seq}; define them with configure (define_ontology) or give a class IRI"
+            )
+        } else {
+            format!(
+                "graph {graph_name:?} defines no types at commit {seq}; give a class IRI, e.g. one its data uses: {}",
+                used.join(", ")
+            )
+        }
+    } else {
+        format!(
+            "known types: {} (or give a class IRI)",
+            ontology
+                .types
+                .values()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    Err(ApiError {
+        code: crate::api::error::ErrorCode::UnknownType,
+        message: format!("unknown type {class:?}; {known}"),
+        param: Some(param.to_owned()),
+        validation: None,
+    })
 }
 
 /// `describe`: what sampled instances of a class hold, or what a property connects.
@@ -695,7 +796,7 @@ pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
     };
     match (&args.class, &args.property) {
         (Some(class), None) => {
-            let class = class_iri(&graph_name, class);
+            let class = known_class(&graph, &graph_name, seq, class, "class")?;
             let sample = format!(
                 "{{ SELECT ?s WHERE {{ ?s <{RDF_TYPE}> <{}> }} LIMIT {DESCRIBE_SAMPLE} }}",
                 class.as_str()

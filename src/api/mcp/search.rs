@@ -312,7 +312,7 @@ fn build_declaration(
         .class
         .as_deref()
         .ok_or_else(|| ApiError::invalid_argument("class", "give the class to make searchable"))?;
-    let class = resolve_class(name, class_text)?;
+    let class = super::modes::known_class(graph, name, graph.head_seq(), class_text, "class")?;
     let ontology = ontology::read(
         &graph.snapshot(graph.head_seq()),
         &RecordIris::for_graph(name),
@@ -368,7 +368,33 @@ fn declare(
     args: &EmbeddingsArgs,
     admin: bool,
 ) -> Result<Envelope, ApiError> {
-    let graph = ctx.engine.graph_to_write(name, admin)?;
+    // A graph that does not exist yet has no types: only a class IRI can be declared, and
+    // a declaration that fails its checks creates nothing.
+    let graph = match ctx.engine.graph(name) {
+        Ok(graph) => graph,
+        Err(crate::engine::EngineError::GraphNotFound { .. })
+            if args.class.as_deref().is_some_and(|c| {
+                let c = c.trim();
+                c.contains("://") || c.starts_with("urn:")
+            }) =>
+        {
+            ctx.engine.graph_to_write(name, admin)?
+        }
+        Err(crate::engine::EngineError::GraphNotFound { .. }) => {
+            let class = args.class.as_deref().ok_or_else(|| {
+                ApiError::invalid_argument("class", "give the class to make searchable")
+            })?;
+            return Err(ApiError {
+                code: ErrorCode::UnknownType,
+                message: format!(
+                    "unknown type {class:?}; graph {name:?} does not exist yet, so it defines no types: define them with configure (define_ontology) or give a class IRI"
+                ),
+                param: Some("class".into()),
+                validation: None,
+            });
+        }
+        Err(error) => return Err(error.into()),
+    };
     let declaration = build_declaration(&graph, name, args)?;
     let request = CommitRequest {
         author: Some("mcp".into()),
