@@ -9,7 +9,10 @@
 //! caught): the long-running fuzzer runs its cases in a child process for that reason.
 //!
 //! The runs are deterministic (a fixed seed per kind). `PROPTEST_RNG_SEED=<n>` picks
-//! another seed, `STRATA_FUZZ_SCALE=<x>` multiplies the number of cases. Nested
+//! another seed, `STRATA_FUZZ_SCALE=<x>` multiplies the number of cases;
+//! `STRATA_FUZZ_VERBOSE=1` (with `--nocapture`) prints how the cases ended (accepted, or
+//! which code refused them: what the generators reach), `STRATA_FUZZ_TRACE=1` every
+//! refused MCP and HTTP call with its message. Nested
 //! constructs stay at most `MAX_DEPTH` deep here; the long-running fuzzer
 //! (`cargo run --release --example fuzz -- --minutes 60`) goes deeper.
 
