@@ -178,7 +178,12 @@ fn worker(options: &Options, seconds: f64) -> ExitCode {
                     let n = seen.entry(sig.clone()).or_default();
                     *n += 1;
                     if *n <= 3 {
-                        let (problem, input) = shrink(harness, &mut tree, problem, input);
+                        // Only the first input of a kind of problem is shrunk (it takes time).
+                        let (problem, input) = if *n == 1 {
+                            shrink(harness, &mut tree, problem, input)
+                        } else {
+                            (problem, input)
+                        };
                         let file = findings.join(format!(
                             "{}-{}-{}.txt",
                             kind.name(),
