@@ -32,8 +32,8 @@ use targets::{Harness, Input, Kind, strategy};
 
 /// A child that prints nothing for this long is stuck: it is killed and its input kept.
 const SILENCE_LIMIT: Duration = Duration::from_secs(180);
-/// Cases of one kind in a row before the next kind's turn.
-const TURN: u64 = 25;
+/// How long one kind runs before the next kind's turn (fast kinds run more cases).
+const TURN: Duration = Duration::from_millis(1500);
 
 struct Options {
     minutes: f64,
@@ -146,7 +146,8 @@ fn worker(options: &Options, seconds: f64) -> ExitCode {
     let stdout = std::io::stdout();
     'outer: while Instant::now() < deadline {
         for (kind, strategy) in &strategies {
-            for _ in 0..TURN {
+            let turn_ends = Instant::now() + TURN;
+            while Instant::now() < turn_ends {
                 if Instant::now() >= deadline {
                     break 'outer;
                 }
@@ -177,7 +178,12 @@ fn worker(options: &Options, seconds: f64) -> ExitCode {
                     let n = seen.entry(sig.clone()).or_default();
                     *n += 1;
                     if *n <= 3 {
-                        let (problem, input) = shrink(harness, &mut tree, problem, input);
+                        // Only the first input of a kind of problem is shrunk (it takes time).
+                        let (problem, input) = if *n == 1 {
+                            shrink(harness, &mut tree, problem, input)
+                        } else {
+                            (problem, input)
+                        };
                         let file = findings.join(format!(
                             "{}-{}-{}.txt",
                             kind.name(),
@@ -256,6 +262,28 @@ fn parse_counts(line: &str) -> BTreeMap<String, (u64, f64)> {
             Some((name.to_owned(), (n.parse().ok()?, s.parse().ok()?)))
         })
         .collect()
+}
+
+/// How deep an input nests: brackets, or a long chain of one operator (`1 + 1 + …`,
+/// `{…} UNION {…} UNION …`), which parsers also turn into deep trees.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for c in text.chars() {
+        match c {
+            '(' | '{' | '[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' | '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let chains = [" + ", " UNION ", " && ", " || ", " / "]
+        .iter()
+        .map(|op| text.matches(op).count())
+        .max()
+        .unwrap_or(0);
+    deepest.max(chains)
 }
 
 fn supervise(options: &Options) -> ExitCode {
@@ -356,7 +384,17 @@ fn supervise(options: &Options) -> ExitCode {
             };
             let input = std::fs::read_to_string(&inflight).unwrap_or_default();
             let kind = input.lines().next().unwrap_or("?").to_owned();
-            let sig = format!("{kind}: {what}");
+            let depth = nesting(&input);
+            let deep = depth >= 16;
+            let sig = format!(
+                "{kind}: {what}{}",
+                if deep {
+                    " [deep nesting: the known stack overflows]"
+                } else {
+                    ""
+                }
+            );
+            let what = format!("{what}; the input nests {depth} levels deep");
             let n = crashes.entry(sig.clone()).or_default();
             *n += 1;
             if *n <= 3 {
@@ -374,18 +412,22 @@ fn supervise(options: &Options) -> ExitCode {
         elapsed / 60.0
     );
     println!(
-        "{:<16} {:>10} {:>12} {:>14}",
-        "kind", "cases", "cases/s", "ms/case"
+        "{:<16} {:>10} {:>14} {:>16} {:>10}",
+        "kind", "cases", "cases/s (run)", "cases/s (own)", "ms/case"
     );
     for (name, (n, s)) in &totals {
         println!(
-            "{name:<16} {n:>10} {:>12.1} {:>14.2}",
+            "{name:<16} {n:>10} {:>14.1} {:>16.1} {:>10.2}",
             *n as f64 / elapsed,
+            if *s > 0.0 { *n as f64 / s } else { 0.0 },
             if *n > 0 { s * 1000.0 / *n as f64 } else { 0.0 }
         );
     }
     let all: u64 = totals.values().map(|(n, _)| n).sum();
-    println!("{:<16} {all:>10} {:>12.1}", "all", all as f64 / elapsed);
+    println!("{:<16} {all:>10} {:>14.1}", "all", all as f64 / elapsed);
+    println!(
+        "(run: over the whole run, the kinds taking turns; own: over the time spent on that kind)"
+    );
     if found.is_empty() {
         println!("no findings");
         ExitCode::SUCCESS

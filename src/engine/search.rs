@@ -302,6 +302,9 @@ impl Graph {
             for d in &declarations {
                 let changed = indexes.get(&d.name).is_none_or(|e| e.declaration != *d);
                 if changed {
+                    // A declaration changed under the same name: the old index holds its
+                    // files (tantivy's writer lock), so it goes before the new one opens them.
+                    drop(indexes.remove(&d.name));
                     let key = index_key(&*embedder, d);
                     let dir = self.search_dir(&d.name);
                     let open = || {

@@ -1840,7 +1840,105 @@ fn body(max_depth: usize) -> BoxedStrategy<Vec<u8>> {
     .boxed()
 }
 
+/// An HTTP request: often one a client of that route would send (the right method,
+/// parameters, Content-Type and body, then extra headers), otherwise any mix.
 pub fn http_input(max_depth: usize) -> BoxedStrategy<HttpInput> {
+    prop_oneof![3 => coherent_http(max_depth), 2 => random_http(max_depth)].boxed()
+}
+
+fn coherent_http(max_depth: usize) -> BoxedStrategy<HttpInput> {
+    let g = || prop_oneof![8 => Just("main".to_owned()), 1 => Just("other".to_owned()), 1 => graph_segment()];
+    let accept = || {
+        prop::sample::select(
+            &[
+                "application/sparql-results+json",
+                "application/sparql-results+xml",
+                "text/csv",
+                "text/tab-separated-values",
+                "text/turtle",
+                "application/n-triples",
+                "application/rdf+xml",
+                "application/ld+json",
+                "*/*",
+                "application/n-quads",
+                "text/html",
+            ][..],
+        )
+    };
+    let graph_param = || {
+        prop_oneof![
+            4 => Just("default".to_owned()),
+            3 => Just("graph=http%3A%2F%2Fexample%2Fg".to_owned()),
+            2 => Just("graph=http%3A%2F%2Fexample%2Fnew".to_owned()),
+            1 => Just("graph=not%20an%20iri".to_owned()),
+            1 => Just(String::new()),
+        ]
+    };
+    let rdf_media = || {
+        prop::sample::select(
+            &[
+                "text/turtle",
+                "application/trig",
+                "application/n-triples",
+                "application/n-quads",
+                "application/rdf+xml",
+                "application/ld+json",
+            ][..],
+        )
+    };
+    let form = |name: &'static str, text: String| format!("{name}={}", percent_encode(&text));
+    let request = prop_oneof![
+        3 => (g(), sparql_query(max_depth), accept()).prop_map(|(g, q, a)| ("GET", format!("/graphs/{g}/sparql?query={}", percent_encode(&q)), Some(a), None, Vec::new())),
+        2 => (g(), sparql_query(max_depth), accept()).prop_map(|(g, q, a)| ("POST", format!("/graphs/{g}/sparql"), Some(a), Some("application/sparql-query"), q.into_bytes())),
+        1 => (g(), sparql_query(max_depth), accept()).prop_map(move |(g, q, a)| ("POST", format!("/graphs/{g}/sparql"), Some(a), Some("application/x-www-form-urlencoded"), form("query", q).into_bytes())),
+        3 => (g(), sparql_update(max_depth)).prop_map(|(g, u)| ("POST", format!("/graphs/{g}/update"), None, Some("application/sparql-update"), u.into_bytes())),
+        1 => (g(), sparql_update(max_depth)).prop_map(move |(g, u)| ("POST", format!("/graphs/{g}/update"), None, Some("application/x-www-form-urlencoded"), form("update", u).into_bytes())),
+        3 => (g(), prop::sample::select(&["PUT", "POST"][..]), graph_param(), rdf_media(), prop::bool::weighted(0.8), rdf_document(max_depth))
+            .prop_map(|(g, m, p, ct, matching, (syntax, d))| {
+                let ct = if matching {
+                    match syntax {
+                        RdfSyntax::Turtle => "text/turtle",
+                        RdfSyntax::TriG => "application/trig",
+                        RdfSyntax::NTriples => "application/n-triples",
+                        RdfSyntax::NQuads => "application/n-quads",
+                    }
+                } else {
+                    ct
+                };
+                (m, format!("/graphs/{g}/store?{p}"), None, Some(ct), d.into_bytes())
+            }),
+        1 => (g(), sparql_update(max_depth)).prop_map(|(g, u)| ("POST", format!("/graphs/{g}/update?using-graph-uri=http%3A%2F%2Fexample%2Fg"), None, Some("application/sparql-update"), u.into_bytes())),
+        2 => (g(), prop::sample::select(&["GET", "DELETE", "HEAD"][..]), graph_param(), accept())
+            .prop_map(|(g, m, p, a)| (m, format!("/graphs/{g}/store?{p}"), Some(a), None, Vec::new())),
+        1 => (g(), 0u64..6, 0u64..6).prop_map(|(g, a, b)| ("GET", format!("/graphs/{g}/diff?from={a}&to={b}"), None, None, Vec::new())),
+        1 => (g(), "[0-9]{0,2}|-1|x", "[0-9]{0,3}").prop_map(|(g, l, o)| ("GET", format!("/graphs/{g}/commits?limit={l}&offset={o}"), None, None, Vec::new())),
+        1 => (g(), "[0-9]{1,2}|0|99999999999999999999").prop_map(|(g, n)| ("GET", format!("/graphs/{g}/commits/{n}"), None, None, Vec::new())),
+        1 => (g(), prop::sample::select(&["off", "warn", "reject", "bogus"][..]), any::<bool>(), mutated(|c| &c.turtle))
+            .prop_map(|(g, mode, dry, shapes)| ("PUT", format!("/graphs/{g}/shapes?mode={mode}&dry_run={dry}"), None, Some("text/turtle"), shapes.into_bytes())),
+        1 => g().prop_map(|g| ("GET", format!("/graphs/{g}/conformance?limit=5"), None, None, Vec::new())),
+        1 => any_json(2).prop_map(|v| ("POST", "/graphs".to_owned(), None, Some("application/json"), serde_json::json!({"name": v}).to_string().into_bytes())),
+    ];
+    (request, prop::collection::vec(header(), 0..3))
+        .prop_map(|((method, path, accept, content_type, body), extra)| {
+            let mut headers = Vec::new();
+            if let Some(a) = accept {
+                headers.push(("accept".to_owned(), a.as_bytes().to_vec()));
+            }
+            if let Some(c) = content_type {
+                headers.push(("content-type".to_owned(), c.as_bytes().to_vec()));
+            }
+            headers.extend(extra);
+            HttpInput {
+                method: method.to_owned(),
+                path,
+                headers,
+                body,
+            }
+        })
+        .boxed()
+}
+
+fn random_http(max_depth: usize) -> BoxedStrategy<HttpInput> {
     let method = prop_oneof![
         6 => Just("GET".to_owned()),
         6 => Just("POST".to_owned()),

@@ -9,7 +9,10 @@
 //! caught): the long-running fuzzer runs its cases in a child process for that reason.
 //!
 //! The runs are deterministic (a fixed seed per kind). `PROPTEST_RNG_SEED=<n>` picks
-//! another seed, `STRATA_FUZZ_SCALE=<x>` multiplies the number of cases. Nested
+//! another seed, `STRATA_FUZZ_SCALE=<x>` multiplies the number of cases;
+//! `STRATA_FUZZ_VERBOSE=1` (with `--nocapture`) prints how the cases ended (accepted, or
+//! which code refused them: what the generators reach), `STRATA_FUZZ_TRACE=1` every
+//! refused MCP and HTTP call with its message. Nested
 //! constructs stay at most `MAX_DEPTH` deep here; the long-running fuzzer
 //! (`cargo run --release --example fuzz -- --minutes 60`) goes deeper.
 
@@ -196,6 +199,28 @@ mod self_check {
 
 /// Findings of the fuzzer, kept as plain tests.
 mod regressions {
+    use crate::targets::{Harness, Input};
+
+    /// Declaring an index again under the same name with another recipe made the next
+    /// `list` fail with `internal` (tantivy's writer lock still held by the old index).
+    #[test]
+    fn fuzz_found_redeclaring_an_index_under_its_name() {
+        let mut harness = Harness::new("regression-redeclare").unwrap();
+        let label = "http://www.w3.org/2000/01/rdf-schema#label";
+        for args in [
+            serde_json::json!({"action": "declare", "class": "http://example/A", "from": [label], "name": "t"}),
+            serde_json::json!({"action": "list"}),
+            serde_json::json!({"action": "declare", "class": "http://example/B", "from": [label], "name": "t"}),
+            serde_json::json!({"action": "list"}),
+            serde_json::json!({"action": "get", "name": "t"}),
+        ] {
+            let input = Input::Mcp("embeddings".into(), args);
+            harness
+                .check(&input)
+                .unwrap_or_else(|e| panic!("{e}\n{}", input.render()));
+        }
+    }
+
     use std::sync::Arc;
 
     use axum::body::Body;

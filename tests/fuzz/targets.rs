@@ -850,8 +850,11 @@ impl Harness {
             return Ok(self.note(&format!("ok {} /{route}", method.as_str())));
         }
         if is_mcp || method == Method::HEAD {
-            // The MCP transport's own errors (JSON-RPC, SSE), and bodiless answers.
-            if status.is_server_error() {
+            // The MCP transport's own errors (JSON-RPC, SSE), and bodiless answers (whose
+            // code the same GET shows): only a 500 is suspect there.
+            if status == axum::http::StatusCode::INTERNAL_SERVER_ERROR
+                || is_mcp && status.is_server_error()
+            {
                 return Err(format!("answered {status}: {excerpt}"));
             }
             return Ok(self.note(&format!("{} {}", method.as_str(), status.as_u16())));
@@ -866,6 +869,13 @@ impl Harness {
             .and_then(|v| v["error"]["code"].as_str().map(str::to_owned));
         match code {
             Some(code) if json_body && known_code(&code) && code != "internal" => {
+                if std::env::var_os("STRATA_FUZZ_TRACE").is_some() {
+                    println!(
+                        "trace-http {} {} {code}: {excerpt}",
+                        method.as_str(),
+                        input.path.chars().take(60).collect::<String>()
+                    );
+                }
                 Ok(self.note(&format!("{} {code}", status.as_u16())))
             }
             Some(code) => Err(format!("answered {status} with code {code:?}: {excerpt}")),
