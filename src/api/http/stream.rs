@@ -58,10 +58,8 @@ impl ChunkWriter {
     }
 
     fn send(&mut self) -> std::io::Result<()> {
-        let chunk = Bytes::from(std::mem::replace(
-            &mut self.buffer,
-            Vec::with_capacity(CHUNK_BYTES),
-        ));
+        let next = crate::memory::uncharged(|| Vec::with_capacity(CHUNK_BYTES));
+        let chunk = Bytes::from(std::mem::replace(&mut self.buffer, next));
         if let Some(first) = self.first.take() {
             let head = self
                 .head
@@ -82,9 +80,19 @@ impl ChunkWriter {
 
 impl Write for ChunkWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.buffer.extend_from_slice(buf);
-        if self.buffer.len() >= CHUNK_BYTES {
-            self.send()?;
+        // Never past the buffer's capacity: it is allocated outside the query's memory
+        // budget (it is freed by the network task), so growing it would be charged and
+        // never credited back.
+        let mut rest = buf;
+        while !rest.is_empty() {
+            let n = rest
+                .len()
+                .min(CHUNK_BYTES.saturating_sub(self.buffer.len()));
+            self.buffer.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            if self.buffer.len() >= CHUNK_BYTES {
+                self.send()?;
+            }
         }
         Ok(buf.len())
     }

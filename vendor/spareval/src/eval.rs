@@ -495,6 +495,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         let mut error = None;
         for solution in eval(from) {
             if let Err(e) = solution {
+                // Strata patch: a cancelled query stops here.
+                if matches!(e, QueryEvaluationError::Cancelled) {
+                    return (Err(e), stats);
+                }
                 // We keep the first error
                 error.get_or_insert(e);
             } else {
@@ -1223,19 +1227,21 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     JoinAlgorithm::HashBuildLeftProbeRight { keys } => {
                         let build = left;
                         let probe = right;
+                        let token = self.dataset.cancellation_token.clone();
                         if keys.is_empty() {
                             // Cartesian product
                             Rc::new(move |from| {
                                 let mut errors = Vec::default();
-                                let built_values = build(from.clone())
-                                    .filter_map(|result| match result {
-                                        Ok(result) => Some(result),
-                                        Err(error) => {
-                                            errors.push(Err(error));
-                                            None
-                                        }
-                                    })
-                                    .collect::<Vec<_>>();
+                                let mut cancelled = false;
+                                let built_values = ok_until_cancelled(
+                                    build(from.clone()),
+                                    |error| errors.push(Err(error)),
+                                    &mut cancelled,
+                                )
+                                .collect::<Vec<_>>();
+                                if cancelled {
+                                    return Box::new(once(Err(QueryEvaluationError::Cancelled)));
+                                }
                                 if built_values.is_empty() && errors.is_empty() {
                                     // We don't bother to execute the other side
                                     return Box::new(empty());
@@ -1249,6 +1255,8 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                     probe_iter,
                                     built: built_values,
                                     buffered_results: errors,
+                                    current: None,
+                                    ticker: Ticker::new(token.clone()),
                                 })
                             })
                         } else {
@@ -1260,15 +1268,15 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                             Rc::new(move |from| {
                                 let mut errors = Vec::default();
                                 let mut built_values = InternalTupleSet::new(keys.clone());
-                                built_values.extend(build(from.clone()).filter_map(|result| {
-                                    match result {
-                                        Ok(result) => Some(result),
-                                        Err(error) => {
-                                            errors.push(Err(error));
-                                            None
-                                        }
-                                    }
-                                }));
+                                let mut cancelled = false;
+                                built_values.extend(ok_until_cancelled(
+                                    build(from.clone()),
+                                    |error| errors.push(Err(error)),
+                                    &mut cancelled,
+                                ));
+                                if cancelled {
+                                    return Box::new(once(Err(QueryEvaluationError::Cancelled)));
+                                }
                                 if built_values.is_empty() && errors.is_empty() {
                                     // We don't bother to execute the other side
                                     return Box::new(empty());
@@ -1282,6 +1290,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                     probe_iter,
                                     built: built_values,
                                     buffered_results: errors,
+                                    ticker: Ticker::new(token.clone()),
                                 })
                             })
                         }
@@ -1342,26 +1351,36 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let left = left?;
                 let right = right?;
 
+                let token = self.dataset.cancellation_token.clone();
                 match algorithm {
                     MinusAlgorithm::HashBuildRightProbeLeft { keys } => {
                         if keys.is_empty() {
                             Rc::new(move |from| {
+                                let mut cancelled = false;
                                 let right: Vec<_> =
-                                    right(from.clone()).filter_map(Result::ok).collect();
+                                    ok_until_cancelled(right(from.clone()), |_| (), &mut cancelled)
+                                        .collect();
+                                if cancelled {
+                                    return Box::new(once(Err(QueryEvaluationError::Cancelled)));
+                                }
+                                let mut ticker = Ticker::new(token.clone());
                                 if right.is_empty() {
                                     return left(from);
                                 }
-                                Box::new(left(from).filter(move |left_tuple| {
-                                    if let Ok(left_tuple) = left_tuple {
-                                        !right.iter().any(|right_tuple| {
-                                            are_compatible_and_not_disjointed(
-                                                left_tuple,
-                                                right_tuple,
-                                            )
-                                        })
-                                    } else {
-                                        true
+                                Box::new(left(from).filter_map(move |left_tuple| {
+                                    if let Ok(tuple) = &left_tuple {
+                                        // Strata patch: this loop is in memory; check the token.
+                                        for right_tuple in &right {
+                                            if let Err(error) = ticker.tick() {
+                                                return Some(Err(error));
+                                            }
+                                            if are_compatible_and_not_disjointed(tuple, right_tuple)
+                                            {
+                                                return None;
+                                            }
+                                        }
                                     }
+                                    Some(left_tuple)
                                 }))
                             })
                         } else {
@@ -1371,7 +1390,15 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 .collect::<Vec<_>>();
                             Rc::new(move |from| {
                                 let mut right_values = InternalTupleSet::new(keys.clone());
-                                right_values.extend(right(from.clone()).filter_map(Result::ok));
+                                let mut cancelled = false;
+                                right_values.extend(ok_until_cancelled(
+                                    right(from.clone()),
+                                    |_| (),
+                                    &mut cancelled,
+                                ));
+                                if cancelled {
+                                    return Box::new(once(Err(QueryEvaluationError::Cancelled)));
+                                }
                                 if right_values.is_empty() {
                                     return left(from);
                                 }
@@ -1417,18 +1444,19 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                             .iter()
                             .map(|v| encode_variable(encoded_variables, v))
                             .collect::<Vec<_>>();
+                        let token = self.dataset.cancellation_token.clone();
                         Rc::new(move |from| {
                             let mut errors = Vec::default();
                             let mut right_values = InternalTupleSet::new(keys.clone());
-                            right_values.extend(right(from.clone()).filter_map(
-                                |result| match result {
-                                    Ok(result) => Some(result),
-                                    Err(error) => {
-                                        errors.push(Err(error));
-                                        None
-                                    }
-                                },
+                            let mut cancelled = false;
+                            right_values.extend(ok_until_cancelled(
+                                right(from.clone()),
+                                |error| errors.push(Err(error)),
+                                &mut cancelled,
                             ));
+                            if cancelled {
+                                return Box::new(once(Err(QueryEvaluationError::Cancelled)));
+                            }
                             if right_values.is_empty() && errors.is_empty() {
                                 return left(from);
                             }
@@ -1437,6 +1465,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 right: right_values,
                                 buffered_results: errors,
                                 expression: Rc::clone(&expression),
+                                ticker: Ticker::new(token.clone()),
                             })
                         })
                     }
@@ -1546,41 +1575,56 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         })
                     })
                     .collect::<Result<Vec<_>, QueryEvaluationError>>()?;
+                let by = Rc::new(by);
+                let token = self.dataset.cancellation_token.clone();
                 Rc::new(move |from| {
                     let mut errors = Vec::default();
-                    let mut values = child(from)
-                        .filter_map(|result| match result {
-                            Ok(result) => Some(result),
-                            Err(error) => {
-                                errors.push(Err(error));
-                                None
-                            }
-                        })
-                        .collect::<Vec<_>>();
-                    values.sort_unstable_by(|a, b| {
-                        for comp in &by {
-                            match comp {
-                                ComparatorFunction::Asc(expression) => {
-                                    match cmp_terms(expression(a).as_ref(), expression(b).as_ref())
-                                    {
-                                        Ordering::Greater => return Ordering::Greater,
-                                        Ordering::Less => return Ordering::Less,
-                                        Ordering::Equal => (),
+                    let mut cancelled = false;
+                    let values = ok_until_cancelled(
+                        child(from),
+                        |error| errors.push(Err(error)),
+                        &mut cancelled,
+                    )
+                    .collect::<Vec<_>>();
+                    if cancelled {
+                        return Box::new(once(Err(QueryEvaluationError::Cancelled)));
+                    }
+                    let by = Rc::clone(&by);
+                    let compare =
+                        move |a: &InternalTuple<D::InternalTerm>,
+                              b: &InternalTuple<D::InternalTerm>| {
+                            for comp in by.iter() {
+                                match comp {
+                                    ComparatorFunction::Asc(expression) => {
+                                        match cmp_terms(
+                                            expression(a).as_ref(),
+                                            expression(b).as_ref(),
+                                        ) {
+                                            Ordering::Greater => return Ordering::Greater,
+                                            Ordering::Less => return Ordering::Less,
+                                            Ordering::Equal => (),
+                                        }
+                                    }
+                                    ComparatorFunction::Desc(expression) => {
+                                        match cmp_terms(
+                                            expression(a).as_ref(),
+                                            expression(b).as_ref(),
+                                        ) {
+                                            Ordering::Greater => return Ordering::Less,
+                                            Ordering::Less => return Ordering::Greater,
+                                            Ordering::Equal => (),
+                                        }
                                     }
                                 }
-                                ComparatorFunction::Desc(expression) => {
-                                    match cmp_terms(expression(a).as_ref(), expression(b).as_ref())
-                                    {
-                                        Ordering::Greater => return Ordering::Less,
-                                        Ordering::Less => return Ordering::Greater,
-                                        Ordering::Equal => (),
-                                    }
-                                }
                             }
-                        }
-                        Ordering::Equal
-                    });
-                    Box::new(errors.into_iter().chain(values.into_iter().map(Ok)))
+                            Ordering::Equal
+                        };
+                    // Strata patch: sorted in runs with checks in between, then merged
+                    // lazily, so a cancelled query stops between runs.
+                    match SortedRuns::new(values, compare, token.clone()) {
+                        Ok(sorted) => Box::new(errors.into_iter().chain(sorted)),
+                        Err(error) => Box::new(once(Err(error))),
+                    }
                 })
             }
             GraphPattern::Distinct { inner } => {
@@ -1700,14 +1744,8 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                             accumulator_builders.iter().map(|c| c()).collect::<Vec<_>>(),
                         );
                     }
-                    child(from)
-                        .filter_map(|result| match result {
-                            Ok(result) => Some(result),
-                            Err(error) => {
-                                errors.push(error);
-                                None
-                            }
-                        })
+                    let mut cancelled = false;
+                    ok_until_cancelled(child(from), |error| errors.push(error), &mut cancelled)
                         .for_each(|tuple| {
                             // TODO avoid copy for key?
                             let key = key_variables
@@ -1723,6 +1761,9 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                                 accumulator.accumulate(&tuple);
                             }
                         });
+                    if cancelled {
+                        return Box::new(once(Err(QueryEvaluationError::Cancelled)));
+                    }
                     let accumulator_variables = accumulator_variables.clone();
                     let dataset = dataset.clone();
                     Box::new(
@@ -3754,6 +3795,11 @@ struct CartesianProductJoinIterator<'a, T> {
     probe_iter: Peekable<InternalTuplesIterator<'a, T>>,
     built: Vec<InternalTuple<T>>,
     buffered_results: Vec<Result<InternalTuple<T>, QueryEvaluationError>>,
+    /// Strata patch: the probe tuple being combined and how many built tuples are left
+    /// (combined from the last one, the order the former buffer gave). One result at a
+    /// time instead of a buffer of `built.len()` results per probe tuple.
+    current: Option<(InternalTuple<T>, usize)>,
+    ticker: Ticker,
 }
 
 impl<T: Clone + Eq> Iterator for CartesianProductJoinIterator<'_, T> {
@@ -3764,15 +3810,29 @@ impl<T: Clone + Eq> Iterator for CartesianProductJoinIterator<'_, T> {
             if let Some(result) = self.buffered_results.pop() {
                 return Some(result);
             }
+            if let Some((probe_tuple, remaining)) = &mut self.current {
+                let mut cancelled = None;
+                while *remaining > 0 {
+                    *remaining -= 1;
+                    if let Err(error) = self.ticker.tick() {
+                        cancelled = Some(error);
+                        break;
+                    }
+                    if let Some(result_tuple) = probe_tuple.combine_with(&self.built[*remaining]) {
+                        return Some(Ok(result_tuple));
+                    }
+                }
+                self.current = None;
+                if let Some(error) = cancelled {
+                    self.built = Vec::new();
+                    return Some(Err(error));
+                }
+            }
             let probe_tuple = match self.probe_iter.next()? {
                 Ok(probe_tuple) => probe_tuple,
                 Err(error) => return Some(Err(error)),
             };
-            for built_tuple in &self.built {
-                if let Some(result_tuple) = probe_tuple.combine_with(built_tuple) {
-                    self.buffered_results.push(Ok(result_tuple))
-                }
-            }
+            self.current = Some((probe_tuple, self.built.len()));
         }
     }
 
@@ -3789,6 +3849,7 @@ struct HashJoinIterator<'a, T> {
     probe_iter: Peekable<InternalTuplesIterator<'a, T>>,
     built: InternalTupleSet<T>,
     buffered_results: Vec<Result<InternalTuple<T>, QueryEvaluationError>>,
+    ticker: Ticker,
 }
 
 impl<T: Clone + Eq + Hash> Iterator for HashJoinIterator<'_, T> {
@@ -3803,12 +3864,26 @@ impl<T: Clone + Eq + Hash> Iterator for HashJoinIterator<'_, T> {
                 Ok(probe_tuple) => probe_tuple,
                 Err(error) => return Some(Err(error)),
             };
+            // Strata patch: a bucket may be large; check the token while combining.
+            let mut cancelled = None;
+            let ticker = &mut self.ticker;
             self.buffered_results.extend(
                 self.built
                     .get(&probe_tuple)
                     .iter()
+                    .map_while(|built_tuple| match ticker.tick() {
+                        Ok(()) => Some(built_tuple),
+                        Err(error) => {
+                            cancelled = Some(error);
+                            None
+                        }
+                    })
                     .filter_map(|built_tuple| probe_tuple.combine_with(built_tuple).map(Ok)),
-            )
+            );
+            if let Some(error) = cancelled {
+                self.buffered_results.clear();
+                return Some(Err(error));
+            }
         }
     }
 
@@ -3828,6 +3903,7 @@ struct HashLeftJoinIterator<'a, T> {
     right: InternalTupleSet<T>,
     buffered_results: Vec<Result<InternalTuple<T>, QueryEvaluationError>>,
     expression: Rc<dyn Fn(&InternalTuple<T>) -> Option<bool> + 'a>,
+    ticker: Ticker,
 }
 
 impl<T: Clone + Eq + Hash> Iterator for HashLeftJoinIterator<'_, T> {
@@ -3842,14 +3918,28 @@ impl<T: Clone + Eq + Hash> Iterator for HashLeftJoinIterator<'_, T> {
                 Ok(left_tuple) => left_tuple,
                 Err(error) => return Some(Err(error)),
             };
+            // Strata patch: a bucket may be large; check the token while combining.
+            let mut cancelled = None;
+            let ticker = &mut self.ticker;
             self.buffered_results.extend(
                 self.right
                     .get(&left_tuple)
                     .iter()
+                    .map_while(|right_tuple| match ticker.tick() {
+                        Ok(()) => Some(right_tuple),
+                        Err(error) => {
+                            cancelled = Some(error);
+                            None
+                        }
+                    })
                     .filter_map(|right_tuple| left_tuple.combine_with(right_tuple))
                     .filter(|tuple| (self.expression)(tuple).unwrap_or(false))
                     .map(Ok),
             );
+            if let Some(error) = cancelled {
+                self.buffered_results.clear();
+                return Some(Err(error));
+            }
             if self.buffered_results.is_empty() {
                 // We have not manage to join with anything
                 return Some(Ok(left_tuple));
@@ -4267,6 +4357,172 @@ fn look_in_transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Resul
         }
     }
     Ok(false)
+}
+
+/// Strata patch: an in-memory loop checks the cancellation token once every this many
+/// steps (the check is an atomic load, plus the token's check function).
+const CHECK_EVERY: u32 = 1024;
+
+/// Strata patch: counts the steps of an in-memory loop and checks the token every
+/// `CHECK_EVERY` steps.
+struct Ticker {
+    token: CancellationToken,
+    count: u32,
+}
+
+impl Ticker {
+    fn new(token: CancellationToken) -> Self {
+        Self { token, count: 0 }
+    }
+
+    #[inline]
+    fn tick(&mut self) -> Result<(), QueryEvaluationError> {
+        self.count = self.count.wrapping_add(1);
+        if self.count % CHECK_EVERY == 0 {
+            self.token.ensure_alive()
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Strata patch: the `Ok` values of `iter`, other errors handed to `on_error`, up to the
+/// first cancellation, which sets `cancelled`: an operator that materializes its input
+/// (a sort, a grouping, the build side of a join) must stop draining it once the query
+/// is cancelled.
+fn ok_until_cancelled<'c, T>(
+    iter: impl Iterator<Item = Result<T, QueryEvaluationError>> + 'c,
+    mut on_error: impl FnMut(QueryEvaluationError) + 'c,
+    cancelled: &'c mut bool,
+) -> impl Iterator<Item = T> + 'c {
+    iter.map_while(move |result| match result {
+        Ok(value) => Some(Some(value)),
+        Err(QueryEvaluationError::Cancelled) => {
+            *cancelled = true;
+            None
+        }
+        Err(error) => {
+            on_error(error);
+            Some(None)
+        }
+    })
+    .flatten()
+}
+
+/// Strata patch: ORDER BY's sort. The values are sorted in runs of `SORT_RUN` with a
+/// cancellation check before each run, then merged lazily (a binary heap of runs keyed
+/// by their first value). A single run is sorted exactly as before
+/// (`sort_unstable_by`); with several, ties may come out in another order, which
+/// SPARQL allows.
+const SORT_RUN: usize = 1 << 12;
+
+struct SortedRuns<T, C> {
+    runs: Vec<std::vec::IntoIter<T>>,
+    /// Indexes of non-empty runs, a min-heap by each run's first value.
+    heap: Vec<usize>,
+    compare: C,
+    ticker: Ticker,
+}
+
+impl<T, C: Fn(&T, &T) -> Ordering> SortedRuns<T, C> {
+    fn new(
+        mut values: Vec<T>,
+        compare: C,
+        token: CancellationToken,
+    ) -> Result<Self, QueryEvaluationError> {
+        let mut runs = Vec::new();
+        if values.len() <= SORT_RUN {
+            values.sort_unstable_by(&compare);
+            runs.push(values.into_iter());
+        } else {
+            let mut rest = values.into_iter();
+            loop {
+                token.ensure_alive()?;
+                let mut run = rest.by_ref().take(SORT_RUN).collect::<Vec<_>>();
+                if run.is_empty() {
+                    break;
+                }
+                run.sort_unstable_by(&compare);
+                runs.push(run.into_iter());
+            }
+        }
+        let mut sorted = Self {
+            heap: Vec::with_capacity(runs.len()),
+            runs,
+            compare,
+            ticker: Ticker::new(token),
+        };
+        for run in 0..sorted.runs.len() {
+            if sorted.runs[run].as_slice().is_empty() {
+                continue;
+            }
+            sorted.heap.push(run);
+            sorted.sift_up(sorted.heap.len() - 1);
+        }
+        Ok(sorted)
+    }
+
+    fn less(&self, a: usize, b: usize) -> bool {
+        let (Some(a), Some(b)) = (
+            self.runs[self.heap[a]].as_slice().first(),
+            self.runs[self.heap[b]].as_slice().first(),
+        ) else {
+            return false;
+        };
+        (self.compare)(a, b) == Ordering::Less
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !self.less(i, parent) {
+                break;
+            }
+            self.heap.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        loop {
+            let (left, right) = (2 * i + 1, 2 * i + 2);
+            let mut smallest = i;
+            if left < self.heap.len() && self.less(left, smallest) {
+                smallest = left;
+            }
+            if right < self.heap.len() && self.less(right, smallest) {
+                smallest = right;
+            }
+            if smallest == i {
+                break;
+            }
+            self.heap.swap(i, smallest);
+            i = smallest;
+        }
+    }
+}
+
+impl<T, C: Fn(&T, &T) -> Ordering> Iterator for SortedRuns<T, C> {
+    type Item = Result<T, QueryEvaluationError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let run = *self.heap.first()?;
+        if self.runs.len() > 1 {
+            if let Err(error) = self.ticker.tick() {
+                self.heap.clear();
+                self.runs.clear();
+                return Some(Err(error));
+            }
+        }
+        let value = self.runs[run].next()?;
+        if self.runs[run].as_slice().is_empty() {
+            let last = self.heap.len() - 1;
+            self.heap.swap(0, last);
+            self.heap.pop();
+        }
+        self.sift_down(0);
+        Some(Ok(value))
+    }
 }
 
 fn hash_deduplicate<T: Eq + Hash + Clone, E>(
@@ -4697,6 +4953,8 @@ impl Timer {
 #[derive(Clone, Default)]
 pub struct CancellationToken {
     value: Arc<AtomicBool>,
+    /// Strata patch: run at every check point, before the flag is read.
+    check: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl CancellationToken {
@@ -4704,6 +4962,22 @@ impl CancellationToken {
     pub fn new() -> Self {
         Self {
             value: Arc::new(AtomicBool::new(false)),
+            check: None,
+        }
+    }
+
+    /// Strata patch: a token sharing this one's flag that also runs `check` at every
+    /// check point of the evaluation (each row read from the dataset, and periodically
+    /// inside joins, sorts and grouping), just before the flag is read.
+    ///
+    /// `check` may cancel the token (a memory budget ran out) or block for a while (to
+    /// throttle a long query); it runs on the evaluating thread, very often, so it must be
+    /// cheap most of the time.
+    #[must_use]
+    pub fn with_check(&self, check: impl Fn() + Send + Sync + 'static) -> Self {
+        Self {
+            value: Arc::clone(&self.value),
+            check: Some(Arc::new(check)),
         }
     }
 
@@ -4717,7 +4991,11 @@ impl CancellationToken {
         self.value.load(atomic::Ordering::Relaxed)
     }
 
-    fn ensure_alive(&self) -> Result<(), QueryEvaluationError> {
+    /// Runs the check function (if any), then fails if the token is cancelled.
+    pub fn ensure_alive(&self) -> Result<(), QueryEvaluationError> {
+        if let Some(check) = &self.check {
+            check();
+        }
         if self.is_cancelled() {
             Err(QueryEvaluationError::Cancelled)
         } else {

@@ -538,6 +538,11 @@ impl Optimizer {
                     not_yet_reordered_ids[next_entry_id] = false; // It's now done
                     let mut output = to_reorder[next_entry_id].clone();
                     let mut output_types = to_reorder_types[next_entry_id].clone();
+                    // Strata patch: the size estimate of the join built so far, computed
+                    // once per step instead of once per candidate (it walks the whole
+                    // join, inferring types at each level, so computing it per candidate
+                    // made reordering grow with the fourth power of the group's size).
+                    let mut output_size = estimate_graph_pattern_size(&output, input_types);
                     // We look for an other child to join with that does not blow up the join cost
                     while let Some(next_id) = not_yet_reordered_ids
                         .iter()
@@ -556,25 +561,28 @@ impl Optimizer {
                                     &output_types,
                                 )
                             {
-                                estimate_lateral_cost(
-                                    &output,
+                                // Strata patch: `estimate_lateral_cost` with the left size
+                                // computed once.
+                                output_size.saturating_mul(estimate_graph_pattern_size(
+                                    &to_reorder[*i],
                                     &output_types,
-                                    &to_reorder[*i],
-                                    input_types,
-                                )
+                                ))
                             } else {
-                                estimate_join_cost(
-                                    &output,
-                                    &to_reorder[*i],
-                                    &JoinAlgorithm::HashBuildLeftProbeRight {
-                                        keys: join_key_variables(
-                                            &output_types,
-                                            &to_reorder_types[*i],
-                                            input_types,
-                                        ),
-                                    },
+                                // Strata patch: `estimate_join_cost` with the left size
+                                // computed once.
+                                let keys = join_key_variables(
+                                    &output_types,
+                                    &to_reorder_types[*i],
                                     input_types,
-                                )
+                                );
+                                output_size
+                                    .saturating_mul(estimate_graph_pattern_size(
+                                        &to_reorder[*i],
+                                        input_types,
+                                    ))
+                                    .saturating_div(
+                                        1_000_usize.saturating_pow(keys.len().try_into().unwrap()),
+                                    )
                             }
                         })
                     {
@@ -614,6 +622,7 @@ impl Optimizer {
                             );
                         }
                         output_types.intersect_with(to_reorder_types[next_id].clone());
+                        output_size = estimate_graph_pattern_size(&output, input_types);
                     }
                     output_cartesian_product_joins.push(output);
                 }
