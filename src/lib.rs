@@ -7,6 +7,7 @@
 pub mod api;
 pub mod engine;
 pub mod log;
+pub mod memory;
 pub mod model;
 pub mod ontology;
 pub mod search;

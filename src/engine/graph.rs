@@ -52,6 +52,8 @@ pub struct Graph {
     pub(crate) checkpoint_every_quads: u64,
     /// Time limit of queries whose options name none.
     pub(crate) query_timeout: Option<std::time::Duration>,
+    /// The engine's query governor (memory budgets, heavy slots).
+    pub(crate) governor: Arc<crate::sparql::Governor>,
     checkpoint_lock: Mutex<()>,
     /// Wakes the graph's background checkpointer (set by the engine when it opens the
     /// graph). Checkpoints never run inside a commit: a commit that crosses the threshold
@@ -74,6 +76,7 @@ impl Graph {
         name: GraphName,
         dir: PathBuf,
         config: &EngineConfig,
+        governor: &Arc<crate::sparql::Governor>,
         create: bool,
     ) -> Result<Self, EngineError> {
         if create {
@@ -144,6 +147,7 @@ impl Graph {
             quads_since_checkpoint: AtomicU64::new(quads_since),
             checkpoint_every_quads: config.checkpoint_every_quads,
             query_timeout: config.query_timeout,
+            governor: governor.clone(),
             checkpoint_lock: Mutex::new(()),
             checkpoint_signal: Mutex::new(None),
             open_stats: stats,

@@ -48,6 +48,8 @@ pub struct EngineConfig {
     pub checkpoint_every_quads: u64,
     /// Where the default embedding model's files are (see `scripts/fetch-model.sh`).
     pub model_dir: PathBuf,
+    /// Memory per query and the heavy-query slots (see `sparql::QueryLimits`).
+    pub query_limits: crate::sparql::QueryLimits,
 }
 
 impl Default for EngineConfig {
@@ -56,6 +58,7 @@ impl Default for EngineConfig {
             query_timeout: Some(Duration::from_secs(60)),
             checkpoint_every_quads: 50_000,
             model_dir: crate::search::embed::default_model_dir(),
+            query_limits: crate::sparql::QueryLimits::default(),
         }
     }
 }
@@ -89,6 +92,8 @@ pub struct Engine {
     data_dir: PathBuf,
     config: EngineConfig,
     graphs: Mutex<BTreeMap<GraphName, Arc<Graph>>>,
+    /// Memory budgets and heavy slots of every query on this engine.
+    governor: Arc<crate::sparql::Governor>,
     /// Held for the engine's life so two processes never write the same logs.
     lock: Mutex<Option<File>>,
 }
@@ -99,6 +104,7 @@ impl Engine {
     pub fn open(data_dir: impl AsRef<Path>, config: EngineConfig) -> Result<Self, EngineError> {
         let engine = Self {
             data_dir: data_dir.as_ref().to_owned(),
+            governor: crate::sparql::Governor::new(config.query_limits.clone()),
             config,
             graphs: Mutex::new(BTreeMap::new()),
             lock: Mutex::new(None),
@@ -117,6 +123,11 @@ impl Engine {
     /// The engine's settings.
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// Memory budgets and heavy slots of queries (for metrics).
+    pub fn governor(&self) -> &Arc<crate::sparql::Governor> {
+        &self.governor
     }
 
     /// Names of the graphs that exist on disk, sorted.
@@ -146,7 +157,13 @@ impl Engine {
                 existing: self.graph_names().iter().map(ToString::to_string).collect(),
             });
         }
-        let graph = Arc::new(Graph::open(name.clone(), dir, &self.config, false)?);
+        let graph = Arc::new(Graph::open(
+            name.clone(),
+            dir,
+            &self.config,
+            &self.governor,
+            false,
+        )?);
         Graph::start_checkpointer(&graph);
         Graph::start_search_worker(&graph);
         graphs.insert(name, graph.clone());
@@ -162,7 +179,13 @@ impl Engine {
         }
         self.create_data_dir()?;
         let dir = self.graphs_dir().join(name.as_str());
-        let graph = Arc::new(Graph::open(name.clone(), dir, &self.config, true)?);
+        let graph = Arc::new(Graph::open(
+            name.clone(),
+            dir,
+            &self.config,
+            &self.governor,
+            true,
+        )?);
         Graph::start_checkpointer(&graph);
         Graph::start_search_worker(&graph);
         graphs.insert(name, graph.clone());

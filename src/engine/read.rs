@@ -12,7 +12,10 @@ use super::graph::{CommitInfo, Graph, decode_changes};
 use crate::log::format_time;
 use crate::model::{CommitSeq, NamedNode, Quad};
 use crate::search::sparql_patterns::{SearchCall, SearchReport};
-use crate::sparql::{self, CancellationToken, Deadline, Query, QueryOptions, QueryResults};
+use crate::sparql::{
+    self, CancellationToken, Deadline, Query, QueryError, QueryEvaluationError, QueryGuard,
+    QueryOptions, QueryResults,
+};
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot};
 
 /// Where and how to read.
@@ -33,14 +36,58 @@ pub struct ReadOptions {
     pub timeout: Option<std::time::Duration>,
 }
 
-/// Lazy query results and the commit they are read at. Keep the answer alive while
-/// iterating: it also holds the query's deadline.
+/// Lazy query results and the commit they are read at. Keep the answer (at least its
+/// `control`) alive while iterating, on the thread that asked: it holds the query's
+/// deadline, memory budget and heavy slot.
 pub struct QueryAnswer {
     pub results: QueryResults<'static>,
     pub served_at_seq: CommitSeq,
-    pub deadline: Option<Deadline>,
     /// How each `search:` pattern was answered (empty when the query has none).
     pub search: Vec<SearchReport>,
+    pub control: QueryControl,
+}
+
+/// What limits a running query: its deadline and its governor guard (memory, heavy
+/// slot). It also tells why a query stopped.
+pub struct QueryControl {
+    deadline: Option<Deadline>,
+    time_limit: Option<std::time::Duration>,
+    guard: QueryGuard,
+}
+
+impl QueryControl {
+    /// True when the time limit passed (and cancelled the query).
+    pub fn timed_out(&self) -> bool {
+        self.deadline.as_ref().is_some_and(Deadline::fired)
+    }
+
+    /// True when the query was stopped for exceeding its memory limit.
+    pub fn out_of_memory(&self) -> bool {
+        self.guard.out_of_memory()
+    }
+
+    /// The most memory the query held so far (its thread's allocations).
+    pub fn peak_memory_bytes(&self) -> u64 {
+        self.guard.peak_memory_bytes()
+    }
+
+    /// The error to report for `error`, which the evaluator returned while the results
+    /// were read: a stop by a limit is reported as that limit, whatever the evaluator
+    /// said.
+    pub fn stop_error(&self, error: QueryEvaluationError) -> QueryError {
+        self.explain(sparql::evaluation_error(error))
+    }
+
+    /// Replaces a cancellation caused by a limit with that limit's error.
+    pub fn explain(&self, error: QueryError) -> QueryError {
+        if self.out_of_memory() {
+            QueryError::MemoryLimit(self.guard.memory_limit().unwrap_or_default())
+        } else if self.timed_out() {
+            QueryError::Timeout(self.time_limit.unwrap_or_default())
+        } else {
+            error
+        }
+    }
 }
 
 /// Quads that differ between two commits.
@@ -112,15 +159,25 @@ impl Graph {
         let seq = self.resolve_seq(options.as_of, options.as_of_time)?;
         let snapshot = self.snapshot(seq);
         let cancellation = options.cancellation.clone().unwrap_or_default();
-        let deadline = options
-            .timeout
-            .or(self.query_timeout)
-            .map(|limit| Deadline::start(cancellation.clone(), limit));
+        let time_limit = options.timeout.or(self.query_timeout);
+        let deadline = time_limit.map(|limit| Deadline::start(cancellation.clone(), limit));
+        // From here on, this thread's allocations count against the query's memory
+        // limit, and the evaluator's token runs the governor's check.
+        let (guard, cancellation) = self.governor.start(&cancellation);
+        let control = QueryControl {
+            deadline,
+            time_limit,
+            guard,
+        };
         let query_options = QueryOptions {
             default_graph_uris: options.default_graph_uris.clone(),
             named_graph_uris: options.named_graph_uris.clone(),
             cancellation,
             allowed_services: options.allowed_services.clone(),
+        };
+        let explain = |error: EngineError| match error {
+            EngineError::Query(error) => EngineError::Query(control.explain(error)),
+            other => other,
         };
         let mut search = Vec::new();
         let rewritten;
@@ -131,18 +188,20 @@ impl Graph {
                     self.answer_search_call(&snapshot, seq, call, &query_options)?;
                 search.push(report);
                 Ok(hits)
-            })?;
+            })
+            .map_err(explain)?;
             rewritten = copy;
             &rewritten
         } else {
             query
         };
-        let results = sparql::evaluate_query(&snapshot, query, &query_options)?;
+        let results = sparql::evaluate_query(&snapshot, query, &query_options)
+            .map_err(|e| explain(e.into()))?;
         Ok(QueryAnswer {
             results,
             served_at_seq: seq,
-            deadline,
             search,
+            control,
         })
     }
 

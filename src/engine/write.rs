@@ -92,6 +92,18 @@ pub struct CommitOutcome {
 }
 
 impl Graph {
+    /// The options with this engine's governor, so WHERE clauses get the query memory
+    /// limit.
+    fn governed(&self, options: &UpdateOptions) -> UpdateOptions {
+        UpdateOptions {
+            governor: options
+                .governor
+                .clone()
+                .or_else(|| Some(self.governor.clone())),
+            ..options.clone()
+        }
+    }
+
     /// Runs a SPARQL 1.1 Update as one commit.
     pub fn update(
         &self,
@@ -101,6 +113,7 @@ impl Graph {
         request: &CommitRequest,
     ) -> Result<CommitOutcome, EngineError> {
         let update = sparql::parse_update(update_text, base_iri)?;
+        let options = &self.governed(options);
         let digest = request_digest(&["update", update_text, base_iri.unwrap_or("")]);
         self.commit_with(request, digest, |txn| {
             sparql::apply_update(txn, &update, options).map_err(EngineError::from)
@@ -115,6 +128,7 @@ impl Graph {
         options: &UpdateOptions,
     ) -> Result<UpdatePreview, EngineError> {
         let update = sparql::parse_update(update_text, base_iri)?;
+        let options = &self.governed(options);
         let mut txn = self.store.begin();
         sparql::apply_update(&mut txn, &update, options)?;
         let base_seq = txn.base_seq();
@@ -140,6 +154,7 @@ impl Graph {
         allowed_deletes: &FxHashSet<QuadKey>,
     ) -> Result<CommitOutcome, EngineError> {
         let update = sparql::parse_update(update_text, base_iri)?;
+        let options = &self.governed(options);
         let digest = request_digest(&["update", update_text, base_iri.unwrap_or("")]);
         self.commit_with(request, digest, |txn| {
             sparql::apply_update(txn, &update, options)?;

@@ -6,6 +6,8 @@
 
 mod dataset;
 mod entailment;
+mod governor;
+pub mod limits;
 mod query;
 mod results;
 mod service;
@@ -13,11 +15,15 @@ mod update;
 
 pub use dataset::{EvalTerm, SnapshotDataset};
 pub use entailment::{Entailment, apply as apply_entailment};
+pub use governor::{
+    DEFAULT_HEAVY_AFTER, DEFAULT_QUERY_MEMORY_BYTES, Governor, GovernorStats, QueryGuard,
+    QueryLimits,
+};
 pub use query::{Deadline, ISO_WEEK, QueryOptions, evaluate_query, evaluation_error, parse_query};
 pub use results::{ResultsFormat, write_results};
 pub use update::{UpdateOptions, apply_update, parse_update};
 
-pub use spareval::{CancellationToken, QueryResults, QuerySolution};
+pub use spareval::{CancellationToken, QueryEvaluationError, QueryResults, QuerySolution};
 pub use spargebra::{Query, Update};
 
 /// Errors of the SPARQL layer.
@@ -30,6 +36,13 @@ pub enum QueryError {
     /// Evaluation failed (a type error that SPARQL does not absorb, an unsupported feature).
     #[error("query evaluation failed: {0}")]
     Evaluation(String),
+    /// The query or update is nested too deeply or too long for the evaluator to take
+    /// safely (see `limits`).
+    #[error("query too complex: {0}")]
+    TooComplex(String),
+    /// The query needed more memory than its limit and was stopped.
+    #[error("query stopped: it needed more than its memory limit of {} MiB", .0 >> 20)]
+    MemoryLimit(u64),
     /// The query ran past its time limit and was stopped.
     #[error("query timed out after {0:?}")]
     Timeout(std::time::Duration),

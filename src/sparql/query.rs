@@ -49,17 +49,22 @@ fn iso_week(args: &[oxrdf::Term]) -> Option<oxrdf::Term> {
 /// Time limit of one remote `SERVICE` call.
 const SERVICE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Parses a query, resolving relative IRIs against `base_iri`.
+/// Parses a query, resolving relative IRIs against `base_iri`. Text nested too deeply
+/// or too long for the evaluator is refused before it reaches the parser
+/// (`QueryError::TooComplex`, see `limits`).
 pub fn parse_query(text: &str, base_iri: Option<&str>) -> Result<Query, QueryError> {
+    super::limits::check_text(text)?;
     let mut parser = SparqlParser::new();
     if let Some(base) = base_iri {
         parser = parser
             .with_base_iri(base)
             .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}")))?;
     }
-    parser
+    let query = parser
         .parse_query(text)
-        .map_err(|e| QueryError::Syntax(e.to_string()))
+        .map_err(|e| QueryError::Syntax(e.to_string()))?;
+    super::limits::check_query(&query, true)?;
+    Ok(query)
 }
 
 /// Evaluates a query over a snapshot. The results are lazy: they are computed while the
@@ -69,6 +74,8 @@ pub fn evaluate_query(
     query: &Query,
     options: &QueryOptions,
 ) -> Result<QueryResults<'static>, QueryError> {
+    // The query may have been rewritten (entailment, search) since it was parsed.
+    super::limits::check_query(query, false)?;
     let mut evaluator = QueryEvaluator::new().with_cancellation_token(options.cancellation.clone());
     evaluator = evaluator.with_custom_function(NamedNode::new_unchecked(ISO_WEEK), iso_week);
     for endpoint in &options.allowed_services {
@@ -106,20 +113,14 @@ pub fn evaluate_query(
     ))
 }
 
-/// spareval checks the token when it reads the dataset; a result computed from
-/// materialized tables (a cross product, say) reads nothing while it streams. Checking
-/// again per row makes a timeout stop the stream too.
+/// The evaluator checks the token as it reads the dataset and inside its in-memory
+/// loops; checking again per result row also stops a stream that is only serialized
+/// (and runs the governor's check while the caller writes rows out).
 fn check_cancellation_per_row(
     results: QueryResults<'static>,
     token: CancellationToken,
 ) -> QueryResults<'static> {
-    let alive = move || {
-        if token.is_cancelled() {
-            Err(QueryEvaluationError::Cancelled)
-        } else {
-            Ok(())
-        }
-    };
+    let alive = move || token.ensure_alive();
     match results {
         QueryResults::Solutions(solutions) => {
             let variables: Arc<[oxrdf::Variable]> = solutions.variables().into();

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use rustc_hash::FxHashSet;
-use spareval::{CancellationToken, DeleteInsertQuad, QueryEvaluator};
+use spareval::{CancellationToken, DeleteInsertQuad, QueryEvaluationError, QueryEvaluator};
 use spargebra::algebra::GraphTarget;
 use spargebra::algebra::QueryDataset;
 use spargebra::term::GroundQuad;
@@ -25,19 +25,24 @@ pub struct UpdateOptions {
     /// SPARQL Protocol `using-named-graph-uri`.
     pub using_named_graph_uris: Vec<NamedNode>,
     pub cancellation: CancellationToken,
+    /// Governs the evaluation of each WHERE clause (its memory limit); the engine sets it.
+    pub governor: Option<std::sync::Arc<super::Governor>>,
 }
 
 /// Parses an update, resolving relative IRIs against `base_iri`.
 pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryError> {
+    super::limits::check_text(text)?;
     let mut parser = SparqlParser::new();
     if let Some(base) = base_iri {
         parser = parser
             .with_base_iri(base)
             .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}")))?;
     }
-    parser
+    let update = parser
         .parse_update(text)
-        .map_err(|e| QueryError::Syntax(e.to_string()))
+        .map_err(|e| QueryError::Syntax(e.to_string()))?;
+    super::limits::check_update(&update)?;
+    Ok(update)
 }
 
 /// Applies every operation of `update` to `txn`. On error, the transaction must be
@@ -87,8 +92,22 @@ pub fn apply_update(
                 pattern,
             } => {
                 let using = using.clone().or_else(|| protocol_dataset(options));
-                let evaluator =
-                    QueryEvaluator::new().with_cancellation_token(options.cancellation.clone());
+                // The WHERE clause is a query: it gets a query's memory limit (not the
+                // heavy-query slots: the writer lock is held here).
+                let governed = options
+                    .governor
+                    .as_ref()
+                    .map(|g| g.start_unthrottled(&options.cancellation));
+                let token = governed
+                    .as_ref()
+                    .map_or_else(|| options.cancellation.clone(), |(_, t)| t.clone());
+                let stopped = |error: QueryEvaluationError| match &governed {
+                    Some((guard, _)) if guard.out_of_memory() => {
+                        QueryError::MemoryLimit(guard.memory_limit().unwrap_or_default())
+                    }
+                    _ => evaluation_error(error),
+                };
+                let evaluator = QueryEvaluator::new().with_cancellation_token(token);
                 let changes: Vec<DeleteInsertQuad> = evaluator
                     .prepare_delete_insert(
                         delete.clone(),
@@ -98,9 +117,10 @@ pub fn apply_update(
                         pattern,
                     )
                     .execute(SnapshotDataset::new(txn.snapshot()))
-                    .map_err(evaluation_error)?
+                    .map_err(stopped)?
                     .collect::<Result<_, _>>()
-                    .map_err(evaluation_error)?;
+                    .map_err(stopped)?;
+                drop(governed);
                 // All deletes happen before all inserts (SPARQL 1.1 Update, 3.1.3).
                 for change in &changes {
                     if let DeleteInsertQuad::Delete(quad) = change

@@ -5,6 +5,7 @@ mod clients;
 mod crash;
 mod docs;
 mod http;
+mod limits;
 mod mcp;
 mod mcp_conformance;
 mod mcp_modes;

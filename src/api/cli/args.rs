@@ -21,6 +21,30 @@ pub struct Cli {
     /// Query time limit in seconds.
     #[arg(long = "timeout", global = true, value_name = "SECONDS", value_parser = seconds)]
     pub timeout_secs: Option<f64>,
+    /// Memory one query may hold, in MiB (0: no limit; default 1024).
+    #[arg(
+        long = "query-memory-mb",
+        global = true,
+        env = "STRATA_QUERY_MEMORY_MB",
+        value_name = "MIB"
+    )]
+    pub query_memory_mb: Option<u64>,
+    /// Queries running longer than this (milliseconds) are heavy (default 200).
+    #[arg(
+        long = "heavy-after-ms",
+        global = true,
+        env = "STRATA_HEAVY_AFTER_MS",
+        value_name = "MS"
+    )]
+    pub heavy_after_ms: Option<u64>,
+    /// Heavy queries that may run at once; others wait (default: cores - 1, at least 1).
+    #[arg(
+        long = "heavy-queries",
+        global = true,
+        env = "STRATA_HEAVY_QUERIES",
+        value_name = "N"
+    )]
+    pub heavy_queries: Option<usize>,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -17,9 +17,29 @@ use std::process::ExitCode;
 use crate::api::error::ApiError;
 use crate::engine::{Engine, EngineConfig};
 
-/// Runs a parsed command line and returns the process exit code.
+/// Runs a parsed command line and returns the process exit code. The command runs on a
+/// thread whose stack holds the deepest query the limits allow
+/// (`sparql::limits::QUERY_STACK_BYTES`); the server's runtime threads get the same.
 pub fn run(cli: Cli) -> ExitCode {
-    match dispatch(&cli) {
+    let spawned = std::thread::Builder::new()
+        .name("strata-main".into())
+        .stack_size(crate::sparql::limits::QUERY_STACK_BYTES)
+        .spawn(move || run_here(&cli));
+    match spawned.map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => {
+            eprintln!("error[internal]: the command failed unexpectedly");
+            ExitCode::from(1)
+        }
+        Err(error) => {
+            eprintln!("error[internal]: cannot start the command's thread: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run_here(cli: &Cli) -> ExitCode {
+    match dispatch(cli) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("{error}");
@@ -44,8 +64,19 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         // Its own exit codes: 2 for unusable input (the caller's error, not a violation).
         return Ok(validate::run(cli, args));
     }
+    // The server's configuration file is read first: it may set query limits, which the
+    // engine needs when it opens.
+    let http_config = match &cli.command {
+        Command::Serve(args) => Some(match &args.config {
+            Some(path) => crate::api::http::HttpConfig::from_file(path)
+                .map_err(|e| ApiError::invalid_argument("--config", e))?,
+            None => crate::api::http::HttpConfig::default(),
+        }),
+        _ => None,
+    };
     let config = EngineConfig {
         query_timeout,
+        query_limits: query_limits(cli, http_config.as_ref())?,
         ..EngineConfig::default()
     };
     let engine = std::sync::Arc::new(Engine::open(cli.data_dir(), config)?);
@@ -59,7 +90,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Repair(args) => history::run_repair(&engine, cli, args),
         Command::Export(args) => history::run_export(&engine, cli, args),
         Command::Graphs(_) => history::run_graphs(&engine),
-        Command::Serve(args) => serve::run(&engine, cli, args),
+        Command::Serve(args) => serve::run(&engine, cli, args, http_config.unwrap_or_default()),
         Command::HashKey(_) | Command::Validate(_) => Ok(ExitCode::SUCCESS),
         Command::CommitLoop(args) => serve::run_commit_loop(&engine, cli, args),
     };
@@ -69,6 +100,39 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         eprintln!("warning: {}", ApiError::from(error));
     }
     result
+}
+
+/// Query limits: the command line (or its environment variables) wins over the server's
+/// configuration file, which wins over the defaults.
+fn query_limits(
+    cli: &Cli,
+    http: Option<&crate::api::http::HttpConfig>,
+) -> Result<crate::sparql::QueryLimits, ApiError> {
+    let mut limits = crate::sparql::QueryLimits::default();
+    let memory_mb = cli
+        .query_memory_mb
+        .or_else(|| http.and_then(|h| h.query_memory_limit_mb));
+    if let Some(mb) = memory_mb {
+        limits.memory_bytes = (mb > 0).then(|| mb.saturating_mul(1 << 20));
+    }
+    if let Some(ms) = cli
+        .heavy_after_ms
+        .or_else(|| http.and_then(|h| h.heavy_query_after_ms))
+    {
+        limits.heavy_after = std::time::Duration::from_millis(ms);
+    }
+    if let Some(n) = cli.heavy_queries {
+        if n == 0 {
+            return Err(ApiError::invalid_argument(
+                "--heavy-queries",
+                "expected at least 1",
+            ));
+        }
+        limits.heavy_slots = n;
+    } else if let Some(n) = http.and_then(|h| h.heavy_queries) {
+        limits.heavy_slots = n;
+    }
+    Ok(limits)
 }
 
 /// `--as-of` / `--as-of-time` (parsed by clap) as engine read options.

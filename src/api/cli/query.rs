@@ -28,7 +28,9 @@ pub(super) fn run_query(
     options.base_iri = args.base.clone();
     let graph = engine.graph(&cli.graph)?;
     let answer = match graph.query(&text, &options) {
-        Err(crate::engine::EngineError::Query(crate::sparql::QueryError::Cancelled)) => {
+        Err(crate::engine::EngineError::Query(
+            crate::sparql::QueryError::Cancelled | crate::sparql::QueryError::Timeout(_),
+        )) => {
             let limit = engine.config().query_timeout.unwrap_or_default();
             return Err(
                 crate::engine::EngineError::from(crate::sparql::QueryError::Timeout(limit)).into(),
@@ -49,14 +51,9 @@ pub(super) fn run_query(
         .map(|_| ()),
         (None, results) => write_table(results, &mut out),
     };
-    let timed_out = answer.deadline.as_ref().is_some_and(|d| d.fired());
-    match result {
-        // Whatever error the evaluator reports once the deadline fired, the cause is the
-        // time limit.
-        Err(_) if timed_out => {
-            let limit = engine.config().query_timeout.unwrap_or_default();
-            Err(crate::engine::EngineError::from(crate::sparql::QueryError::Timeout(limit)).into())
-        }
+    // Whatever error the evaluator reports once a limit stopped the query, the cause is
+    // the limit.
+    match result.map_err(|error| answer.control.explain(error)) {
         Err(crate::sparql::QueryError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             Ok(ExitCode::SUCCESS)
         }

@@ -14,13 +14,12 @@ use crate::sparql::UpdateOptions;
 
 const DEMO: &str = include_str!("../../../demo/demo.trig");
 
-pub(super) fn run(engine: &Arc<Engine>, cli: &Cli, args: &ServeArgs) -> Result<ExitCode, ApiError> {
-    let mut config = match &args.config {
-        Some(path) => {
-            HttpConfig::from_file(path).map_err(|e| ApiError::invalid_argument("--config", e))?
-        }
-        None => HttpConfig::default(),
-    };
+pub(super) fn run(
+    engine: &Arc<Engine>,
+    cli: &Cli,
+    args: &ServeArgs,
+    mut config: HttpConfig,
+) -> Result<ExitCode, ApiError> {
     // `--timeout` on the command line wins over the configuration file.
     if let Some(secs) = cli.timeout_secs {
         config.query_timeout_secs = secs;
@@ -43,8 +42,12 @@ pub(super) fn run(engine: &Arc<Engine>, cli: &Cli, args: &ServeArgs) -> Result<E
     // `/sparql`, `/update` and `/store` serve graph `main`: it exists from the start, so
     // a SPARQL Protocol client on a new server sees an empty dataset, not an error.
     engine.graph_or_create(crate::model::GraphName::DEFAULT)?;
+    // Queries are parsed on the runtime's workers and evaluated on its blocking threads:
+    // give them the stack the query limits are sized for (virtual memory; only what a
+    // query uses is touched).
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(crate::sparql::limits::QUERY_STACK_BYTES)
         .build()
         .map_err(|e| {
             ApiError::invalid_argument("serve", format!("cannot start the runtime: {e}"))

@@ -57,6 +57,13 @@ pub struct HttpConfig {
     /// Remote SPARQL endpoints a query's `SERVICE` may call (exact IRIs). Empty: every
     /// `SERVICE` is refused, so readers cannot make the server fetch internal URLs.
     pub service_allowlist: Vec<String>,
+    /// Memory one query may hold, in MiB (0: no limit; absent: 1024). The command line's
+    /// `--query-memory-mb` wins.
+    pub query_memory_limit_mb: Option<u64>,
+    /// Queries running longer than this many milliseconds are heavy (absent: 200).
+    pub heavy_query_after_ms: Option<u64>,
+    /// Heavy queries that may run at once (absent: cores - 1, at least 1).
+    pub heavy_queries: Option<usize>,
 }
 
 impl Default for HttpConfig {
@@ -70,6 +77,9 @@ impl Default for HttpConfig {
             request_timeout_secs: 300.0,
             query_timeout_secs: 60.0,
             service_allowlist: Vec::new(),
+            query_memory_limit_mb: None,
+            heavy_query_after_ms: None,
+            heavy_queries: None,
         }
     }
 }
@@ -122,6 +132,9 @@ impl HttpConfig {
         }
         if self.body_limit_bytes == 0 {
             return Err("body_limit_bytes must be positive".into());
+        }
+        if self.heavy_queries == Some(0) {
+            return Err("heavy_queries must be at least 1".into());
         }
         Ok(())
     }

@@ -70,6 +70,7 @@ impl From<ApiError> for HttpError {
             ErrorCode::GraphNotFound | ErrorCode::CommitNotFound => StatusCode::NOT_FOUND,
             ErrorCode::GraphExists | ErrorCode::IdempotencyConflict => StatusCode::CONFLICT,
             ErrorCode::QueryTimeout => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::QueryMemoryLimit => StatusCode::INSUFFICIENT_STORAGE,
             ErrorCode::ServiceNotAllowed | ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::Unsupported => StatusCode::NOT_IMPLEMENTED,
             ErrorCode::ShaclViolation => StatusCode::UNPROCESSABLE_ENTITY,

@@ -1,5 +1,5 @@
 //! Prometheus metrics, kept by hand: request counts and latencies per route and status,
-//! commits, query timeouts, and each open graph's head.
+//! commits, query timeouts, heavy queries and memory stops, and each open graph's head.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -99,6 +99,38 @@ impl Metrics {
             "strata_query_timeouts_total {}",
             self.query_timeouts.load(Ordering::Relaxed)
         );
+        let governor = engine.governor().stats();
+        for (name, kind, help, value) in [
+            (
+                "strata_heavy_queries_running",
+                "gauge",
+                "Heavy queries (running past heavy_query_after_ms) holding a slot.",
+                governor.heavy_running as u64,
+            ),
+            (
+                "strata_heavy_queries_waiting",
+                "gauge",
+                "Heavy queries waiting for a slot.",
+                governor.heavy_waiting as u64,
+            ),
+            (
+                "strata_heavy_queries_total",
+                "counter",
+                "Queries that became heavy.",
+                governor.heavy_total,
+            ),
+            (
+                "strata_query_memory_stops_total",
+                "counter",
+                "Queries stopped at their memory limit.",
+                governor.memory_stops,
+            ),
+        ] {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+            );
+        }
         out.push_str("# HELP strata_head_seq The newest commit of each open graph.\n");
         out.push_str("# TYPE strata_head_seq gauge\n");
         for graph in engine.open_graphs() {

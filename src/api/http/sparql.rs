@@ -140,15 +140,16 @@ async fn run(
     let metrics = state.metrics.clone();
     let limit = state.config.query_timeout();
     let timeouts = state.metrics.clone();
-    // spareval checks cancellation when it reads the store; a plan that computes in
-    // memory for a long stretch (a cross product under ORDER BY) notices late. The client
-    // gets its 503 at the limit regardless, and the work stops at its next store read.
+    // The evaluator checks cancellation at every row it reads and every 1,024 steps of
+    // its joins, sorts and groupings, so the work stops within milliseconds of the limit;
+    // the client gets its 503 at the limit (plus a grace for the response head)
+    // regardless.
     let answer = tokio::time::timeout(
         limit + RESPONSE_GRACE,
         stream(move |writer| {
             let graph = engine.graph(&graph)?;
             let answer = match graph.query_parsed(&query, &options) {
-                Err(EngineError::Query(QueryError::Cancelled)) => {
+                Err(EngineError::Query(QueryError::Cancelled | QueryError::Timeout(_))) => {
                     metrics
                         .query_timeouts
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -167,10 +168,9 @@ async fn run(
             }
             writer.set_head(head);
             let written = write_results(answer.results, format, &mut *writer);
-            let timed_out = answer.deadline.as_ref().is_some_and(|d| d.fired());
-            match written {
+            match written.map_err(|error| answer.control.explain(error)) {
                 Ok(_) => Ok(()),
-                Err(_) if timed_out => {
+                Err(QueryError::Timeout(_)) => {
                     metrics
                         .query_timeouts
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

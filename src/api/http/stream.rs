@@ -71,14 +71,14 @@ impl ChunkWriter {
 
     /// Sends what is buffered; `last` when the work is done (the body is complete).
     fn send(&mut self, last: bool) -> std::io::Result<()> {
-        let chunk = Bytes::from(std::mem::replace(
-            &mut self.buffer,
-            if last {
-                Vec::new()
-            } else {
-                Vec::with_capacity(CHUNK_BYTES)
-            },
-        ));
+        // The next buffer is allocated outside the query's memory budget: the network
+        // task frees it.
+        let next = if last {
+            Vec::new()
+        } else {
+            crate::memory::uncharged(|| Vec::with_capacity(CHUNK_BYTES))
+        };
+        let chunk = Bytes::from(std::mem::replace(&mut self.buffer, next));
         if let Some(first) = self.first.take() {
             let head = self
                 .head
@@ -103,9 +103,19 @@ impl ChunkWriter {
 
 impl Write for ChunkWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.buffer.extend_from_slice(buf);
-        if self.buffer.len() >= CHUNK_BYTES {
-            self.send(false)?;
+        // Never past the buffer's capacity: it is allocated outside the query's memory
+        // budget (it is freed by the network task), so growing it would be charged and
+        // never credited back.
+        let mut rest = buf;
+        while !rest.is_empty() {
+            let n = rest
+                .len()
+                .min(CHUNK_BYTES.saturating_sub(self.buffer.len()));
+            self.buffer.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            if self.buffer.len() >= CHUNK_BYTES {
+                self.send(false)?;
+            }
         }
         Ok(buf.len())
     }

@@ -693,7 +693,7 @@ fn error_type(error: &ApiError) -> &'static str {
     use crate::api::error::ErrorCode::*;
     match error.code {
         ApprovalRequired | ApprovalDeclined => "approval",
-        QueryTimeout | Cancelled => "limit",
+        QueryTimeout | QueryTooComplex | QueryMemoryLimit | Cancelled => "limit",
         Internal | Corruption | LogCorrupt | LogTruncated | DataDirLocked => "internal",
         _ => "invalid_request",
     }
@@ -707,7 +707,12 @@ fn hint(error: &ApiError) -> Option<&'static str> {
             Some("fix the query at the line and column given; prefixes must be declared")
         }
         CursorMismatch => Some("pass the exact arguments from the previous answer's `next`"),
-        QueryTimeout => Some("narrow the query (more selective patterns, LIMIT) and try again"),
+        QueryTimeout | QueryMemoryLimit => {
+            Some("narrow the query (more selective patterns, LIMIT) and try again")
+        }
+        QueryTooComplex => Some(
+            "split the query: fewer nested brackets, fewer UNION/OPTIONAL/FILTER, VALUES instead of long UNION or || chains",
+        ),
         ApprovalRequired => Some(
             "ask the person to run this from a client that supports elicitation, or the operator to set STRATA_DESTRUCTIVE=allow",
         ),

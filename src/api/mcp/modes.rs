@@ -137,8 +137,8 @@ fn select_rows(
     };
     let mut rows = Vec::new();
     for solution in solutions {
-        let solution = solution
-            .map_err(|e| crate::engine::EngineError::from(crate::sparql::evaluation_error(e)))?;
+        let solution =
+            solution.map_err(|e| crate::engine::EngineError::from(answer.control.stop_error(e)))?;
         let mut row = serde_json::Map::new();
         for (variable, value) in solution.iter() {
             row.insert(

@@ -393,16 +393,11 @@ fn sparql(
     };
     let answer = graph.query_parsed(&query, &options)?;
     let search_reports = answer.search.clone();
-    let deadline = answer.deadline;
-    let limit = ctx.query_timeout;
-    // Once the time limit passed, whatever the evaluator reports is a timeout.
+    let control = answer.control;
+    // Once a limit (time, memory) stopped the query, whatever the evaluator reports is
+    // that limit.
     let eval_error = |error: spareval::QueryEvaluationError| -> ApiError {
-        let error = if deadline.as_ref().is_some_and(|d| d.fired()) {
-            crate::sparql::QueryError::Timeout(limit)
-        } else {
-            crate::sparql::evaluation_error(error)
-        };
-        crate::engine::EngineError::from(error).into()
+        crate::engine::EngineError::from(control.stop_error(error)).into()
     };
     let typed = detail != Detail::Compact;
     let mut truncated = false;

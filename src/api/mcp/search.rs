@@ -740,8 +740,8 @@ fn candidates(
     };
     let mut out = HashSet::new();
     for solution in solutions {
-        let solution = solution
-            .map_err(|e| crate::engine::EngineError::from(crate::sparql::evaluation_error(e)))?;
+        let solution =
+            solution.map_err(|e| crate::engine::EngineError::from(answer.control.stop_error(e)))?;
         if let Some(Term::NamedNode(n)) = solution.get("r") {
             out.insert(Arc::from(n.as_str()));
         }

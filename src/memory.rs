@@ -1,0 +1,241 @@
+//! Per-query memory accounting.
+//!
+//! The process's global allocator is the system allocator plus a count: every
+//! allocation, reallocation and free made on a thread is charged to the `Budget` that
+//! thread is currently working for (a query evaluated on it), if any. When a budget's
+//! use passes its limit, the allocator only raises the budget's `exceeded` flag (it never
+//! fails an allocation, panics, locks or allocates); the query's cancellation check reads
+//! the flag at its next check point and stops the query with a coded error.
+//!
+//! The count is per thread: memory a query allocates and hands to another thread (a
+//! response chunk sent to the network task) is charged but never credited back. Code
+//! that does that on purpose allocates inside `uncharged`.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicU64, Ordering};
+
+/// The system allocator, counting into the current thread's budget.
+struct CountingAllocator;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so
+// `System`'s guarantees hold; the accounting around it only touches atomics and a
+// `const`-initialized thread-local without destructor (no allocation, no lock, no panic).
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is (see above).
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            charge(layout.size() as isize);
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is (see above).
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            charge(layout.size() as isize);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as is (see above).
+        unsafe { System.dealloc(ptr, layout) };
+        charge(-(layout.size() as isize));
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded as is (see above).
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            charge(new_size as isize - layout.size() as isize);
+        }
+        new
+    }
+}
+
+thread_local! {
+    /// The budget this thread's allocations are charged to.
+    static CURRENT: Cell<Option<&'static Budget>> = const { Cell::new(None) };
+}
+
+#[inline]
+fn charge(bytes: isize) {
+    // `try_with` fails only while the thread is being torn down: nothing to charge then.
+    let _ = CURRENT.try_with(|current| {
+        if let Some(budget) = current.get() {
+            budget.charge(bytes);
+        }
+    });
+}
+
+/// A memory budget. Budgets are never freed: a finished query's budget is reset and
+/// reused (its generation changes), so a `&'static` to one is always valid.
+pub struct Budget {
+    /// Bytes allocated minus bytes freed on the charged thread since the scope began.
+    /// Written only by the thread the budget is bound to.
+    used: AtomicIsize,
+    peak: AtomicIsize,
+    limit: AtomicIsize,
+    exceeded: AtomicBool,
+    generation: AtomicU64,
+}
+
+impl Budget {
+    const fn new() -> Self {
+        Self {
+            used: AtomicIsize::new(0),
+            peak: AtomicIsize::new(0),
+            limit: AtomicIsize::new(isize::MAX),
+            exceeded: AtomicBool::new(false),
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    #[inline]
+    fn charge(&self, bytes: isize) {
+        let used = self.used.load(Ordering::Relaxed).saturating_add(bytes);
+        self.used.store(used, Ordering::Relaxed);
+        if used > self.peak.load(Ordering::Relaxed) {
+            self.peak.store(used, Ordering::Relaxed);
+            if used > self.limit.load(Ordering::Relaxed) {
+                self.exceeded.store(true, Ordering::Release);
+            }
+        }
+    }
+}
+
+/// Budgets of finished scopes, ready for reuse.
+static FREE: Mutex<Vec<&'static Budget>> = Mutex::new(Vec::new());
+
+/// While alive, the current thread's allocations are charged to one budget. Not `Send`:
+/// it is bound to the thread that entered it.
+pub struct MemoryScope {
+    budget: &'static Budget,
+    previous: Option<&'static Budget>,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+impl MemoryScope {
+    /// Starts charging this thread's allocations to a fresh budget of `limit` bytes
+    /// (`None`: count without a limit). A scope entered while another is active on the
+    /// thread takes over until it ends.
+    pub fn enter(limit: Option<u64>) -> Self {
+        let reused = FREE.lock().map(|mut free| free.pop()).unwrap_or(None);
+        let budget: &'static Budget = reused.unwrap_or_else(|| Box::leak(Box::new(Budget::new())));
+        budget.used.store(0, Ordering::Relaxed);
+        budget.peak.store(0, Ordering::Relaxed);
+        budget.exceeded.store(false, Ordering::Relaxed);
+        budget.limit.store(
+            limit.map_or(isize::MAX, |l| isize::try_from(l).unwrap_or(isize::MAX)),
+            Ordering::Relaxed,
+        );
+        let previous = CURRENT.with(|current| current.replace(Some(budget)));
+        Self {
+            budget,
+            previous,
+            _thread_bound: PhantomData,
+        }
+    }
+
+    /// A handle other threads (and the cancellation check) can read.
+    pub fn watch(&self) -> BudgetWatch {
+        BudgetWatch {
+            budget: self.budget,
+            generation: self.budget.generation.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl Drop for MemoryScope {
+    fn drop(&mut self) {
+        let _ = CURRENT.try_with(|current| {
+            if current.get().is_some_and(|b| std::ptr::eq(b, self.budget)) {
+                current.set(self.previous);
+            }
+        });
+        self.budget.generation.fetch_add(1, Ordering::Relaxed);
+        self.budget.exceeded.store(false, Ordering::Relaxed);
+        if let Ok(mut free) = FREE.lock() {
+            free.push(self.budget);
+        }
+    }
+}
+
+/// Reads one scope's budget; reads nothing once that scope ended.
+#[derive(Clone, Copy)]
+pub struct BudgetWatch {
+    budget: &'static Budget,
+    generation: u64,
+}
+
+impl BudgetWatch {
+    fn live(&self) -> bool {
+        self.budget.generation.load(Ordering::Relaxed) == self.generation
+    }
+
+    /// True once the scope's allocations passed its limit.
+    #[inline]
+    pub fn exceeded(&self) -> bool {
+        self.budget.exceeded.load(Ordering::Acquire) && self.live()
+    }
+
+    /// The most bytes the scope held at once so far (0 once it ended).
+    pub fn peak_bytes(&self) -> u64 {
+        let peak = self.budget.peak.load(Ordering::Relaxed);
+        if self.live() {
+            u64::try_from(peak).unwrap_or(0)
+        } else {
+            0
+        }
+    }
+}
+
+/// Runs `f` without charging its allocations to the thread's budget (for memory handed
+/// to another thread, which frees it uncounted).
+pub fn uncharged<T>(f: impl FnOnce() -> T) -> T {
+    let saved = CURRENT.with(|current| current.replace(None));
+    let result = f();
+    CURRENT.with(|current| current.set(saved));
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_charged_to_the_scope_of_their_thread() {
+        let scope = MemoryScope::enter(Some(10 << 20));
+        let watch = scope.watch();
+        let small = vec![0u8; 1 << 20];
+        assert!(watch.peak_bytes() >= 1 << 20);
+        assert!(!watch.exceeded());
+        // Another thread's allocations are not this scope's.
+        std::thread::spawn(|| vec![1u8; 64 << 20].len())
+            .join()
+            .unwrap();
+        assert!(!watch.exceeded());
+        let big = vec![0u8; 16 << 20];
+        assert!(watch.exceeded());
+        drop((small, big));
+        let uncounted = uncharged(|| vec![0u8; 32 << 20]);
+        assert!(watch.peak_bytes() < 40 << 20);
+        drop(uncounted);
+        drop(scope);
+        // A watch of an ended scope reads nothing, even when its budget is reused.
+        assert!(!watch.exceeded());
+        let next = MemoryScope::enter(Some(1));
+        let _grow = vec![0u8; 1024];
+        assert!(next.watch().exceeded());
+        assert!(!watch.exceeded());
+    }
+}

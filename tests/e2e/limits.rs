@@ -1,0 +1,382 @@
+//! Query limits through the real binary: no input aborts the process (deep nesting gets
+//! `query_too_complex` on HTTP, MCP and the CLI), the time limit stops in-memory work,
+//! a query over its memory limit fails with `query_memory_limit`, and heavy queries wait
+//! for a slot while short ones keep their latency.
+//!
+//! Timings are generous: the CI machine is a shared, noisy 2-core box.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::util::{Server, Strata, agent};
+
+fn nested_braces(n: usize) -> String {
+    format!("SELECT * WHERE {}?s ?p ?o{}", "{".repeat(n), "}".repeat(n))
+}
+
+/// Queries and updates of the shapes, each far past the limits.
+fn too_complex_queries() -> Vec<(&'static str, String)> {
+    vec![
+        ("898 nested braces", nested_braces(898)),
+        (
+            "859 nested parentheses",
+            format!(
+                "SELECT * WHERE {{ ?s ?p ?o FILTER({}?o{}) }}",
+                "(".repeat(859),
+                ")".repeat(859)
+            ),
+        ),
+        (
+            "1,015 UNIONs",
+            format!(
+                "SELECT * WHERE {{ {{?s ?p ?o}} {} }}",
+                "UNION {?s ?p ?o} ".repeat(1_015)
+            ),
+        ),
+        (
+            "1,523 path steps",
+            format!(
+                "SELECT * WHERE {{ ?s <http://e/p>{} ?o }}",
+                "/<http://e/p>".repeat(1_523)
+            ),
+        ),
+        (
+            "2,031 ||",
+            format!(
+                "SELECT * WHERE {{ ?s ?p ?o FILTER(?o{}) }}",
+                " || ?o".repeat(2_031)
+            ),
+        ),
+        (
+            "a 500-pattern group",
+            format!(
+                "SELECT * WHERE {{ {} }}",
+                (0..500)
+                    .map(|i| format!("?x <http://e/p{i}> ?y{i} ."))
+                    .collect::<String>()
+            ),
+        ),
+    ]
+}
+
+fn nested_update(n: usize) -> String {
+    format!(
+        "INSERT {{ <http://e/a> <http://e/b> ?o }} WHERE {}?s ?p ?o{}",
+        "{".repeat(n),
+        "}".repeat(n)
+    )
+}
+
+fn error_code(response: &mut ureq::http::Response<ureq::Body>) -> String {
+    let text = response.body_mut().read_to_string().unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("a JSON error body: {text}"));
+    body["error"]["code"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[track_caller]
+fn assert_alive(server: &mut Server) {
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server process died"
+    );
+    let response = agent().get(server.url("/healthz")).call().unwrap();
+    assert_eq!(response.status(), 200);
+}
+
+/// `n` triples `<http://e/s{i}> <http://e/p> "i"`, imported as commit 1.
+fn with_triples(n: usize) -> Strata {
+    let strata = Strata::new();
+    let data: String = (0..n)
+        .map(|i| format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"))
+        .collect();
+    let file = strata.file("data.nt", data);
+    strata.run(&["import", file.to_str().unwrap()]).ok();
+    strata
+}
+
+/// User plus system CPU time the process used so far.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..]
+        .split_whitespace()
+        .collect();
+    // Fields 14 and 15 of proc(5), counted from `state` (field 3) here; 100 ticks/s.
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
+}
+
+/// The peak resident memory of a process, in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap()
+        * 1024
+}
+
+fn metric(server: &Server, name: &str) -> u64 {
+    let text = agent()
+        .get(server.url("/metrics"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
+}
+
+#[test]
+fn deep_nesting_over_http_is_query_too_complex_and_the_server_lives() {
+    let strata = with_triples(3);
+    let mut server = strata.serve(&[]);
+    for (what, query) in too_complex_queries() {
+        let mut response = agent()
+            .post(server.url("/sparql"))
+            .header("content-type", "application/sparql-query")
+            .send(query.as_str())
+            .unwrap();
+        assert_eq!(response.status(), 400, "{what}");
+        assert_eq!(error_code(&mut response), "query_too_complex", "{what}");
+        assert_alive(&mut server);
+    }
+    for n in [900, 5_000] {
+        let mut response = agent()
+            .post(server.url("/update"))
+            .header("content-type", "application/sparql-update")
+            .send(nested_update(n).as_str())
+            .unwrap();
+        assert_eq!(response.status(), 400, "update nested {n} deep");
+        assert_eq!(error_code(&mut response), "query_too_complex");
+        assert_alive(&mut server);
+    }
+    // Queries at the limits still run: 127 nested braces, and a 64-pattern group.
+    let deep = agent()
+        .get(server.url("/sparql"))
+        .query("query", nested_braces(127))
+        .call()
+        .unwrap();
+    assert_eq!(deep.status(), 200);
+    let wide = format!(
+        "SELECT * WHERE {{ ?x <http://e/p> ?y . {} }}",
+        (1..64)
+            .map(|i| format!("OPTIONAL {{ ?x <http://e/p{i}> ?y{i} }}"))
+            .collect::<String>()
+    );
+    let mut wide = agent()
+        .get(server.url("/sparql"))
+        .query("query", wide)
+        .header("accept", "text/csv")
+        .call()
+        .unwrap();
+    assert_eq!(wide.status(), 200);
+    assert_eq!(wide.body_mut().read_to_string().unwrap().lines().count(), 4);
+}
+
+#[test]
+fn deep_nesting_over_mcp_is_query_too_complex_and_the_server_lives() {
+    let strata = with_triples(3);
+    let (mut child, mut session) =
+        crate::mcp_mrtr::start(&strata, &["serve", "--stdio", "--no-demo"]);
+    for (what, query) in too_complex_queries() {
+        let answer = session.tool("query", json!({"mode": "sparql", "sparql": query}), None);
+        assert_eq!(answer["isError"], true, "{what}: {answer}");
+        assert_eq!(
+            answer["structuredContent"]["error"]["code"], "query_too_complex",
+            "{what}: {answer}"
+        );
+    }
+    // A JSON query that compiles to SPARQL past the limits.
+    let many: Vec<serde_json::Value> = (0..2_000)
+        .map(|i| json!({"op": "eq", "left": {"var": "o"}, "right": {"value": i}}))
+        .collect();
+    let structured = session.tool(
+        "query",
+        json!({"mode": "structured", "structured": {
+            "patterns": [{"subject": {"var": "s"}, "predicate": {"iri": "http://e/p"}, "object": {"var": "o"}}],
+            "filters": [{"or": many}]}}),
+        None,
+    );
+    assert_eq!(
+        structured["structuredContent"]["error"]["code"], "query_too_complex",
+        "{structured}"
+    );
+    let update = session.tool(
+        "rdf",
+        json!({"action": "update", "sparql": nested_update(5_000)}),
+        None,
+    );
+    assert_eq!(
+        update["structuredContent"]["error"]["code"], "query_too_complex",
+        "{update}"
+    );
+    // Still alive and answering.
+    let ok = session.tool(
+        "query",
+        json!({"mode": "sparql", "sparql": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"}),
+        None,
+    );
+    assert_eq!(ok["structuredContent"]["data"]["rows"][0]["n"], 3, "{ok}");
+    assert!(child.try_wait().unwrap().is_none());
+    drop(session);
+    let _ = child.wait();
+}
+
+#[test]
+fn the_cli_answers_5000_nested_braces_with_query_too_complex() {
+    let strata = with_triples(3);
+    let run = strata.run(&["query", &nested_braces(5_000)]);
+    let stderr = run.fails_with(1);
+    assert!(stderr.contains("error[query_too_complex]"), "{stderr}");
+    let run = strata.run(&["update", &nested_update(5_000)]);
+    assert!(run.fails_with(1).contains("error[query_too_complex]"));
+    // Deep but allowed: runs on the CLI's main thread.
+    let rows = strata.select(&nested_braces(127), &[]);
+    assert_eq!(rows.len(), 3);
+}
+
+/// Three patterns with no shared variable over 3,000 triples: 27 billion rows to sort.
+const CROSS_PRODUCT: &str =
+    "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i LIMIT 1";
+
+#[test]
+fn a_cross_product_under_order_by_stops_within_its_time_limit() {
+    let strata = with_triples(3_000);
+    let server = strata.serve(&["--timeout", "2"]);
+    let pid = server.child.id();
+    let started = Instant::now();
+    let mut response = agent()
+        .get(server.url("/sparql"))
+        .query("query", CROSS_PRODUCT)
+        .call()
+        .unwrap();
+    let answered = started.elapsed();
+    assert_eq!(response.status(), 503);
+    assert_eq!(error_code(&mut response), "query_timeout");
+    assert!(
+        answered < Duration::from_secs(5),
+        "answered after {answered:?}"
+    );
+    // The work stopped with the answer: from half a second after it, the server uses
+    // (next to) no CPU.
+    std::thread::sleep(Duration::from_millis(500));
+    let before = cpu_time(pid);
+    std::thread::sleep(Duration::from_millis(1_500));
+    let busy = cpu_time(pid) - before;
+    assert!(
+        busy < Duration::from_millis(500),
+        "the server kept working after the limit: {busy:?} of CPU in 1.5 s"
+    );
+    let quick = Instant::now();
+    let small = agent()
+        .get(server.url("/sparql"))
+        .query("query", "ASK { <http://e/s1> ?p ?o }")
+        .call()
+        .unwrap();
+    assert_eq!(small.status(), 200);
+    assert!(quick.elapsed() < Duration::from_secs(2));
+    eprintln!(
+        "cross product: answered 503 after {answered:?}; CPU in the 1.5 s after: {busy:?}; peak RSS {} MiB",
+        peak_rss(pid) >> 20
+    );
+}
+
+#[test]
+fn a_query_over_its_memory_limit_fails_with_query_memory_limit() {
+    let strata = with_triples(3_000);
+    let mut server = strata.serve(&["--timeout", "60", "--query-memory-mb", "64"]);
+    let pid = server.child.id();
+    let started = Instant::now();
+    // Nine million rows to sort: far more than 64 MiB.
+    let mut response = agent()
+        .get(server.url("/sparql"))
+        .query(
+            "query",
+            "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f LIMIT 1",
+        )
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 507);
+    assert_eq!(error_code(&mut response), "query_memory_limit");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_alive(&mut server);
+    assert_eq!(metric(&server, "strata_query_memory_stops_total"), 1);
+    // Well under what the query wanted (about 3 GB).
+    let peak = peak_rss(pid);
+    assert!(peak < 1 << 30, "peak RSS {} MiB", peak >> 20);
+    eprintln!(
+        "memory limit: stopped after {:?}, peak RSS {} MiB",
+        started.elapsed(),
+        peak >> 20
+    );
+}
+
+#[test]
+fn heavy_queries_wait_for_a_slot_and_small_queries_keep_their_latency() {
+    let strata = with_triples(400);
+    let server = strata.serve(&[
+        "--timeout",
+        "6",
+        "--heavy-queries",
+        "1",
+        "--heavy-after-ms",
+        "100",
+    ]);
+    // 64 million combinations to count, each: heavy.
+    let heavy = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }";
+    let url = server.url("/sparql");
+    let heavies: Vec<_> = (0..3)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                agent()
+                    .get(&url)
+                    .query("query", heavy)
+                    .call()
+                    .unwrap()
+                    .status()
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(1_500));
+    assert_eq!(metric(&server, "strata_heavy_queries_running"), 1);
+    assert_eq!(metric(&server, "strata_heavy_queries_waiting"), 2);
+    let mut slowest = Duration::ZERO;
+    for i in 0..10 {
+        let started = Instant::now();
+        let response = agent()
+            .get(server.url("/sparql"))
+            .query("query", format!("ASK {{ <http://e/s{i}> ?p ?o }}"))
+            .call()
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        slowest = slowest.max(started.elapsed());
+    }
+    assert!(
+        slowest < Duration::from_secs(1),
+        "a small query took {slowest:?}"
+    );
+    for heavy in heavies {
+        assert_eq!(heavy.join().unwrap(), 503);
+    }
+    // Every slot is given back once the queries stopped.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while metric(&server, "strata_heavy_queries_running")
+        + metric(&server, "strata_heavy_queries_waiting")
+        > 0
+    {
+        assert!(Instant::now() < deadline, "heavy slots still taken");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("small queries while 3 heavy ones ran: slowest {slowest:?}");
+}
