@@ -389,7 +389,7 @@ fn supervise(options: &Options) -> ExitCode {
             let sig = format!(
                 "{kind}: {what}{}",
                 if deep {
-                    " [deep nesting: the known stack overflows]"
+                    " [deep nesting: known, until the nesting limit lands]"
                 } else {
                     ""
                 }
