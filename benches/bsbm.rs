@@ -35,7 +35,7 @@ fn import_options(name: &str) -> ImportOptions {
 /// checkpoint can be timed apart.
 fn no_auto_checkpoint() -> EngineConfig {
     EngineConfig {
-        checkpoint_every_quads: u64::MAX,
+        flush_every_quads: u64::MAX,
         ..EngineConfig::default()
     }
 }
@@ -478,7 +478,7 @@ fn main() {
         delete_time.as_secs_f64(),
         readd_time.as_secs_f64(),
     );
-    // Commits that cross `checkpoint_every_quads` (default 50,000 changed quads) write a
+    // Commits that cross `flush_every_quads` (default 50,000 changed quads) write a
     // checkpoint of the whole store before returning: they show up as the slow ones.
     let mut sorted = chunk_times.clone();
     sorted.sort();

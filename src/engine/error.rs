@@ -91,11 +91,11 @@ pub enum EngineError {
         intact_after: u64,
     },
     #[error(
-        "graph {graph:?}: the commit log ends at commit {log_head} but its checkpoint was taken \
-         at commit {checkpoint_seq}, so acknowledged commits are missing from the log; the graph \
+        "graph {graph:?}: the commit log ends at commit {log_head} but the store files hold \
+         commit {checkpoint_seq}, so acknowledged commits are missing from the log; the graph \
          was not opened. Restore commits.log from a backup, or run \
          `strata repair --graph {graph} --yes` to accept the log as it is (it keeps a copy of \
-         the checkpoint)"
+         the store files)"
     )]
     LogBehindCheckpoint {
         graph: String,
@@ -103,10 +103,10 @@ pub enum EngineError {
         checkpoint_seq: CommitSeq,
     },
     #[error(
-        "graph {graph:?}: commit {commit_seq} of the log has hash {log_hash} but the checkpoint \
+        "graph {graph:?}: commit {commit_seq} of the log has hash {log_hash} but the store files \
          recorded {checkpoint_hash} for it: the log's history was rewritten; the graph was not \
          opened. Restore commits.log from a backup, or run `strata repair --graph {graph} --yes` \
-         to accept the log as it is (it keeps a copy of the checkpoint)"
+         to accept the log as it is (it keeps a copy of the store files)"
     )]
     CheckpointMismatch {
         graph: String,

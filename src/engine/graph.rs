@@ -1,7 +1,9 @@
 //! `Graph`: one graph's log, store and commit index, and how they are opened.
 //!
-//! Opening reads the checkpoint (if it matches the log), then replays only the commits
-//! after it. A torn or corrupt log tail is cut and reported, never silently accepted.
+//! Opening maps the store's files (if their manifest matches the log), then replays only
+//! the commits after them. A torn or corrupt log tail is cut and reported, never silently
+//! accepted. A background thread per graph flushes recent commits to files and compacts
+//! them (`start_maintenance`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,7 +20,10 @@ use crate::model::{CommitHash, CommitSeq, GraphName};
 use crate::store::{self, QuadKey, Store};
 
 pub(crate) const LOG_FILE: &str = "commits.log";
+/// A whole-store checkpoint of builds before segment files (read only to check it).
 pub(crate) const CHECKPOINT_FILE: &str = "checkpoint.bin";
+/// The folder of a graph's store files and their manifest (derived data).
+pub(crate) const STORE_DIR: &str = "store";
 /// The folder of a graph's search indexes (derived data).
 pub(crate) const SEARCH_DIR: &str = "search";
 
@@ -28,7 +33,8 @@ pub type CommitInfo = LogEntry;
 /// What opening a graph did, for logs and tests.
 #[derive(Clone, Debug, Default)]
 pub struct OpenStats {
-    pub checkpoint_seq: CommitSeq,
+    /// The commit the store's files held (the manifest's).
+    pub files_seq: CommitSeq,
     pub replayed_commits: u64,
     /// A torn or corrupt tail that was cut: `(byte offset, bytes, reason)`.
     pub cut_tail: Option<(u64, u64, String)>,
@@ -48,17 +54,19 @@ pub struct Graph {
     /// The newest durable commit; its lock is the group-commit sync lock.
     pub(crate) durable_seq: Mutex<CommitSeq>,
     pub(crate) poisoned: AtomicBool,
-    pub(crate) quads_since_checkpoint: AtomicU64,
-    pub(crate) checkpoint_every_quads: u64,
+    /// Quads changed since the last flush, and the count that asks for one.
+    pub(crate) quads_since_flush: AtomicU64,
+    pub(crate) flush_every_quads: u64,
     /// Time limit of queries whose options name none.
     pub(crate) query_timeout: Option<std::time::Duration>,
     /// The engine's query governor (memory budgets, heavy slots).
     pub(crate) governor: Arc<crate::sparql::Governor>,
-    checkpoint_lock: Mutex<()>,
-    /// Wakes the graph's background checkpointer (set by the engine when it opens the
-    /// graph). Checkpoints never run inside a commit: a commit that crosses the threshold
+    /// Held while a flush (and the compaction after it) runs.
+    flush_lock: Mutex<()>,
+    /// Wakes the graph's background maintenance thread (set by the engine when it opens
+    /// the graph). Flushes never run inside a commit: a commit that crosses the threshold
     /// only sends this signal.
-    checkpoint_signal: Mutex<Option<mpsc::SyncSender<()>>>,
+    flush_signal: Mutex<Option<mpsc::SyncSender<()>>>,
     open_stats: OpenStats,
     /// The shapes in force and the conformance report (see `validation.rs`).
     pub(crate) shacl: RwLock<super::validation::ShaclState>,
@@ -101,9 +109,9 @@ impl Graph {
             })?;
         let mut stats = OpenStats::default();
         let entries = report.entries;
-        // The checkpoint is checked before a torn tail is cut: if it proves the tail held an
-        // acknowledged commit, the open stops with the files untouched.
-        let store = load_checkpoint(&dir, &name, &entries)?.unwrap_or_default();
+        // The files are checked against the log before a torn tail is cut: if they prove
+        // the tail held an acknowledged commit, the open stops with the files untouched.
+        let store = open_store(&dir, &name, &entries)?;
         if let Some(cut) = &report.cut {
             tracing::warn!(
                 graph = %name,
@@ -115,7 +123,7 @@ impl Graph {
             log.cut_tail(cut)?;
             stats.cut_tail = Some((cut.offset, cut.bytes, cut.reason.clone()));
         }
-        stats.checkpoint_seq = store.applied_seq();
+        stats.files_seq = store.applied_seq();
         let mut quads_since = 0;
         for entry in &entries[store.applied_seq() as usize..] {
             let record = log.read_record(entry)?;
@@ -132,7 +140,7 @@ impl Graph {
             .collect();
         let head_hash = entries.last().map_or(CommitHash::ZERO, |e| e.hash);
         if stats.replayed_commits > 0 || stats.cut_tail.is_some() {
-            tracing::info!(graph = %name, head, checkpoint = stats.checkpoint_seq, replayed = stats.replayed_commits, "opened graph");
+            tracing::info!(graph = %name, head, files = stats.files_seq, replayed = stats.replayed_commits, "opened graph");
         }
         let graph = Self {
             name,
@@ -144,12 +152,12 @@ impl Graph {
             idempotency: RwLock::new(idempotency),
             durable_seq: Mutex::new(head),
             poisoned: AtomicBool::new(false),
-            quads_since_checkpoint: AtomicU64::new(quads_since),
-            checkpoint_every_quads: config.checkpoint_every_quads,
+            quads_since_flush: AtomicU64::new(quads_since),
+            flush_every_quads: config.flush_every_quads,
             query_timeout: config.query_timeout,
             governor: governor.clone(),
-            checkpoint_lock: Mutex::new(()),
-            checkpoint_signal: Mutex::new(None),
+            flush_lock: Mutex::new(()),
+            flush_signal: Mutex::new(None),
             open_stats: stats,
             shacl: RwLock::default(),
             search: Default::default(),
@@ -174,97 +182,135 @@ impl Graph {
         &self.open_stats
     }
 
-    /// Starts the thread that writes checkpoints in the background when commits signal it.
-    /// The thread holds only a weak reference and ends when the graph is dropped.
-    pub(crate) fn start_checkpointer(graph: &Arc<Graph>) {
+    /// Starts the thread that flushes and compacts the store in the background when
+    /// commits signal it. It holds only a weak reference and ends with the graph.
+    pub(crate) fn start_maintenance(graph: &Arc<Graph>) {
         let (sender, receiver) = mpsc::sync_channel::<()>(1);
-        *graph.checkpoint_signal.lock() = Some(sender);
+        *graph.flush_signal.lock() = Some(sender);
         let weak = Arc::downgrade(graph);
         let spawned = std::thread::Builder::new()
-            .name(format!("strata-checkpoint-{}", graph.name))
+            .name(format!("strata-flush-{}", graph.name))
             .spawn(move || {
                 while receiver.recv().is_ok() {
                     let Some(graph) = weak.upgrade() else { break };
-                    if let Err(error) = graph.checkpoint_if_needed(graph.checkpoint_every_quads) {
-                        tracing::warn!(graph = %graph.name, %error, "checkpoint failed");
+                    if let Err(error) = graph.flush_if_needed(graph.flush_every_quads) {
+                        tracing::warn!(graph = %graph.name, %error, "flush failed");
                     }
                 }
             });
         if let Err(error) = spawned {
-            tracing::warn!(%error, "cannot start the checkpoint thread; checkpoints happen at close only");
+            tracing::warn!(%error, "cannot start the flush thread; flushes happen at close only");
         }
     }
 
-    /// Asks the background checkpointer for a checkpoint (never blocks).
-    pub(crate) fn request_checkpoint(&self) {
-        if let Some(sender) = self.checkpoint_signal.lock().as_ref() {
+    /// Asks the background thread for a flush (never blocks).
+    pub(crate) fn request_flush(&self) {
+        if let Some(sender) = self.flush_signal.lock().as_ref() {
             let _ = sender.try_send(());
         }
     }
 
-    /// Writes a checkpoint at the durable head when at least `min_quads` quads changed
-    /// since the last one, unless one is being written right now. Checkpoints are derived
-    /// data: failing to write one loses nothing.
-    pub fn checkpoint_if_needed(&self, min_quads: u64) -> Result<(), EngineError> {
-        let Some(guard) = self.checkpoint_lock.try_lock() else {
+    /// Flushes the commits held in memory to a new store file (then compacts files) when
+    /// at least `min_quads` quads changed since the last flush, unless one is running
+    /// right now. Files are derived data: failing to write one loses nothing.
+    pub fn flush_if_needed(&self, min_quads: u64) -> Result<(), EngineError> {
+        let Some(guard) = self.flush_lock.try_lock() else {
             return Ok(());
         };
-        self.write_checkpoint(min_quads, guard)
+        self.flush(min_quads, guard)
     }
 
-    /// Like `checkpoint_if_needed`, but waits for a checkpoint in progress first (at close,
-    /// so the process does not exit in the middle of one).
-    pub fn checkpoint_when_idle(&self, min_quads: u64) -> Result<(), EngineError> {
-        let guard = self.checkpoint_lock.lock();
-        self.write_checkpoint(min_quads, guard)
+    /// Like `flush_if_needed`, but waits for a flush in progress first (at close, so the
+    /// process does not exit in the middle of one).
+    pub fn flush_when_idle(&self, min_quads: u64) -> Result<(), EngineError> {
+        let guard = self.flush_lock.lock();
+        self.flush(min_quads, guard)
     }
 
-    fn write_checkpoint(
+    fn flush(
         &self,
         min_quads: u64,
         _guard: parking_lot::MutexGuard<'_, ()>,
     ) -> Result<(), EngineError> {
-        let pending = self.quads_since_checkpoint.load(Ordering::Acquire);
-        if pending < min_quads.max(1) {
+        let pending = self.quads_since_flush.load(Ordering::Acquire);
+        if pending < min_quads.max(1) || self.poisoned.load(Ordering::Acquire) {
             return Ok(());
         }
-        let seq = self.store.published_seq();
+        // The frozen commits must be durable before a manifest names them (I4: a manifest
+        // is never ahead of the log).
+        let seq = self.store.freeze();
+        self.sync_through(seq)?;
         let index = (seq as usize).checked_sub(1);
         let Some(hash) = index.and_then(|i| self.commits.read().get(i).map(|e| e.hash)) else {
             return Ok(());
         };
-        let snapshot = self.store.snapshot_at(seq);
-        let path = self.dir.join(CHECKPOINT_FILE);
-        store::write_checkpoint(&path, &snapshot, hash).map_err(|e| EngineError::io(&path, e))?;
-        self.quads_since_checkpoint
-            .fetch_sub(pending, Ordering::AcqRel);
-        tracing::debug!(graph = %self.name, seq, "wrote checkpoint");
+        let store_dir = self.dir.join(STORE_DIR);
+        let flushed = self
+            .store
+            .flush(seq, hash)
+            .map_err(|e| EngineError::io(&store_dir, e))?;
+        self.quads_since_flush.fetch_sub(pending, Ordering::AcqRel);
+        let compacted = self
+            .store
+            .compact()
+            .map_err(|e| EngineError::io(&store_dir, e))?;
+        let legacy = self.dir.join(CHECKPOINT_FILE);
+        if legacy.exists() {
+            let _ = std::fs::remove_file(&legacy);
+        }
+        tracing::debug!(graph = %self.name, seq, ?flushed, ?compacted, "flushed the store");
         Ok(())
     }
 }
 
-/// Loads the checkpoint when it matches a commit of the log. An unreadable checkpoint is
-/// only derived data (replay the whole log), but a readable one that is ahead of the log
-/// or disagrees with it proves the log lost or rewrote acknowledged commits: that stops
-/// the open, so a commit number is never reused for different content.
-fn load_checkpoint(
+/// Opens the graph's store files when their manifest matches a commit of the log. Files
+/// that cannot be read are only derived data (they are set aside and the whole log is
+/// replayed), but a readable manifest or legacy checkpoint that is ahead of the log or
+/// disagrees with it proves the log lost or rewrote acknowledged commits: that stops the
+/// open, so a commit number is never reused for different content.
+fn open_store(
     dir: &std::path::Path,
     name: &GraphName,
     entries: &[LogEntry],
-) -> Result<Option<Store>, EngineError> {
-    let path = dir.join(CHECKPOINT_FILE);
-    if !path.exists() {
-        return Ok(None);
+) -> Result<Store, EngineError> {
+    let legacy = dir.join(CHECKPOINT_FILE);
+    if legacy.exists()
+        && let Ok(info) = store::read_checkpoint_info(&legacy)
+    {
+        check_checkpoint(name, &info, entries)?;
     }
-    let (store, info) = match store::read_checkpoint(&path) {
-        Ok(loaded) => loaded,
-        Err(error) => {
-            tracing::warn!(graph = %name, %error, "unreadable checkpoint; replaying the whole log");
-            return Ok(None);
+    let store_dir = dir.join(STORE_DIR);
+    match store::Manifest::read(&store_dir) {
+        Ok(Some(manifest)) => {
+            let info = store::CheckpointInfo {
+                commit_seq: manifest.commit_seq,
+                hash: manifest.hash,
+            };
+            check_checkpoint(name, &info, entries)?;
         }
-    };
-    check_checkpoint(name, &info, entries)?;
-    Ok((info.commit_seq >= 1).then_some(store))
+        Ok(None) => {}
+        Err(error) => tracing::warn!(graph = %name, %error, "unreadable store manifest"),
+    }
+    match Store::open(&store_dir, true) {
+        Ok(Some((store, _))) => Ok(store),
+        Ok(None) => Ok(Store::new_in(&store_dir)),
+        Err(error) => {
+            let aside = dir.join(format!(
+                "store.unreadable-{}",
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs())
+            ));
+            tracing::warn!(
+                graph = %name,
+                %error,
+                aside = %aside.display(),
+                "unreadable store files, set aside; replaying the whole log"
+            );
+            std::fs::rename(&store_dir, &aside).map_err(|e| EngineError::io(&store_dir, e))?;
+            Ok(Store::new_in(&store_dir))
+        }
+    }
 }
 
 /// Checks that the log holds the checkpoint's commit with the checkpoint's hash.

@@ -35,17 +35,14 @@ use parking_lot::Mutex;
 
 use crate::model::GraphName;
 
-/// At close, a checkpoint is written when at least this many quads changed since the last
-/// one: replaying fewer at the next start is cheaper than rewriting the whole store.
-const CLOSE_CHECKPOINT_QUADS: u64 = 10_000;
-
 /// Settings of an engine.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
     /// Queries running longer are cancelled. `None` disables the limit.
     pub query_timeout: Option<Duration>,
-    /// Write a checkpoint once this many quads changed since the last one.
-    pub checkpoint_every_quads: u64,
+    /// Flush recent commits to a store file once this many quads changed since the last
+    /// flush (the memory they take until then is bounded by it).
+    pub flush_every_quads: u64,
     /// Where the default embedding model's files are (see `scripts/fetch-model.sh`).
     pub model_dir: PathBuf,
     /// Memory per query and the heavy-query slots (see `sparql::QueryLimits`).
@@ -56,7 +53,7 @@ impl Default for EngineConfig {
     fn default() -> Self {
         Self {
             query_timeout: Some(Duration::from_secs(60)),
-            checkpoint_every_quads: 50_000,
+            flush_every_quads: 50_000,
             model_dir: crate::search::embed::default_model_dir(),
             query_limits: crate::sparql::QueryLimits::default(),
         }
@@ -164,7 +161,7 @@ impl Engine {
             &self.governor,
             false,
         )?);
-        Graph::start_checkpointer(&graph);
+        Graph::start_maintenance(&graph);
         Graph::start_search_worker(&graph);
         graphs.insert(name, graph.clone());
         Ok(graph)
@@ -186,7 +183,7 @@ impl Engine {
             &self.governor,
             true,
         )?);
-        Graph::start_checkpointer(&graph);
+        Graph::start_maintenance(&graph);
         Graph::start_search_worker(&graph);
         graphs.insert(name, graph.clone());
         Ok(graph)
@@ -283,13 +280,14 @@ impl Engine {
         Ok(dir)
     }
 
-    /// Writes checkpoints where enough changed, so the next start replays little.
+    /// Flushes every open graph's recent commits to files, so the next start replays
+    /// nothing.
     pub fn close(&self) -> Result<(), EngineError> {
         let graphs: Vec<Arc<Graph>> = self.graphs.lock().values().cloned().collect();
         for graph in graphs {
             graph.stop_search_worker();
             graph.persist_indexes();
-            graph.checkpoint_when_idle(CLOSE_CHECKPOINT_QUADS)?;
+            graph.flush_when_idle(1)?;
         }
         Ok(())
     }

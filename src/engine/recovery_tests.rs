@@ -30,7 +30,7 @@ fn graph_with_31_commits(checkpoint: bool) -> (tempfile::TempDir, Vec<(u64, u64)
             .expect("commit");
     }
     if checkpoint {
-        graph.checkpoint_when_idle(1).expect("checkpoint");
+        graph.flush_when_idle(1).expect("flush");
     }
     let mut records: Vec<(u64, u64)> = graph
         .commits_newest_first(0, usize::MAX)
@@ -41,10 +41,10 @@ fn graph_with_31_commits(checkpoint: bool) -> (tempfile::TempDir, Vec<(u64, u64)
     (dir, records)
 }
 
-/// No automatic checkpoints, so each case decides whether there is one.
+/// No automatic flushes, so each case decides whether there are store files.
 fn config() -> EngineConfig {
     EngineConfig {
-        checkpoint_every_quads: u64::MAX,
+        flush_every_quads: u64::MAX,
         ..EngineConfig::default()
     }
 }
@@ -53,8 +53,9 @@ fn log_path(dir: &Path) -> PathBuf {
     dir.join("graphs/main/commits.log")
 }
 
+/// The manifest of the graph's store files (what replaced `checkpoint.bin`).
 fn checkpoint_path(dir: &Path) -> PathBuf {
-    dir.join("graphs/main/checkpoint.bin")
+    dir.join("graphs/main/store/MANIFEST")
 }
 
 /// Flips one byte in the body (header text) of record `seq`.
@@ -256,10 +257,57 @@ fn a_corrupt_or_missing_checkpoint_is_rebuilt_from_the_log() -> TestResult {
         assert_eq!(graph.open_stats().replayed_commits, N_COMMITS);
     }
 
-    std::fs::remove_file(checkpoint_path(dir.path()))?;
+    // The open set the unreadable files aside: there are none now.
+    assert!(!checkpoint_path(dir.path()).exists());
     let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
     assert!(matches!(check.checkpoint, CheckpointCheck::Absent));
     assert_eq!(open_head(dir.path())?, N_COMMITS);
+    Ok(())
+}
+
+#[test]
+fn a_torn_or_damaged_store_file_is_set_aside_and_rebuilt_from_the_log() -> TestResult {
+    let (dir, _) = graph_with_31_commits(true);
+    let store = dir.path().join("graphs/main/store");
+    let segment = std::fs::read_dir(&store)?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "seg"))
+        .expect("a segment file");
+    let bytes = std::fs::read(&segment)?;
+    // A flipped byte in the body: `verify` finds it (the open does not read bodies).
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0xff;
+    std::fs::write(&segment, &flipped)?;
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(
+        matches!(check.checkpoint, CheckpointCheck::Unreadable(_)),
+        "{check:?}"
+    );
+    // A torn file: the open sets the files aside and replays the whole log.
+    std::fs::write(&segment, &bytes[..bytes.len() - 100])?;
+    {
+        let engine = Engine::open(dir.path(), config())?;
+        let graph = engine.graph("main")?;
+        assert_eq!(graph.head_seq(), N_COMMITS);
+        assert_eq!(graph.open_stats().replayed_commits, N_COMMITS);
+        let answer = graph.query(
+            "ASK { <http://e/s31> <http://e/p> \"value 31\" . <http://e/s1> ?p ?o }",
+            &Default::default(),
+        )?;
+        assert!(matches!(
+            answer.results,
+            crate::sparql::QueryResults::Boolean(true)
+        ));
+    }
+    let aside = std::fs::read_dir(dir.path().join("graphs/main"))?
+        .flatten()
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("store.unreadable-")
+        });
+    assert!(aside, "the unreadable files are kept aside");
     Ok(())
 }
 
@@ -319,7 +367,7 @@ fn repair_keeps_a_copy_of_everything_it_removes() -> TestResult {
         before[cut_at as usize..],
         "the removed bytes are kept"
     );
-    assert!(saved.join("checkpoint.bin").exists());
+    assert!(saved.join("store/MANIFEST").exists());
     assert!(std::fs::read_to_string(saved.join("REPAIR.txt"))?.contains("first bad commit: 10"));
     assert_eq!(
         std::fs::read(log_path(dir.path()))?,

@@ -4,7 +4,7 @@
 //! Opening a graph cuts only a torn tail. Anything worse (a bad record with intact records
 //! after it, a checkpoint ahead of the log or disagreeing with it) stops the open, and only
 //! an operator's `repair` changes the files: it cuts the log after its last verified commit
-//! and moves everything it removes (log bytes, checkpoint, search indexes) into a
+//! and moves everything it removes (log bytes, store files, search indexes) into a
 //! `repair-<time>/` folder beside the log, with a note of what was removed.
 
 use std::fs::File;
@@ -12,10 +12,10 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::error::EngineError;
-use super::graph::{CHECKPOINT_FILE, LOG_FILE, SEARCH_DIR};
+use super::graph::{CHECKPOINT_FILE, LOG_FILE, SEARCH_DIR, STORE_DIR};
 use crate::log::{VerifyReport, verify_log_with};
 use crate::model::{CommitHash, CommitSeq};
-use crate::store::{CheckpointInfo, read_checkpoint_info};
+use crate::store::{CheckpointInfo, Manifest, Store, read_checkpoint_info};
 
 /// What `verify` found in a graph's files.
 #[derive(Debug)]
@@ -25,12 +25,14 @@ pub struct GraphCheck {
     pub checkpoint: CheckpointCheck,
 }
 
-/// The checkpoint compared with the verified log.
+/// The store's files (their manifest, or a legacy `checkpoint.bin`) compared with the
+/// verified log.
 #[derive(Debug)]
 pub enum CheckpointCheck {
-    /// No checkpoint file.
+    /// No store files.
     Absent,
-    /// Unreadable (derived data: the log is replayed instead).
+    /// Unreadable or damaged (derived data: the next open sets them aside and replays the
+    /// log instead).
     Unreadable(String),
     /// At a commit the log holds with the same hash.
     Matches(CommitSeq),
@@ -73,13 +75,21 @@ impl RepairPlan {
     }
 }
 
-/// Verifies the log of the graph in `dir` and compares the checkpoint with it.
+/// Verifies the log of the graph in `dir`, the store files' checksums, and compares the
+/// commit the files hold with the log.
 pub(crate) fn check(dir: &Path) -> Result<GraphCheck, EngineError> {
+    let store_dir = dir.join(STORE_DIR);
     let checkpoint_path = dir.join(CHECKPOINT_FILE);
-    let info = if checkpoint_path.exists() {
-        Some(read_checkpoint_info(&checkpoint_path).map_err(|e| e.to_string()))
-    } else {
-        None
+    let info = match Manifest::read(&store_dir) {
+        Ok(Some(manifest)) => Some(check_store_files(&store_dir).map(|()| CheckpointInfo {
+            commit_seq: manifest.commit_seq,
+            hash: manifest.hash,
+        })),
+        Err(error) => Some(Err(error.to_string())),
+        Ok(None) if checkpoint_path.exists() => {
+            Some(read_checkpoint_info(&checkpoint_path).map_err(|e| e.to_string()))
+        }
+        Ok(None) => None,
     };
     let wanted = match &info {
         Some(Ok(info)) => info.commit_seq,
@@ -106,6 +116,15 @@ pub(crate) fn check(dir: &Path) -> Result<GraphCheck, EngineError> {
     Ok(GraphCheck { log, checkpoint })
 }
 
+/// Maps every file the manifest names and recomputes its checksum.
+fn check_store_files(store_dir: &Path) -> Result<(), String> {
+    match Store::open(store_dir, false) {
+        Ok(Some((store, _))) => store.verify_files().map_err(|e| e.to_string()),
+        Ok(None) => Ok(()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
 /// Plans the repair of the graph in `dir` and, when `apply`, carries it out.
 pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError> {
     let check = check(dir)?;
@@ -125,7 +144,8 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
     let mut plan = RepairPlan {
         keep_commits: check.log.n_commits,
         cut_bytes,
-        move_checkpoint: move_checkpoint && dir.join(CHECKPOINT_FILE).exists(),
+        move_checkpoint: move_checkpoint
+            && (dir.join(CHECKPOINT_FILE).exists() || dir.join(STORE_DIR).exists()),
         move_search,
         check,
         saved_to: None,
@@ -159,9 +179,10 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
     }
     for (moved, name) in [
         (plan.move_checkpoint, CHECKPOINT_FILE),
+        (plan.move_checkpoint, STORE_DIR),
         (plan.move_search, SEARCH_DIR),
     ] {
-        if moved {
+        if moved && dir.join(name).exists() {
             let from = dir.join(name);
             std::fs::rename(&from, saved.join(name)).map_err(|e| EngineError::io(&from, e))?;
             note.push_str(&format!(

@@ -72,8 +72,8 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() -> TestResu
     for seed in [1, 2, 3] {
         let dir = tempfile::tempdir()?;
         let config = EngineConfig {
-            // A small threshold so some runs write a checkpoint in the middle of the stream.
-            checkpoint_every_quads: 40,
+            // A small threshold so flushes (and compactions) happen in the middle of the stream.
+            flush_every_quads: 40,
             ..EngineConfig::default()
         };
         let mut rng = Lcg(seed);
@@ -85,8 +85,8 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() -> TestResu
             let graph = engine.graph_or_create("main")?;
             for round in 0..60 {
                 if round == 30 {
-                    // A checkpoint in the middle of the stream (background ones may follow).
-                    graph.checkpoint_when_idle(1)?;
+                    // A flush in the middle of the stream (background ones may follow).
+                    graph.flush_when_idle(1)?;
                 }
                 let mut inserts = Vec::new();
                 let mut deletes = Vec::new();
@@ -140,21 +140,18 @@ fn random_commit_streams_replay_to_the_same_chain_and_pinned_reads() -> TestResu
                 );
             }
         }
-        // Reopen twice: once from the checkpoint (if any) plus the log tail, once after
-        // deleting the checkpoint so the whole log is replayed.
+        // Reopen twice: once from the store files plus the log tail, once after deleting
+        // the files so the whole log is replayed.
         for drop_checkpoint in [false, true] {
             if drop_checkpoint {
-                let _ = std::fs::remove_file(dir.path().join("graphs/main/checkpoint.bin"));
+                std::fs::remove_dir_all(dir.path().join("graphs/main/store"))?;
             }
             let engine = Engine::open(dir.path(), config.clone())?;
             let graph = engine.graph("main")?;
             assert_eq!(graph.head_seq() as usize, history.len() - 1);
             let stats = graph.open_stats();
-            assert_eq!(stats.checkpoint_seq > 0, !drop_checkpoint, "{stats:?}");
-            assert_eq!(
-                stats.checkpoint_seq + stats.replayed_commits,
-                graph.head_seq()
-            );
+            assert_eq!(stats.files_seq > 0, !drop_checkpoint, "{stats:?}");
+            assert_eq!(stats.files_seq + stats.replayed_commits, graph.head_seq());
             assert_eq!(
                 graph.commits_newest_first(0, 1).first().map(|c| c.hash),
                 head_hash

@@ -325,12 +325,9 @@ impl Graph {
         self.sync_through(seq)?;
         self.notify_indexer();
         let changed = (inserts.len() + deletes.len()) as u64;
-        let pending = self
-            .quads_since_checkpoint
-            .fetch_add(changed, Ordering::AcqRel)
-            + changed;
-        if pending >= self.checkpoint_every_quads {
-            self.request_checkpoint();
+        let pending = self.quads_since_flush.fetch_add(changed, Ordering::AcqRel) + changed;
+        if pending >= self.flush_every_quads {
+            self.request_flush();
         }
         Ok(CommitOutcome {
             commit_seq: Some(seq),
@@ -358,7 +355,7 @@ impl Graph {
 
     /// Group commit: the first waiter syncs everything appended so far; writers that
     /// appended meanwhile find their commit already durable.
-    fn sync_through(&self, seq: CommitSeq) -> Result<(), EngineError> {
+    pub(crate) fn sync_through(&self, seq: CommitSeq) -> Result<(), EngineError> {
         let mut durable = self.durable_seq.lock();
         if *durable >= seq {
             return Ok(());

@@ -2,8 +2,14 @@
 //!
 //! Ids are handed out in order and never reused, so a snapshot can remember how many
 //! terms existed when it was taken and treat newer ids as unknown (see `Snapshot`).
+//!
+//! The oldest ids live in immutable files (`dict_file.rs`, read through memory maps);
+//! terms interned since the last flush live in memory until the next flush writes them
+//! to a new file (`pending`, then `install`).
 
+use std::cell::RefCell;
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use hashbrown::HashTable;
 use parking_lot::RwLock;
@@ -11,6 +17,7 @@ use rustc_hash::FxBuildHasher;
 
 use std::fmt::Write as _;
 
+use super::dict_file::{DictFile, encode_term, term_hash};
 use super::segment::QuadKey;
 use crate::model::{NamedOrBlankNode, Quad, RdfGraphName, Term};
 
@@ -26,24 +33,41 @@ pub struct Dict {
 }
 
 struct DictInner {
-    /// `terms[id - 1]` is the term with that id (id 0 is the default graph).
+    /// Immutable parts, ascending and contiguous from id 1.
+    files: Vec<Arc<DictFile>>,
+    /// The first id held in memory (every smaller id is in `files`).
+    mem_first: TermId,
+    /// `terms[i]` is the term with id `mem_first + i`.
     terms: Vec<Term>,
-    /// Ids keyed by the hash of their term; the term itself lives only in `terms`.
+    /// Ids of the in-memory terms keyed by the hash of their term.
     index: HashTable<TermId>,
 }
 
 impl Default for Dict {
     fn default() -> Self {
+        Self::from_files(Vec::new())
+    }
+}
+
+thread_local! {
+    /// The encoding of the term being looked up in the files (no allocation per lookup).
+    static ENCODED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Dict {
+    /// A dictionary whose first ids are in these files (ascending, contiguous from 1).
+    pub(crate) fn from_files(files: Vec<Arc<DictFile>>) -> Self {
+        let mem_first = files.last().map_or(1, |f| f.end());
         Self {
             inner: RwLock::new(DictInner {
+                files,
+                mem_first,
                 terms: Vec::new(),
                 index: HashTable::new(),
             }),
         }
     }
-}
 
-impl Dict {
     /// The id of a known term.
     pub fn lookup(&self, term: &Term) -> Option<TermId> {
         let inner = self.inner.read();
@@ -119,28 +143,27 @@ impl Dict {
     /// positions RDF does not allow.
     pub fn quad(&self, key: &QuadKey) -> Option<Quad> {
         let inner = self.inner.read();
-        let term = |id: TermId| inner.terms.get(id.checked_sub(1)? as usize);
-        let subject = match term(key[0])? {
-            Term::NamedNode(n) => NamedOrBlankNode::NamedNode(n.clone()),
-            Term::BlankNode(b) => NamedOrBlankNode::BlankNode(b.clone()),
+        let subject = match inner.term(key[0])? {
+            Term::NamedNode(n) => NamedOrBlankNode::NamedNode(n),
+            Term::BlankNode(b) => NamedOrBlankNode::BlankNode(b),
             _ => return None,
         };
-        let Term::NamedNode(predicate) = term(key[1])? else {
+        let Term::NamedNode(predicate) = inner.term(key[1])? else {
             return None;
         };
         let graph_name = if key[3] == DEFAULT_GRAPH {
             RdfGraphName::DefaultGraph
         } else {
-            match term(key[3])? {
-                Term::NamedNode(n) => RdfGraphName::NamedNode(n.clone()),
-                Term::BlankNode(b) => RdfGraphName::BlankNode(b.clone()),
+            match inner.term(key[3])? {
+                Term::NamedNode(n) => RdfGraphName::NamedNode(n),
+                Term::BlankNode(b) => RdfGraphName::BlankNode(b),
                 _ => return None,
             }
         };
         Some(Quad::new(
             subject,
-            predicate.clone(),
-            term(key[2])?.clone(),
+            predicate,
+            inner.term(key[2])?,
             graph_name,
         ))
     }
@@ -158,8 +181,15 @@ impl Dict {
                 if position == 3 && id == DEFAULT_GRAPH {
                     continue;
                 }
-                if let Some(term) = id.checked_sub(1).and_then(|i| inner.terms.get(i as usize)) {
-                    let _ = write!(chunk, "{term} ");
+                match inner.memory_term(id) {
+                    Some(term) => {
+                        let _ = write!(chunk, "{term} ");
+                    }
+                    None => {
+                        if let Some(term) = inner.term(id) {
+                            let _ = write!(chunk, "{term} ");
+                        }
+                    }
                 }
             }
             chunk.push_str(".\n");
@@ -173,13 +203,13 @@ impl Dict {
 
     /// The term of an id. Panics never: an unknown id yields `None`.
     pub fn term(&self, id: TermId) -> Option<Term> {
-        let inner = self.inner.read();
-        inner.terms.get(id.checked_sub(1)? as usize).cloned()
+        self.inner.read().term(id)
     }
 
     /// Number of terms; ids `1..=len` are valid.
     pub fn len(&self) -> u32 {
-        self.inner.read().terms.len() as u32
+        let inner = self.inner.read();
+        inner.mem_first - 1 + inner.terms.len() as u32
     }
 
     /// True when no term was ever interned.
@@ -187,21 +217,88 @@ impl Dict {
         self.len() == 0
     }
 
-    /// Visits every term in id order (for checkpoints).
-    pub fn for_each(&self, limit: u32, mut f: impl FnMut(&Term)) {
+    /// The in-memory terms with ids below `end` (for a flush): `(first id, terms)`.
+    pub(crate) fn pending(&self, end: TermId) -> (TermId, Vec<Term>) {
         let inner = self.inner.read();
-        for term in inner.terms.iter().take(limit as usize) {
-            f(term);
+        let count = end.saturating_sub(inner.mem_first) as usize;
+        (
+            inner.mem_first,
+            inner.terms[..count.min(inner.terms.len())].to_vec(),
+        )
+    }
+
+    /// Replaces the in-memory terms a new file holds by the file. The file starts at the
+    /// first in-memory id (`pending` made it).
+    pub(crate) fn install(&self, file: Arc<DictFile>) {
+        let mut inner = self.inner.write();
+        if file.first() != inner.mem_first || file.end() <= file.first() {
+            return;
         }
+        let moved = (file.end() - inner.mem_first) as usize;
+        let moved = moved.min(inner.terms.len());
+        inner.terms.drain(..moved);
+        inner.mem_first = file.end();
+        inner.files.push(file);
+        inner.terms.shrink_to_fit();
+        inner.rebuild_index();
+    }
+
+    /// Replaces the parts from index `start` on by one file holding the same ids.
+    pub(crate) fn replace_parts(&self, start: usize, file: Arc<DictFile>) {
+        let mut inner = self.inner.write();
+        let same_ids = inner.files.get(start).map(|f| f.first()) == Some(file.first())
+            && inner.files.last().map(|f| f.end()) == Some(file.end());
+        if same_ids {
+            inner.files.truncate(start);
+            inner.files.push(file);
+        }
+    }
+
+    /// The files holding the oldest ids.
+    pub(crate) fn files(&self) -> Vec<Arc<DictFile>> {
+        self.inner.read().files.clone()
+    }
+
+    /// Terms held in memory (not yet in a file).
+    pub(crate) fn n_in_memory(&self) -> usize {
+        self.inner.read().terms.len()
     }
 }
 
 impl DictInner {
     fn find(&self, term: &Term) -> Option<TermId> {
         let hash = FxBuildHasher.hash_one(term);
-        self.index
-            .find(hash, |&id| &self.terms[(id - 1) as usize] == term)
-            .copied()
+        let first = self.mem_first;
+        if let Some(&id) = self
+            .index
+            .find(hash, |&id| &self.terms[(id - first) as usize] == term)
+        {
+            return Some(id);
+        }
+        if self.files.is_empty() {
+            return None;
+        }
+        ENCODED.with_borrow_mut(|encoded| {
+            encoded.clear();
+            encode_term(term, encoded);
+            let hash = term_hash(encoded);
+            self.files.iter().rev().find_map(|f| f.find(encoded, hash))
+        })
+    }
+
+    fn memory_term(&self, id: TermId) -> Option<&Term> {
+        self.terms.get(id.checked_sub(self.mem_first)? as usize)
+    }
+
+    fn term(&self, id: TermId) -> Option<Term> {
+        if id == DEFAULT_GRAPH {
+            return None;
+        }
+        if id >= self.mem_first {
+            return self.memory_term(id).cloned();
+        }
+        let at = self.files.partition_point(|f| f.end() <= id);
+        self.files.get(at)?.term(id)
     }
 
     fn intern(&mut self, term: &Term) -> TermId {
@@ -212,20 +309,30 @@ impl DictInner {
     }
 
     fn intern_owned(&mut self, term: Term) -> TermId {
-        let hash = FxBuildHasher.hash_one(&term);
-        if let Some(&id) = self
-            .index
-            .find(hash, |&id| self.terms[(id - 1) as usize] == term)
-        {
+        if let Some(id) = self.find(&term) {
             return id;
         }
-        let id = TermId::try_from(self.terms.len() + 1).expect("fewer than 2^32 terms");
+        let id = TermId::try_from(self.mem_first as usize + self.terms.len())
+            .expect("fewer than 2^32 terms");
+        let hash = FxBuildHasher.hash_one(&term);
         self.terms.push(term);
-        let terms = &self.terms;
+        let (terms, first) = (&self.terms, self.mem_first);
         self.index.insert_unique(hash, id, |&other| {
-            FxBuildHasher.hash_one(&terms[(other - 1) as usize])
+            FxBuildHasher.hash_one(&terms[(other - first) as usize])
         });
         id
+    }
+
+    fn rebuild_index(&mut self) {
+        let mut index = HashTable::with_capacity(self.terms.len());
+        for (i, term) in self.terms.iter().enumerate() {
+            let id = self.mem_first + i as u32;
+            let (terms, first) = (&self.terms, self.mem_first);
+            index.insert_unique(FxBuildHasher.hash_one(term), id, |&other| {
+                FxBuildHasher.hash_one(&terms[(other - first) as usize])
+            });
+        }
+        self.index = index;
     }
 }
 
@@ -246,5 +353,35 @@ mod tests {
         assert_eq!(dict.term(2), Some(b));
         assert_eq!(dict.term(0), None);
         assert_eq!(dict.term(3), None);
+    }
+
+    #[test]
+    fn terms_moved_to_a_file_keep_their_ids() {
+        let dict = Dict::default();
+        let terms: Vec<Term> = (0..50)
+            .map(|i| NamedNode::new_unchecked(format!("http://e/{i}")).into())
+            .collect();
+        for term in &terms[..30] {
+            dict.intern(term);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (first, pending) = dict.pending(21);
+        assert_eq!((first, pending.len()), (1, 20));
+        let path = dir.path().join("d");
+        DictFile::write(&path, first, &pending).unwrap();
+        dict.install(Arc::new(DictFile::open(&path).unwrap()));
+        assert_eq!(dict.n_in_memory(), 10);
+        for term in &terms[30..] {
+            dict.intern(term);
+        }
+        for (i, term) in terms.iter().enumerate() {
+            assert_eq!(dict.lookup(term), Some(i as u32 + 1), "{term}");
+            assert_eq!(dict.term(i as u32 + 1).as_ref(), Some(term));
+        }
+        assert_eq!(dict.len(), 50);
+        let reopened = Dict::from_files(dict.files());
+        assert_eq!(reopened.len(), 20);
+        assert_eq!(reopened.lookup(&terms[7]), Some(8));
+        assert_eq!(reopened.intern(&terms[40]), 21);
     }
 }

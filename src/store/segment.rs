@@ -1,28 +1,40 @@
 //! Immutable sorted runs of versioned quads, with four orderings each.
 //!
-//! A `Segment` is built once from a batch of quads (a commit, or a merge of two segments)
-//! and never changes shape afterwards. The only mutable field is an entry's `removed`
-//! commit, set once by the single writer when the quad is deleted. Readers pinned at a
-//! commit before that value ignore it, which is what lets readers and the writer share
-//! segments without locks.
+//! A `Segment` is built once from a batch of quads (a commit, a merge of segments, or a
+//! flush of the in-memory ones to a file) and its entries never change afterwards: in
+//! memory they are a `Vec`, on disk a file read in place through a memory map. A removal
+//! is data beside the entries: `Removals` maps the key of the segment's live version of a
+//! quad to the commit that removed it. Readers pinned at a commit before that ignore it,
+//! which is what lets readers and the single writer share segments without locks on the
+//! entries. Merges and flushes fold removals into the entries they write.
 
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use parking_lot::RwLock;
+use rustc_hash::FxHashMap;
 
 use super::dict::{DEFAULT_GRAPH, TermId};
+use super::file::{self, MappedFile};
 use crate::model::CommitSeq;
 
 /// `removed` of a quad that is still present.
 pub(crate) const LIVE: CommitSeq = CommitSeq::MAX;
 
+pub(crate) const MAGIC: &[u8; 8] = b"strataS1";
+
 /// A quad's term ids in subject, predicate, object, graph order.
 pub type QuadKey = [TermId; 4];
 
-/// One version of a quad: present for commits `added..removed`.
+/// One version of a quad: present for commits `added..removed` (as far as the entry
+/// knows: see `Segment::removed_of`). Its layout is the on-disk layout.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct Entry {
     pub key: QuadKey,
     pub added: CommitSeq,
-    removed: AtomicU64,
+    pub removed: CommitSeq,
 }
 
 impl Entry {
@@ -30,22 +42,54 @@ impl Entry {
         Self {
             key,
             added,
-            removed: AtomicU64::new(removed),
+            removed,
         }
     }
+}
 
-    pub fn removed(&self) -> CommitSeq {
-        self.removed.load(Ordering::Acquire)
-    }
+/// A removal written to a segment file: the live version of `key` in an older file was
+/// removed at commit `removed`. Its layout is the on-disk layout.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct Tombstone {
+    pub key: QuadKey,
+    pub removed: CommitSeq,
+}
 
-    /// True when this version of the quad is visible to a reader at `seq`.
+/// Removals of a segment's live versions, newest knowledge first: the writer adds, readers
+/// look up (only when any exist).
+#[derive(Default)]
+pub(crate) struct Removals {
+    len: AtomicUsize,
+    map: RwLock<FxHashMap<QuadKey, CommitSeq>>,
+}
+
+impl Removals {
     #[inline]
-    pub fn visible_at(&self, seq: CommitSeq) -> bool {
-        self.added <= seq && seq < self.removed()
+    fn get(&self, key: &QuadKey) -> Option<CommitSeq> {
+        if self.len.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        self.map.read().get(key).copied()
     }
 
-    pub fn mark_removed(&self, seq: CommitSeq) {
-        self.removed.store(seq, Ordering::Release);
+    fn insert(&self, key: QuadKey, seq: CommitSeq) {
+        let mut map = self.map.write();
+        map.insert(key, seq);
+        self.len.store(map.len(), Ordering::Release);
+    }
+
+    /// The removals made in `(after, upto]`.
+    pub fn between(&self, after: CommitSeq, upto: CommitSeq) -> Vec<Tombstone> {
+        self.map
+            .read()
+            .iter()
+            .filter(|(_, r)| after < **r && **r <= upto)
+            .map(|(key, removed)| Tombstone {
+                key: *key,
+                removed: *removed,
+            })
+            .collect()
     }
 }
 
@@ -140,90 +184,285 @@ impl Pattern {
     }
 }
 
-/// A sorted run of entries with three extra orderings (indexes into `entries`).
+/// Where a segment's entries and orderings live.
+enum Storage {
+    Memory {
+        /// Sorted by (s, p, o, g, added).
+        entries: Vec<Entry>,
+        posg: Vec<u32>,
+        ospg: Vec<u32>,
+        gspo: Vec<u32>,
+    },
+    /// Sections 0-3 of the file are the same four arrays, section 4 its tombstones.
+    File(MappedFile),
+}
+
+/// What a segment file covers: the entries added in commits `from_seq + 1..=to_seq`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FileInfo {
+    pub name: String,
+    pub from_seq: CommitSeq,
+    pub to_seq: CommitSeq,
+}
+
+/// A sorted run of entries with three extra orderings (indexes into the entries).
 pub(crate) struct Segment {
-    /// Sorted by (s, p, o, g, added).
-    entries: Vec<Entry>,
-    posg: Vec<u32>,
-    ospg: Vec<u32>,
-    gspo: Vec<u32>,
+    storage: Storage,
+    removals: Removals,
+    file: Option<FileInfo>,
 }
 
 impl Segment {
-    /// Builds a segment from entries in any order.
+    /// Builds an in-memory segment from entries in any order.
     pub fn build(mut entries: Vec<Entry>) -> Self {
-        entries.sort_by_key(|e| (e.key, e.added));
+        entries.sort_unstable_by_key(|e| (e.key, e.added));
         let posg = sorted_permutation(&entries, Order::Posg);
         let ospg = sorted_permutation(&entries, Order::Ospg);
         let gspo = sorted_permutation(&entries, Order::Gspo);
         Self {
-            entries,
-            posg,
-            ospg,
-            gspo,
+            storage: Storage::Memory {
+                entries,
+                posg,
+                ospg,
+                gspo,
+            },
+            removals: Removals::default(),
+            file: None,
         }
     }
 
-    /// Merges two segments into one, copying every entry with its current `removed`.
-    pub fn merge(a: &Segment, b: &Segment) -> Self {
-        let entries: Vec<Entry> = a
-            .entries
-            .iter()
-            .chain(&b.entries)
-            .map(|e| Entry::new(e.key, e.added, e.removed()))
-            .collect();
-        // Sorting merged runs is close to linear: the sort detects the two runs.
-        Self::build(entries)
+    /// The entries of several segments with their removals up to `upto` folded in (later
+    /// ones stay with the segments they were made in).
+    pub fn folded_entries(segments: &[Arc<Segment>], upto: CommitSeq) -> Vec<Entry> {
+        let mut entries = Vec::with_capacity(segments.iter().map(|s| s.len()).sum());
+        for segment in segments {
+            entries.extend(segment.entries().iter().map(|e| {
+                let removed = segment.removed_of(e);
+                Entry::new(e.key, e.added, if removed <= upto { removed } else { LIVE })
+            }));
+        }
+        entries
+    }
+
+    /// Merges two in-memory segments into one, folding in every removal (the writer
+    /// calls this under its lock, so none can be added meanwhile).
+    pub fn merge(a: &Arc<Segment>, b: &Arc<Segment>) -> Self {
+        Self::build(Self::folded_entries(&[a.clone(), b.clone()], LIVE - 1))
+    }
+
+    /// Writes this segment to a new file with the tombstones of removals in older files.
+    pub fn write_file(
+        &self,
+        path: &Path,
+        from_seq: CommitSeq,
+        to_seq: CommitSeq,
+        tombstones: &[Tombstone],
+    ) -> std::io::Result<u64> {
+        let meta = [
+            from_seq,
+            to_seq,
+            self.len() as u64,
+            tombstones.len() as u64,
+            0,
+            0,
+            0,
+            0,
+        ];
+        file::write_file(
+            path,
+            MAGIC,
+            meta,
+            &[
+                bytemuck::cast_slice(self.entries()),
+                bytemuck::cast_slice(self.permutation(Order::Posg).unwrap_or(&[])),
+                bytemuck::cast_slice(self.permutation(Order::Ospg).unwrap_or(&[])),
+                bytemuck::cast_slice(self.permutation(Order::Gspo).unwrap_or(&[])),
+                bytemuck::cast_slice(tombstones),
+            ],
+        )
+    }
+
+    /// Opens a segment file (mapped, never read whole).
+    pub fn open(path: &Path, name: &str) -> std::io::Result<Self> {
+        let file = MappedFile::open(path, MAGIC)?;
+        let [from_seq, to_seq, n_entries, n_tombstones, ..] = *file.meta();
+        let n = usize::try_from(n_entries).unwrap_or(usize::MAX);
+        let sizes_agree = n <= u32::MAX as usize
+            && file.section(0).len() as u64 == n_entries * 32
+            && (1..4).all(|i| file.section(i).len() as u64 == n_entries * 4)
+            && file.section(4).len() as u64 == n_tombstones * 24
+            && from_seq <= to_seq;
+        if !sizes_agree {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: section sizes disagree with the header", path.display()),
+            ));
+        }
+        Ok(Self {
+            storage: Storage::File(file),
+            removals: Removals::default(),
+            file: Some(FileInfo {
+                name: name.to_owned(),
+                from_seq,
+                to_seq,
+            }),
+        })
+    }
+
+    /// The file this segment is read from (`None`: it lives in memory).
+    pub fn file(&self) -> Option<&FileInfo> {
+        self.file.as_ref()
+    }
+
+    pub fn mapped(&self) -> Option<&MappedFile> {
+        match &self.storage {
+            Storage::File(file) => Some(file),
+            Storage::Memory { .. } => None,
+        }
+    }
+
+    pub fn removals(&self) -> &Removals {
+        &self.removals
+    }
+
+    /// The removals a segment file carries for versions in older files.
+    pub fn tombstones(&self) -> &[Tombstone] {
+        match &self.storage {
+            Storage::File(file) => bytemuck::try_cast_slice(file.section(4)).unwrap_or(&[]),
+            Storage::Memory { .. } => &[],
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
+    #[inline]
     pub fn entries(&self) -> &[Entry] {
-        &self.entries
-    }
-
-    fn permutation(&self, order: Order) -> Option<&[u32]> {
-        match order {
-            Order::Spog => None,
-            Order::Posg => Some(&self.posg),
-            Order::Ospg => Some(&self.ospg),
-            Order::Gspo => Some(&self.gspo),
+        match &self.storage {
+            Storage::Memory { entries, .. } => entries,
+            Storage::File(file) => bytemuck::try_cast_slice(file.section(0)).unwrap_or(&[]),
         }
     }
 
-    /// The entry that holds `key` as present at the writer's head, if any.
-    pub fn find_live(&self, key: &QuadKey) -> Option<&Entry> {
-        let start = self.entries.partition_point(|e| e.key < *key);
-        self.entries[start..]
+    #[inline]
+    fn permutation(&self, order: Order) -> Option<&[u32]> {
+        match &self.storage {
+            Storage::Memory {
+                posg, ospg, gspo, ..
+            } => match order {
+                Order::Spog => None,
+                Order::Posg => Some(posg),
+                Order::Ospg => Some(ospg),
+                Order::Gspo => Some(gspo),
+            },
+            Storage::File(file) => {
+                let section = match order {
+                    Order::Spog => return None,
+                    Order::Posg => 1,
+                    Order::Ospg => 2,
+                    Order::Gspo => 3,
+                };
+                Some(bytemuck::try_cast_slice(file.section(section)).unwrap_or(&[]))
+            }
+        }
+    }
+
+    /// The commit that removed this entry's version (`LIVE` if none has).
+    #[inline]
+    pub fn removed_of(&self, entry: &Entry) -> CommitSeq {
+        if entry.removed != LIVE {
+            return entry.removed;
+        }
+        self.removals.get(&entry.key).unwrap_or(LIVE)
+    }
+
+    /// True when this version of the quad is visible to a reader at `seq`.
+    #[inline]
+    pub fn visible(&self, entry: &Entry, seq: CommitSeq) -> bool {
+        if entry.added > seq || entry.removed <= seq {
+            return false;
+        }
+        entry.removed != LIVE || self.removals.get(&entry.key).is_none_or(|r| r > seq)
+    }
+
+    /// The entries of `key` (all its versions here).
+    fn versions_of(&self, key: &QuadKey) -> &[Entry] {
+        let entries = self.entries();
+        let start = entries.partition_point(|e| e.key < *key);
+        let len = entries[start..].partition_point(|e| e.key == *key);
+        &entries[start..start + len]
+    }
+
+    /// True when this segment holds `key` as present at the writer's head.
+    pub fn has_live(&self, key: &QuadKey) -> bool {
+        self.versions_of(key)
             .iter()
-            .take_while(|e| e.key == *key)
-            .find(|e| e.removed() == LIVE)
+            .any(|e| self.removed_of(e) == LIVE)
+    }
+
+    /// Records that the live version of `key` (which `has_live` found) is removed at `seq`.
+    pub fn remove(&self, key: QuadKey, seq: CommitSeq) {
+        self.removals.insert(key, seq);
+    }
+
+    /// Routes a tombstone read from a newer file: if this segment holds the version it
+    /// removes (the newest one added before it), records the removal. Returns false when
+    /// the version is not here (it is in an older segment).
+    pub fn route_tombstone(&self, tombstone: &Tombstone) -> bool {
+        let Some(version) = self
+            .versions_of(&tombstone.key)
+            .iter()
+            .rev()
+            .find(|e| e.added < tombstone.removed)
+        else {
+            return false;
+        };
+        if version.removed == LIVE {
+            self.removals.insert(tombstone.key, tombstone.removed);
+        }
+        true
+    }
+
+    /// True when this segment holds a version a tombstone could remove (one added
+    /// before it).
+    pub fn route_probe(&self, tombstone: &Tombstone) -> bool {
+        self.versions_of(&tombstone.key)
+            .iter()
+            .any(|e| e.added < tombstone.removed)
     }
 
     /// True when a version of `key` is visible at `seq`.
     pub fn contains_at(&self, key: &QuadKey, seq: CommitSeq) -> bool {
-        let start = self.entries.partition_point(|e| e.key < *key);
-        self.entries[start..]
-            .iter()
-            .take_while(|e| e.key == *key)
-            .any(|e| e.visible_at(seq))
+        self.versions_of(key).iter().any(|e| self.visible(e, seq))
     }
 
     /// Index range `[start, end)` in `order` whose permuted keys start with `prefix`.
     fn range(&self, order: Order, prefix: &[TermId]) -> (usize, usize) {
+        let entries = self.entries();
+        let perm = self.permutation(order);
         let key_at = |idx: usize| -> QuadKey {
-            match self.permutation(order) {
-                None => self.entries[idx].key,
-                Some(perm) => order.permute(&self.entries[perm[idx] as usize].key),
-            }
+            let entry = match perm {
+                None => entries.get(idx),
+                Some(perm) => perm.get(idx).and_then(|&i| entries.get(i as usize)),
+            };
+            entry.map_or([TermId::MAX; 4], |e| order.permute(&e.key))
         };
         let n = prefix.len();
-        let len = self.entries.len();
+        let len = entries.len();
         let start = partition_point(len, |idx| key_at(idx)[..n] < *prefix);
         let end = partition_point(len, |idx| key_at(idx)[..n] <= *prefix);
         (start, end.max(start))
+    }
+
+    /// The entry at position `pos` of `order`, if the file is consistent.
+    #[inline]
+    fn at(&self, order: Order, pos: usize) -> Option<&Entry> {
+        let entries = self.entries();
+        match self.permutation(order) {
+            None => entries.get(pos),
+            Some(perm) => entries.get(*perm.get(pos)? as usize),
+        }
     }
 }
 
@@ -274,14 +513,18 @@ impl Iterator for SegmentScan {
     fn next(&mut self) -> Option<QuadKey> {
         loop {
             let segment = self.segments.get(self.segment_idx)?;
+            let entries = segment.entries();
+            let perm = segment.permutation(self.order);
             while self.pos < self.end {
-                let idx = match segment.permutation(self.order) {
-                    None => self.pos,
-                    Some(perm) => perm[self.pos] as usize,
+                let entry = match perm {
+                    None => entries.get(self.pos),
+                    Some(perm) => perm.get(self.pos).and_then(|&i| entries.get(i as usize)),
                 };
                 self.pos += 1;
-                let entry = &segment.entries[idx];
-                if entry.visible_at(self.seq) && self.pattern.matches(&entry.key) {
+                if let Some(entry) = entry
+                    && segment.visible(entry, self.seq)
+                    && self.pattern.matches(&entry.key)
+                {
                     return Some(entry.key);
                 }
             }
@@ -302,13 +545,11 @@ pub(crate) fn history(
     for segment in segments {
         let (start, end) = segment.range(order, &prefix[..prefix_len]);
         for pos in start..end {
-            let idx = match segment.permutation(order) {
-                None => pos,
-                Some(perm) => perm[pos] as usize,
+            let Some(entry) = segment.at(order, pos) else {
+                continue;
             };
-            let entry = &segment.entries[idx];
             if pattern.matches(&entry.key) {
-                out.push((entry.key, entry.added, entry.removed()));
+                out.push((entry.key, entry.added, segment.removed_of(entry)));
             }
         }
     }
@@ -320,15 +561,19 @@ pub(crate) fn history(
 pub(crate) fn named_graphs(segments: &[Arc<Segment>], seq: CommitSeq) -> Vec<TermId> {
     let mut graphs = Vec::new();
     for segment in segments {
-        let gspo = &segment.gspo;
+        let len = segment.len();
         let mut pos = 0;
-        while pos < gspo.len() {
-            let graph = segment.entries[gspo[pos] as usize].key[3];
+        while pos < len {
+            let Some(graph) = segment.at(Order::Gspo, pos).map(|e| e.key[3]) else {
+                break;
+            };
             let (_, end) = segment.range(Order::Gspo, &[graph]);
             if graph != DEFAULT_GRAPH
-                && gspo[pos..end]
-                    .iter()
-                    .any(|&i| segment.entries[i as usize].visible_at(seq))
+                && (pos..end).any(|p| {
+                    segment
+                        .at(Order::Gspo, p)
+                        .is_some_and(|e| segment.visible(e, seq))
+                })
             {
                 graphs.push(graph);
             }

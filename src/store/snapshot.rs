@@ -144,28 +144,6 @@ impl Snapshot {
         graphs
     }
 
-    /// Every version in the store with its added/removed commits as seen at this snapshot
-    /// (versions added later are left out, removals after it are shown as live).
-    pub(crate) fn versions(&self) -> impl Iterator<Item = (QuadKey, CommitSeq, CommitSeq)> + '_ {
-        let seq = self.seq;
-        self.segments
-            .iter()
-            .flat_map(|s| s.entries().iter())
-            .filter(move |e| e.added <= seq)
-            .map(move |e| {
-                let removed = e.removed();
-                (
-                    e.key,
-                    e.added,
-                    if removed <= seq {
-                        removed
-                    } else {
-                        segment::LIVE
-                    },
-                )
-            })
-    }
-
     /// Quads that differ between two snapshots of the same store, by scanning versions:
     /// `(added in other, removed in other)` relative to `self`.
     pub fn diff(&self, other: &Snapshot) -> (Vec<QuadKey>, Vec<QuadKey>) {
@@ -174,8 +152,8 @@ impl Snapshot {
         let mut removed = Vec::new();
         for segment in self.segments.iter() {
             for entry in segment.entries() {
-                let in_a = entry.visible_at(a);
-                let in_b = entry.visible_at(b);
+                let in_a = segment.visible(entry, a);
+                let in_b = segment.visible(entry, b);
                 if in_b && !in_a {
                     added.push(entry.key);
                 } else if in_a && !in_b {

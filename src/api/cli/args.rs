@@ -61,7 +61,8 @@ pub enum Command {
     Log(LogArgs),
     /// Show quads added and removed between two commits.
     Diff(DiffArgs),
-    /// Re-hash the whole commit chain and check the checkpoint against it.
+    /// Re-hash the whole commit chain, check the store files' checksums and the commit they
+    /// hold against it.
     Verify(DirArgs),
     /// Repair a graph whose log is damaged: show what would be removed, and with --yes cut
     /// the log after its last verified commit (a copy of everything removed is kept).

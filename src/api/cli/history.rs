@@ -155,7 +155,7 @@ pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiErro
         CheckpointCheck::Ahead { checkpoint_seq } => {
             healthy = false;
             println!(
-                "bad: the checkpoint is at commit {checkpoint_seq} but the log's last verified \
+                "bad: the store files hold commit {checkpoint_seq} but the log's last verified \
                  commit is {}: acknowledged commits are missing from the log",
                 log.n_commits
             );
@@ -163,12 +163,13 @@ pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiErro
         CheckpointCheck::Differs { commit_seq } => {
             healthy = false;
             println!(
-                "bad: the checkpoint recorded another hash for commit {commit_seq}: the log's \
+                "bad: the store files recorded another hash for commit {commit_seq}: the log's \
                  history was rewritten"
             );
         }
         CheckpointCheck::Unreadable(error) => eprintln!(
-            "warning: the checkpoint is unreadable ({error}); the next open replays the whole log"
+            "warning: the store files are unreadable ({error}); the next open sets them aside \
+             and replays the whole log"
         ),
         CheckpointCheck::Absent | CheckpointCheck::Matches(_) => {}
     }
@@ -221,7 +222,10 @@ pub(super) fn run_repair(
         );
     }
     if plan.move_checkpoint {
-        println!("{} the checkpoint aside", verb("moved", "would move"));
+        println!(
+            "{} the store files aside (rebuilt from the log)",
+            verb("moved", "would move")
+        );
     }
     if plan.move_search {
         println!(
