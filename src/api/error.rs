@@ -161,6 +161,7 @@ impl From<EngineError> for ApiError {
             EngineError::InvalidArgument { .. } => (ErrorCode::InvalidArgument, None),
             EngineError::ApprovalStale => (ErrorCode::ApprovalDeclined, None),
             EngineError::DataDirLocked { .. } => (ErrorCode::DataDirLocked, Some("data")),
+            EngineError::ReadOnly { .. } => (ErrorCode::DataDirLocked, Some("data")),
             EngineError::InvalidShapes { .. } => (ErrorCode::InvalidShapes, Some("shapes")),
             EngineError::ShaclViolation { .. } => (ErrorCode::ShaclViolation, None),
             EngineError::Log(crate::log::LogError::Corruption { .. }) => {

@@ -63,6 +63,11 @@ pub enum EngineError {
     #[error("data directory {path} is in use by another strata process")]
     DataDirLocked { path: String },
     #[error(
+        "{action} needs to write, and this process opened the data directory read-only \
+         (beside a running server); send it to the server instead"
+    )]
+    ReadOnly { action: String },
+    #[error(
         "graph {graph:?} refuses writes after a failed fsync; restart the server to recover from the log"
     )]
     Poisoned { graph: String },

@@ -57,6 +57,8 @@ pub struct Graph {
     /// Quads changed since the last flush, and the count that asks for one.
     pub(crate) quads_since_flush: AtomicU64,
     pub(crate) flush_every_quads: u64,
+    /// Opened beside another process that owns the directory: never writes.
+    pub(crate) read_only: bool,
     /// Time limit of queries whose options name none.
     pub(crate) query_timeout: Option<std::time::Duration>,
     /// The engine's query governor (memory budgets, heavy slots).
@@ -90,29 +92,50 @@ impl Graph {
         if create {
             std::fs::create_dir_all(&dir).map_err(|e| EngineError::io(&dir, e))?;
         }
-        let (log, report) =
-            CommitLog::open(&dir.join(LOG_FILE), create).map_err(|error| match error {
-                crate::log::LogError::Corrupt {
-                    commit_seq,
-                    offset,
-                    reason,
-                    intact_after,
-                    ..
-                } => EngineError::LogCorrupt {
-                    graph: name.to_string(),
-                    commit_seq,
-                    offset,
-                    reason,
-                    intact_after,
-                },
-                other => other.into(),
-            })?;
+        let read_only = config.read_only;
+        // Read-only, the store files are opened before the log is scanned: the server
+        // names a commit in a manifest only once it is durable in the log, so the log read
+        // afterwards holds it.
+        let read_only_store = if read_only {
+            Some(open_store_read_only(&dir, &name))
+        } else {
+            None
+        };
+        let opened = if read_only {
+            CommitLog::open_read_only(&dir.join(LOG_FILE))
+        } else {
+            CommitLog::open(&dir.join(LOG_FILE), create)
+        };
+        let (log, report) = opened.map_err(|error| match error {
+            crate::log::LogError::Corrupt {
+                commit_seq,
+                offset,
+                reason,
+                intact_after,
+                ..
+            } => EngineError::LogCorrupt {
+                graph: name.to_string(),
+                commit_seq,
+                offset,
+                reason,
+                intact_after,
+            },
+            other => other.into(),
+        })?;
         let mut stats = OpenStats::default();
         let entries = report.entries;
         // The files are checked against the log before a torn tail is cut: if they prove
         // the tail held an acknowledged commit, the open stops with the files untouched.
-        let store = open_store(&dir, &name, &entries)?;
-        if let Some(cut) = &report.cut {
+        let store = match read_only_store {
+            Some((store, info)) => {
+                if let Some(info) = info {
+                    check_checkpoint(&name, &info, &entries)?;
+                }
+                store
+            }
+            None => open_store(&dir, &name, &entries)?,
+        };
+        if let Some(cut) = report.cut.as_ref().filter(|_| !read_only) {
             tracing::warn!(
                 graph = %name,
                 offset = cut.offset,
@@ -154,6 +177,7 @@ impl Graph {
             poisoned: AtomicBool::new(false),
             quads_since_flush: AtomicU64::new(quads_since),
             flush_every_quads: config.flush_every_quads,
+            read_only,
             query_timeout: config.query_timeout,
             governor: governor.clone(),
             flush_lock: Mutex::new(()),
@@ -233,7 +257,7 @@ impl Graph {
         _guard: parking_lot::MutexGuard<'_, ()>,
     ) -> Result<(), EngineError> {
         let pending = self.quads_since_flush.load(Ordering::Acquire);
-        if pending < min_quads.max(1) || self.poisoned.load(Ordering::Acquire) {
+        if pending < min_quads.max(1) || self.poisoned.load(Ordering::Acquire) || self.read_only {
             return Ok(());
         }
         // The frozen commits must be durable before a manifest names them (I4: a manifest
@@ -309,6 +333,39 @@ fn open_store(
             );
             std::fs::rename(&store_dir, &aside).map_err(|e| EngineError::io(&store_dir, e))?;
             Ok(Store::new_in(&store_dir))
+        }
+    }
+}
+
+/// Opens the store files without changing anything, beside a server that may flush or
+/// compact meanwhile: a file the manifest names may be replaced (and deleted) between
+/// reading the manifest and mapping the file, so the open retries with the new manifest.
+/// Files that cannot be read leave the store in memory, rebuilt from the whole log.
+/// Returns the store and the commit its files hold (to check against the log).
+fn open_store_read_only(
+    dir: &std::path::Path,
+    name: &GraphName,
+) -> (Store, Option<store::CheckpointInfo>) {
+    let store_dir = dir.join(STORE_DIR);
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        match Store::open(&store_dir, false) {
+            Ok(Some((store, manifest))) => {
+                let info = store::CheckpointInfo {
+                    commit_seq: manifest.commit_seq,
+                    hash: manifest.hash,
+                };
+                return (store, Some(info));
+            }
+            Ok(None) => return (Store::default(), None),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound && attempts < 5 => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(error) => {
+                tracing::warn!(graph = %name, %error, "unreadable store files; replaying the whole log");
+                return (Store::default(), None);
+            }
         }
     }
 }

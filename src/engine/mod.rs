@@ -4,6 +4,7 @@
 //! The engine owns the write path's one ordering rule (append and fsync to the log, then
 //! publish to readers) and knows where every graph lives on disk.
 
+mod backup;
 mod error;
 mod graph;
 mod import;
@@ -13,6 +14,7 @@ mod search;
 mod validation;
 mod write;
 
+pub use backup::BackupReport;
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
 pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples};
@@ -47,6 +49,10 @@ pub struct EngineConfig {
     pub model_dir: PathBuf,
     /// Memory per query and the heavy-query slots (see `sparql::QueryLimits`).
     pub query_limits: crate::sparql::QueryLimits,
+    /// Open without the data directory's lock, beside a process that may be writing it:
+    /// graphs are read at the newest commit whose record is whole when they open, nothing
+    /// is written (no flush, no cut, no search indexing) and writes are refused.
+    pub read_only: bool,
 }
 
 impl Default for EngineConfig {
@@ -56,6 +62,7 @@ impl Default for EngineConfig {
             flush_every_quads: 50_000,
             model_dir: crate::search::embed::default_model_dir(),
             query_limits: crate::sparql::QueryLimits::default(),
+            read_only: false,
         }
     }
 }
@@ -106,7 +113,7 @@ impl Engine {
             graphs: Mutex::new(BTreeMap::new()),
             lock: Mutex::new(None),
         };
-        if engine.data_dir.exists() {
+        if engine.data_dir.exists() && !engine.config.read_only {
             engine.acquire_lock()?;
         }
         Ok(engine)
@@ -161,8 +168,10 @@ impl Engine {
             &self.governor,
             false,
         )?);
-        Graph::start_maintenance(&graph);
-        Graph::start_search_worker(&graph);
+        if !self.config.read_only {
+            Graph::start_maintenance(&graph);
+            Graph::start_search_worker(&graph);
+        }
         graphs.insert(name, graph.clone());
         Ok(graph)
     }
@@ -173,6 +182,10 @@ impl Engine {
         let mut graphs = self.graphs.lock();
         if let Some(graph) = graphs.get(&name) {
             return Ok(graph.clone());
+        }
+        if self.config.read_only {
+            drop(graphs);
+            return self.graph(name.as_str());
         }
         self.create_data_dir()?;
         let dir = self.graphs_dir().join(name.as_str());
@@ -204,6 +217,7 @@ impl Engine {
 
     /// Creates a new, empty graph; an error if it exists.
     pub fn create_graph(&self, name: &str) -> Result<Arc<Graph>, EngineError> {
+        self.refuse_if_read_only("creating a graph")?;
         let graph_name = GraphName::new(name)?;
         if self.graph_names().contains(&graph_name) {
             return Err(EngineError::GraphExists {
@@ -216,6 +230,7 @@ impl Engine {
     /// Deletes a graph with its whole history. Readers holding a snapshot keep it; the
     /// files are gone at once.
     pub fn delete_graph(&self, name: &str) -> Result<(), EngineError> {
+        self.refuse_if_read_only("deleting a graph")?;
         let graph_name = GraphName::new(name)?;
         let mut graphs = self.graphs.lock();
         let dir = self.graphs_dir().join(graph_name.as_str());
@@ -257,6 +272,7 @@ impl Engine {
     /// after its last verified commit and everything removed is kept in a `repair-<time>`
     /// folder of the graph. Refused for a graph this engine has open.
     pub fn repair_graph(&self, name: &str, apply: bool) -> Result<RepairPlan, EngineError> {
+        self.refuse_if_read_only("repair")?;
         let dir = self.existing_graph_dir(name)?;
         if self.graphs.lock().contains_key(&GraphName::new(name)?) {
             return Err(EngineError::InvalidArgument {
@@ -265,6 +281,25 @@ impl Engine {
             });
         }
         repair::repair(&dir, apply)
+    }
+
+    /// Copies a graph at a commit (default: its newest) into the data directory `to`, as
+    /// a graph of the same name, while writers may go on (see `backup.rs`). The MCP
+    /// cursor key is copied too, so cursors stay valid on the copy.
+    pub fn backup_graph(
+        &self,
+        name: &str,
+        to: &Path,
+        as_of: Option<crate::model::CommitSeq>,
+    ) -> Result<BackupReport, EngineError> {
+        let from = self.existing_graph_dir(name)?;
+        let target = to.join("graphs").join(GraphName::new(name)?.as_str());
+        let report = backup::backup_graph(&from, &target, as_of)?;
+        let key = self.data_dir.join("cursor.key");
+        if key.exists() && !to.join("cursor.key").exists() {
+            std::fs::copy(&key, to.join("cursor.key")).map_err(|e| EngineError::io(&key, e))?;
+        }
+        Ok(report)
     }
 
     /// The directory of a graph that exists on disk (whether or not it opens).
@@ -283,11 +318,28 @@ impl Engine {
     /// Flushes every open graph's recent commits to files, so the next start replays
     /// nothing.
     pub fn close(&self) -> Result<(), EngineError> {
+        if self.config.read_only {
+            return Ok(());
+        }
         let graphs: Vec<Arc<Graph>> = self.graphs.lock().values().cloned().collect();
         for graph in graphs {
             graph.stop_search_worker();
             graph.persist_indexes();
             graph.flush_when_idle(1)?;
+        }
+        Ok(())
+    }
+
+    /// True when opened with `EngineConfig::read_only`.
+    pub fn is_read_only(&self) -> bool {
+        self.config.read_only
+    }
+
+    fn refuse_if_read_only(&self, action: &str) -> Result<(), EngineError> {
+        if self.config.read_only {
+            return Err(EngineError::ReadOnly {
+                action: action.to_owned(),
+            });
         }
         Ok(())
     }

@@ -225,6 +225,11 @@ impl Graph {
         build: impl FnOnce(&mut Transaction) -> Result<(), EngineError>,
     ) -> Result<CommitOutcome, EngineError> {
         validate_request(request)?;
+        if self.read_only {
+            return Err(EngineError::ReadOnly {
+                action: "a commit".into(),
+            });
+        }
         let mut writer = self.writer.lock();
         if self.poisoned.load(Ordering::Acquire) {
             return Err(EngineError::Poisoned {

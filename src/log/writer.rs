@@ -51,6 +51,20 @@ impl CommitLog {
         Ok((log, report))
     }
 
+    /// Opens the log for reading only, beside a process that may be appending to it: the
+    /// report's entries are the records whole at this moment (a record being appended
+    /// shows as a torn tail, which is left alone). `append` on it fails.
+    pub fn open_read_only(path: &Path) -> Result<(Self, OpenReport), LogError> {
+        let file = File::open(path).map_err(|source| io_error(path, source))?;
+        let report = reader::scan(path, &file)?;
+        let log = Self {
+            path: path.to_owned(),
+            file,
+            len: Mutex::new(report.valid_len),
+        };
+        Ok((log, report))
+    }
+
     /// Cuts the torn tail found at open. The cut bytes are kept beside the log
     /// (`<log>.cut-<offset>`) for inspection.
     pub fn cut_tail(&self, cut: &TailCut) -> Result<(), LogError> {

@@ -1,5 +1,6 @@
 //! End-to-end tests: they run the real `strata` binary in a fresh data directory.
 
+mod beside;
 mod cli;
 mod clients;
 mod crash;

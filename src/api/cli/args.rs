@@ -45,6 +45,16 @@ pub struct Cli {
         value_name = "N"
     )]
     pub heavy_queries: Option<usize>,
+    /// Write recent commits to store files once this many quads changed (default 50000;
+    /// lower keeps less in memory, higher writes fewer, larger files).
+    #[arg(
+        long = "flush-every-quads",
+        global = true,
+        env = "STRATA_FLUSH_EVERY_QUADS",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub flush_every_quads: Option<u64>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -67,6 +77,9 @@ pub enum Command {
     /// Repair a graph whose log is damaged: show what would be removed, and with --yes cut
     /// the log after its last verified commit (a copy of everything removed is kept).
     Repair(RepairArgs),
+    /// Copy the graph at a commit into another data directory while a server may run
+    /// (`strata serve --data DIR` then serves the copy).
+    Backup(BackupArgs),
     /// Write the graph's quads at a commit.
     Export(ExportArgs),
     /// List the graphs of the data directory.
@@ -110,6 +123,7 @@ impl Cli {
             Command::Query(a) => a.dir.data.clone(),
             Command::Update(a) => a.dir.data.clone(),
             Command::Log(a) => a.dir.data.clone(),
+            Command::Backup(a) => a.dir.data.clone(),
             Command::Diff(a) => a.dir.data.clone(),
             Command::Verify(a) | Command::Graphs(a) => a.dir.data.clone(),
             Command::Repair(a) => a.dir.data.clone(),
@@ -132,6 +146,18 @@ pub struct RepairArgs {
     /// Carry out the repair (without it, only show what it would remove).
     #[arg(long)]
     pub yes: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
+    /// The data directory to copy into (the graph must not exist there yet).
+    #[arg(long = "to", value_name = "DIR")]
+    pub to: PathBuf,
+    /// The commit to copy (default: the newest).
+    #[arg(long = "as-of", value_name = "COMMIT", value_parser = clap::value_parser!(u64).range(1..))]
+    pub as_of: Option<u64>,
 }
 
 #[derive(Args, Debug)]

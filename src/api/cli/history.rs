@@ -189,6 +189,29 @@ pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiErro
 
 /// `strata repair [--yes]`: shows what a repair of a damaged graph removes, and with
 /// `--yes` does it (keeping a copy of everything removed).
+pub(super) fn run_backup(
+    engine: &Engine,
+    cli: &Cli,
+    args: &super::args::BackupArgs,
+) -> Result<ExitCode, ApiError> {
+    let report = engine.backup_graph(&cli.graph, &args.to, args.as_of)?;
+    println!(
+        "copied graph {:?} at commit {} to {}: {} bytes of log, {} store file(s) ({} bytes){}",
+        cli.graph,
+        report.commit_seq,
+        args.to.display(),
+        report.log_bytes,
+        report.store_files,
+        report.store_bytes,
+        if report.store_files == 0 {
+            "; the copy replays its log when it opens"
+        } else {
+            ""
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 pub(super) fn run_repair(
     engine: &Engine,
     cli: &Cli,

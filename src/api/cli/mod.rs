@@ -15,7 +15,7 @@ pub use args::{Cli, Command};
 use std::process::ExitCode;
 
 use crate::api::error::ApiError;
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::{Engine, EngineConfig, EngineError};
 
 /// Runs a parsed command line and returns the process exit code. The command runs on a
 /// thread whose stack holds the deepest query the limits allow
@@ -77,9 +77,37 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
     let config = EngineConfig {
         query_timeout,
         query_limits: query_limits(cli, http_config.as_ref())?,
+        flush_every_quads: cli
+            .flush_every_quads
+            .unwrap_or(EngineConfig::default().flush_every_quads),
         ..EngineConfig::default()
     };
-    let engine = std::sync::Arc::new(Engine::open(cli.data_dir(), config)?);
+    // Reads work beside a running server: when another process holds the data directory,
+    // they open it read-only (see `EngineConfig::read_only`).
+    let reads_only = matches!(
+        cli.command,
+        Command::Query(_)
+            | Command::Log(_)
+            | Command::Diff(_)
+            | Command::Export(_)
+            | Command::Verify(_)
+            | Command::Graphs(_)
+            | Command::Backup(_)
+    );
+    let engine = match Engine::open(cli.data_dir(), config.clone()) {
+        Err(EngineError::DataDirLocked { .. }) if reads_only => {
+            tracing::debug!("the data directory is in use; reading it read-only");
+            Engine::open(
+                cli.data_dir(),
+                EngineConfig {
+                    read_only: true,
+                    ..config
+                },
+            )?
+        }
+        opened => opened?,
+    };
+    let engine = std::sync::Arc::new(engine);
     let result = match &cli.command {
         Command::Import(args) => import::run(&engine, cli, args),
         Command::Query(args) => query::run_query(&engine, cli, args),
@@ -89,6 +117,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Verify(_) => history::run_verify(&engine, cli),
         Command::Repair(args) => history::run_repair(&engine, cli, args),
         Command::Export(args) => history::run_export(&engine, cli, args),
+        Command::Backup(args) => history::run_backup(&engine, cli, args),
         Command::Graphs(_) => history::run_graphs(&engine),
         Command::Serve(args) => serve::run(&engine, cli, args, http_config.unwrap_or_default()),
         Command::HashKey(_) | Command::Validate(_) => Ok(ExitCode::SUCCESS),
