@@ -26,9 +26,16 @@ impl Lcg {
 }
 
 /// Runs the commit loop until killed after `kill_after`; returns the acknowledged batches.
-fn commit_then_kill(strata: &Strata, start: u64, writers: u64, kill_after: Duration) -> Vec<u64> {
+fn commit_then_kill(
+    strata: &Strata,
+    start: u64,
+    writers: u64,
+    kill_after: Duration,
+    env: &[(&str, &str)],
+) -> Vec<u64> {
     let mut child = strata
         .command()
+        .envs(env.iter().copied())
         .args([
             "__commit-loop",
             "--start",
@@ -91,6 +98,20 @@ fn batch_counts(strata: &Strata) -> Vec<(u64, u64)> {
 /// (`STRATA_CRASH_ROUNDS=45 cargo test --test e2e killed_writers -- --nocapture`).
 #[test]
 fn killed_writers_lose_no_acknowledged_commit() {
+    kill_cycles("commits", &[]);
+}
+
+/// The same with a flush every two commits, so kills land in flushes and compactions
+/// (files half-written, manifests being replaced, replaced files being deleted).
+#[test]
+fn killed_writers_during_flushes_and_compactions_lose_no_acknowledged_commit() {
+    kill_cycles(
+        "flushes",
+        &[("STRATA_FLUSH_EVERY_QUADS", &(2 * BATCH).to_string())],
+    );
+}
+
+fn kill_cycles(what: &str, env: &[(&str, &str)]) {
     let rounds: u64 = std::env::var("STRATA_CRASH_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
@@ -103,7 +124,7 @@ fn killed_writers_lose_no_acknowledged_commit() {
     for round in 0..rounds {
         let writers = if round % 2 == 0 { 1 } else { 4 };
         let kill_after = Duration::from_millis(150 + rng.next() % 400);
-        let acks = commit_then_kill(&strata, next_batch, writers, kill_after);
+        let acks = commit_then_kill(&strata, next_batch, writers, kill_after, env);
         next_batch += 100_000;
         acknowledged.extend(acks);
 
@@ -126,6 +147,11 @@ fn killed_writers_lose_no_acknowledged_commit() {
         }
         let verify = strata.run(&["verify"]);
         assert!(verify.ok().starts_with("ok:"), "{}", verify.stdout);
+        assert!(
+            !verify.stderr.contains("warning"),
+            "store files damaged after round {round}: {}",
+            verify.stderr
+        );
     }
     assert!(
         acknowledged.len() > 10,
@@ -134,8 +160,8 @@ fn killed_writers_lose_no_acknowledged_commit() {
     );
     restart_times.sort();
     println!(
-        "crash: {rounds} SIGKILL rounds, {} acknowledged commits, 0 lost, verify ok after \
-         each; restart + count query median {:?}",
+        "crash ({what}): {rounds} SIGKILL rounds, {} acknowledged commits, 0 lost, verify ok \
+         after each; restart + count query median {:?}",
         acknowledged.len(),
         restart_times[restart_times.len() / 2]
     );
