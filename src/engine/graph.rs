@@ -410,7 +410,14 @@ pub(crate) fn decode_changes(
     };
     let mut keys =
         Vec::with_capacity((record.header.n_inserted + record.header.n_deleted) as usize);
-    for quad in oxttl::NQuadsParser::new().for_slice(&record.quads) {
+    // Lenient: the record passed its checksum and was written by `write_nquads`, so it is
+    // replayed as written. The strict parser would refuse IRIs that Turtle accepts (a
+    // prefixed name may hold code points RFC 3987 excludes, such as U+E0118), and an
+    // acknowledged commit must always replay.
+    for quad in oxttl::NQuadsParser::new()
+        .lenient()
+        .for_slice(&record.quads)
+    {
         let quad = quad.map_err(|e| corruption(format!("undecodable quad: {e}")))?;
         keys.push(store.dict().intern_quad(quad));
     }

@@ -234,3 +234,32 @@ fn concurrent_writers_get_consecutive_commits_and_readers_see_whole_commits() ->
     assert_eq!(seqs, (1..=100).rev().collect::<Vec<_>>());
     Ok(())
 }
+
+/// Found by the long fuzz run: Turtle accepts a prefixed name whose local part holds a
+/// code point that RFC 3987 excludes from IRIs (U+E0118), the strict N-Quads parser
+/// refuses the same IRI, and the graph's log stopped replaying ("undecodable quad").
+#[test]
+fn every_iri_turtle_accepts_replays_from_the_log() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let document = "@prefix ex: <http://example/> .\nex:a\u{E0118} ex:p ex:b\u{E0118} .\n";
+    {
+        let engine = Engine::open(dir.path(), EngineConfig::default())?;
+        let graph = engine.graph_or_create("main")?;
+        let options = super::ImportOptions {
+            format: super::ImportFormat(oxrdfio::RdfFormat::Turtle),
+            base_iri: None,
+            into_graph: None,
+            source_name: "doc.ttl".into(),
+        };
+        let outcome = graph.import(document.as_bytes(), &options, &CommitRequest::default())?;
+        assert_eq!(outcome.commit_seq, Some(1));
+        // No flush: the reopen below replays the commit from the log.
+        std::fs::remove_dir_all(dir.path().join("graphs/main/store")).ok();
+    }
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    let graph = engine.graph("main")?;
+    assert_eq!(graph.head_seq(), 1);
+    let answer = graph.query("ASK { ?s <http://example/p> ?o }", &ReadOptions::default())?;
+    assert!(matches!(answer.results, QueryResults::Boolean(true)));
+    Ok(())
+}

@@ -367,10 +367,19 @@ impl Harness {
 
     /// Opens the engine in the harness directory and starts the router and MCP server.
     fn start(&mut self) -> Result<(), String> {
-        let engine = Arc::new(
-            Engine::open(self.dir.path().join("data"), engine_config())
-                .map_err(|e| format!("Engine::open: {e}"))?,
-        );
+        // A request still running on a blocking thread when the runtime shut down keeps the
+        // old engine (and its data directory lock) until its time limit cancels it.
+        let started = std::time::Instant::now();
+        let engine = loop {
+            match Engine::open(self.dir.path().join("data"), engine_config()) {
+                Err(EngineError::DataDirLocked { .. })
+                    if started.elapsed() < QUERY_TIMEOUT * 15 =>
+                {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                opened => break Arc::new(opened.map_err(|e| format!("Engine::open: {e}"))?),
+            }
+        };
         engine
             .graph_or_create("main")
             .map_err(|e| format!("graph main: {e}"))?;
