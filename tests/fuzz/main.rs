@@ -25,13 +25,11 @@ use std::time::{Duration, Instant};
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use targets::{Harness, Kind, strategy};
 
-/// Depth of the deliberately deep nestings in this bounded run: the deepest that every
-/// shape survives today in a debug build on a 2 MiB thread (the size of test threads and
-/// of the server's tokio threads). Nested `FILTER NOT EXISTS` overflows the stack at 16
-/// levels, `STR(STR(…))` at 32, a chain of 36 additions at 36, nested collections at 44,
-/// nested OPTIONAL or sub-queries at 84: raise this to 50 once the nesting limit
-/// (`query_too_complex`) lands. The long-running fuzzer goes deeper.
-const MAX_DEPTH: usize = 12;
+/// Depth of the deliberately deep nestings in this bounded run. Text deeper than the
+/// nesting limit is refused before parsing (`query_too_complex`), and everything that
+/// parses or evaluates SPARQL runs on a thread with `QUERY_STACK_BYTES`, so depth costs
+/// only time here; the long-running fuzzer goes deeper (300 by default).
+const MAX_DEPTH: usize = 50;
 /// A run stops taking new cases after this long (slow machines): it says so.
 const TIME_CAP: Duration = Duration::from_secs(90);
 
@@ -39,7 +37,21 @@ fn findings_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-findings")
 }
 
+/// Runs a kind's cases on a thread with the stack every SPARQL thread of the product has
+/// (the CLI's main work thread, the server's runtime and blocking threads).
 fn fuzz(kind: Kind, cases: u32) {
+    let outcome = std::thread::Builder::new()
+        .name(format!("fuzz_{}", kind.name()))
+        .stack_size(strata::sparql::limits::QUERY_STACK_BYTES)
+        .spawn(move || fuzz_here(kind, cases))
+        .expect("spawn the fuzz thread")
+        .join();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+fn fuzz_here(kind: Kind, cases: u32) {
     let scale: f64 = std::env::var("STRATA_FUZZ_SCALE")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -383,8 +383,10 @@ impl Harness {
         engine
             .graph_or_create("main")
             .map_err(|e| format!("graph main: {e}"))?;
+        // The server's runtime threads get the SPARQL stack too (`serve.rs`).
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
+            .thread_stack_size(strata::sparql::limits::QUERY_STACK_BYTES)
             .thread_name(format!("{}-rt", self.label))
             .enable_all()
             .build()
