@@ -141,7 +141,22 @@ pub(crate) fn write_file(
     meta: [u64; N_META],
     sections: &[&[u8]],
 ) -> std::io::Result<u64> {
-    assert!(sections.len() <= N_SECTIONS, "too many sections");
+    let lens: Vec<usize> = sections.iter().map(|s| s.len()).collect();
+    write_file_with(path, magic, meta, &lens, |i, out| {
+        out.write_all(sections[i])
+    })
+}
+
+/// Like `write_file`, with each section produced by `fill(i, out)`, which must write
+/// exactly `lens[i]` bytes: sections larger than memory stream straight to the file.
+pub(crate) fn write_file_with(
+    path: &Path,
+    magic: &[u8; 8],
+    meta: [u64; N_META],
+    lens: &[usize],
+    mut fill: impl FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<u64> {
+    assert!(lens.len() <= N_SECTIONS, "too many sections");
     let mut header = Vec::with_capacity(HEADER_LEN);
     header.extend_from_slice(magic);
     header.extend_from_slice(&VERSION.to_le_bytes());
@@ -151,7 +166,7 @@ pub(crate) fn write_file(
     }
     let mut offset = HEADER_LEN;
     for i in 0..N_SECTIONS {
-        let size = sections.get(i).map_or(0, |s| s.len());
+        let size = lens.get(i).copied().unwrap_or(0);
         header.extend_from_slice(&(offset as u64).to_le_bytes());
         header.extend_from_slice(&(size as u64).to_le_bytes());
         offset = align8(offset + size);
@@ -164,21 +179,54 @@ pub(crate) fn write_file(
     let file = File::create(path)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     out.write_all(&header)?;
-    let mut body_crc = crc32fast::Hasher::new();
+    let mut body = CrcWriter {
+        inner: out,
+        crc: crc32fast::Hasher::new(),
+        written: 0,
+    };
     let padding = [0u8; 8];
-    for section in sections {
-        out.write_all(section)?;
-        body_crc.update(section);
-        let pad = &padding[..align8(section.len()) - section.len()];
-        out.write_all(pad)?;
-        body_crc.update(pad);
+    for (i, &len) in lens.iter().enumerate() {
+        let start = body.written;
+        fill(i, &mut body)?;
+        if body.written - start != len as u64 {
+            return Err(std::io::Error::other(format!(
+                "section {i}: wrote {} bytes, announced {len}",
+                body.written - start
+            )));
+        }
+        body.write_all(&padding[..align8(len) - len])?;
     }
-    out.write_all(&body_crc.finalize().to_le_bytes())?;
+    let CrcWriter {
+        inner: mut out,
+        crc,
+        ..
+    } = body;
+    out.write_all(&crc.finalize().to_le_bytes())?;
     out.write_all(&0u32.to_le_bytes())?;
     out.write_all(END_MAGIC)?;
     let file = out.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()?;
     Ok(file.metadata()?.len())
+}
+
+/// Passes writes through, checksumming and counting them.
+struct CrcWriter<W: Write> {
+    inner: W,
+    crc: crc32fast::Hasher,
+    written: u64,
+}
+
+impl<W: Write> Write for CrcWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Fsyncs a directory, so names created or renamed in it survive a crash.

@@ -443,7 +443,6 @@ impl Store {
 
         let merged_segment = if let Some(start) = start {
             let merging = &files[start..];
-            let entries = Segment::folded_entries(merging, upto);
             // Tombstones whose version is among the merged files are folded in; the others
             // remove versions in older files and are carried over.
             let kept: Vec<Tombstone> = merging
@@ -455,11 +454,10 @@ impl Store {
             let to = merging[merging.len() - 1].file().map_or(upto, |f| f.to_seq);
             let name = format!("{:08}.seg", next.next_file);
             next.next_file += 1;
-            stats.entries_written = entries.len() as u64;
+            stats.entries_written = merging.iter().map(|s| s.len() as u64).sum();
             stats.tombstones_written = kept.len() as u64;
-            let built = Segment::build(entries);
-            stats.bytes_written += built.write_file(&dir.join(&name), from, to, &kept)?;
-            drop(built);
+            stats.bytes_written +=
+                Segment::merge_to_file(merging, upto, &dir.join(&name), (from, to), &kept)?;
             let segment = Arc::new(Segment::open(&dir.join(&name), &name)?);
             removed_names.extend(next.segments.drain(start..).map(|s| s.name));
             next.segments.push(SegmentEntry {
@@ -699,6 +697,29 @@ mod tests {
                         let found: std::collections::BTreeSet<QuadKey> =
                             keys_at(&store, at as u64).into_iter().collect();
                         assert_eq!(&found, expected, "seed {seed}, commit {at}, head {seq}");
+                        // Bound positions read the other orderings (POSG, OSPG, GSPO).
+                        let id = 1 + rng.below(u64::from(store.dict().len())) as TermId;
+                        for position in 1..4 {
+                            let mut pattern = Pattern {
+                                subject: None,
+                                predicate: None,
+                                object: None,
+                                graph: GraphFilter::All,
+                            };
+                            match position {
+                                1 => pattern.predicate = Some(id),
+                                2 => pattern.object = Some(id),
+                                _ => pattern.graph = GraphFilter::Is(0),
+                            }
+                            let found: std::collections::BTreeSet<QuadKey> =
+                                store.snapshot_at(at as u64).quads(pattern).collect();
+                            let wanted: std::collections::BTreeSet<QuadKey> = expected
+                                .iter()
+                                .filter(|k| pattern.matches(k))
+                                .copied()
+                                .collect();
+                            assert_eq!(found, wanted, "seed {seed}, commit {at}, {pattern:?}");
+                        }
                     }
                 }
             }

@@ -282,6 +282,99 @@ impl Segment {
         )
     }
 
+    /// Merges segments (oldest first) into a new segment file, streaming: the entries and
+    /// each ordering are k-way merges of the inputs' own sorted arrays, so memory holds
+    /// only the new position of every entry (4 bytes each), never the entries. Removals
+    /// up to `upto` are folded in.
+    pub fn merge_to_file(
+        inputs: &[Arc<Segment>],
+        upto: CommitSeq,
+        path: &Path,
+        (from_seq, to_seq): (CommitSeq, CommitSeq),
+        tombstones: &[Tombstone],
+    ) -> std::io::Result<u64> {
+        const BATCH: usize = 8192;
+        let corrupt =
+            || std::io::Error::new(std::io::ErrorKind::InvalidData, "inconsistent segment");
+        let n: usize = inputs.iter().map(|s| s.len()).sum();
+        if n > u32::MAX as usize {
+            return Err(std::io::Error::other(
+                "a segment holds at most 2^32 entries",
+            ));
+        }
+        let entries: Vec<&[Entry]> = inputs.iter().map(|s| s.entries()).collect();
+        let mut new_pos: Vec<Vec<u32>> = entries.iter().map(|e| vec![0; e.len()]).collect();
+        let meta = [
+            from_seq,
+            to_seq,
+            n as u64,
+            tombstones.len() as u64,
+            0,
+            0,
+            0,
+            0,
+        ];
+        let lens = [n * 32, n * 4, n * 4, n * 4, tombstones.len() * 24];
+        file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
+            if section == 4 {
+                return out.write_all(bytemuck::cast_slice(tombstones));
+            }
+            let mut heads = vec![0usize; inputs.len()];
+            if section == 0 {
+                let mut batch: Vec<Entry> = Vec::with_capacity(BATCH);
+                for position in 0..n as u32 {
+                    let mut best: Option<(usize, &Entry)> = None;
+                    for (i, run) in entries.iter().enumerate() {
+                        if let Some(e) = run.get(heads[i])
+                            && best.is_none_or(|(_, b)| (e.key, e.added) < (b.key, b.added))
+                        {
+                            best = Some((i, e));
+                        }
+                    }
+                    let (i, entry) = best.ok_or_else(corrupt)?;
+                    new_pos[i][heads[i]] = position;
+                    heads[i] += 1;
+                    let removed = inputs[i].removed_of(entry);
+                    let removed = if removed <= upto { removed } else { LIVE };
+                    batch.push(Entry::new(entry.key, entry.added, removed));
+                    if batch.len() == BATCH {
+                        out.write_all(bytemuck::cast_slice(&batch))?;
+                        batch.clear();
+                    }
+                }
+                return out.write_all(bytemuck::cast_slice(&batch));
+            }
+            let order = [Order::Posg, Order::Ospg, Order::Gspo][section - 1];
+            let perms: Vec<&[u32]> = inputs
+                .iter()
+                .map(|s| s.permutation(order).unwrap_or(&[]))
+                .collect();
+            let mut batch: Vec<u32> = Vec::with_capacity(BATCH);
+            for _ in 0..n {
+                let mut best: Option<(usize, QuadKey, CommitSeq)> = None;
+                for (i, perm) in perms.iter().enumerate() {
+                    let Some(&idx) = perm.get(heads[i]) else {
+                        continue;
+                    };
+                    let e = entries[i].get(idx as usize).ok_or_else(corrupt)?;
+                    let sort_key = (order.permute(&e.key), e.added);
+                    if best.is_none_or(|(_, k, a)| sort_key < (k, a)) {
+                        best = Some((i, sort_key.0, sort_key.1));
+                    }
+                }
+                let (i, _, _) = best.ok_or_else(corrupt)?;
+                let idx = perms[i][heads[i]] as usize;
+                heads[i] += 1;
+                batch.push(*new_pos[i].get(idx).ok_or_else(corrupt)?);
+                if batch.len() == BATCH {
+                    out.write_all(bytemuck::cast_slice(&batch))?;
+                    batch.clear();
+                }
+            }
+            out.write_all(bytemuck::cast_slice(&batch))
+        })
+    }
+
     /// Opens a segment file (mapped, never read whole).
     pub fn open(path: &Path, name: &str) -> std::io::Result<Self> {
         let file = MappedFile::open(path, MAGIC)?;
