@@ -162,7 +162,7 @@ impl Graph {
                                 }
                             }
                             parsed += 1;
-                            if parsed % 10_000 == 0 {
+                            if parsed.is_multiple_of(10_000) {
                                 progress(parsed);
                             }
                             if batch.len() == BATCH
