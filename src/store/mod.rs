@@ -82,6 +82,10 @@ pub struct MaintenanceStats {
 /// Merge the newest segment files while they add up to at least half of the next older
 /// one (sizes stay geometric: O(log n) files, each entry rewritten O(log n) times).
 const MERGE_RATIO: usize = 2;
+/// A file is rewritten once it has this many removals in memory, and they are at least
+/// one in `REWRITE_REMOVALS_SHARE` of its entries.
+const REWRITE_REMOVALS_MIN: usize = 10_000;
+const REWRITE_REMOVALS_SHARE: usize = 8;
 /// Past this many files the two newest merge whatever their sizes. Dictionary parts
 /// follow the same rules, counted in terms.
 const MAX_FILES_BEFORE_FORCED_MERGE: usize = 12;
@@ -426,7 +430,16 @@ impl Store {
         let layers = self.layers.read().clone();
         let files = layers.files();
         let sizes: Vec<usize> = files.iter().map(|s| s.len().max(1)).collect();
-        let start = merge_start(&sizes);
+        // A file whose removals (held in memory until folded) outgrow a share of its
+        // entries is rewritten with them folded in, with every newer file.
+        let heavy = files.iter().position(|s| {
+            let removals = s.removals().len();
+            removals >= REWRITE_REMOVALS_MIN && removals * REWRITE_REMOVALS_SHARE >= s.len()
+        });
+        let start = match (merge_start(&sizes), heavy) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let dict_sizes: Vec<usize> = manifest
             .dicts
             .iter()
@@ -738,6 +751,40 @@ mod tests {
             }
             assert!(reopened.n_in_memory().0 == 0);
         }
+    }
+
+    #[test]
+    fn a_file_with_many_removals_is_rewritten_with_them_folded_in() {
+        use crate::model::CommitHash;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new_in(dir.path());
+        let keys: Vec<QuadKey> = (1..=16_000u32).map(|i| [i, 1, 1, 0]).collect();
+        store.apply(1, &keys, &[]);
+        store.publish(1);
+        let seq = store.freeze();
+        store.flush(seq, CommitHash([1; 32])).unwrap();
+        store.apply(2, &[], &keys[..12_000]);
+        store.publish(2);
+        let seq = store.freeze();
+        let flushed = store.flush(seq, CommitHash([2; 32])).unwrap();
+        assert_eq!(flushed.tombstones_written, 12_000);
+        let big = store.layers.read().files()[0].clone();
+        assert_eq!(big.removals().len(), 12_000);
+        let compacted = store.compact().unwrap();
+        assert_eq!(compacted.entries_written, 16_000);
+        let files = store.layers.read().files().to_vec();
+        assert_eq!(files.len(), 1);
+        assert_eq!(
+            files[0].removals().len(),
+            0,
+            "the removals are in the file now"
+        );
+        assert!(files[0].tombstones().is_empty());
+        assert_eq!(keys_at(&store, 1).len(), 16_000);
+        assert_eq!(keys_at(&store, 2), keys[12_000..].to_vec());
+        let (reopened, _) = Store::open(dir.path(), true).unwrap().unwrap();
+        assert_eq!(keys_at(&reopened, 1).len(), 16_000);
+        assert_eq!(keys_at(&reopened, 2), keys[12_000..].to_vec());
     }
 
     #[test]

@@ -79,6 +79,11 @@ impl Removals {
         self.len.store(map.len(), Ordering::Release);
     }
 
+    /// How many removals are held.
+    pub fn len(&self) -> usize {
+        self.len.load(Ordering::Acquire)
+    }
+
     /// The removals made in `(after, upto]`.
     pub fn between(&self, after: CommitSeq, upto: CommitSeq) -> Vec<Tombstone> {
         self.map
