@@ -7,6 +7,7 @@
 pub mod api;
 pub mod engine;
 pub mod log;
+mod mapped;
 pub mod memory;
 pub mod model;
 pub mod ontology;

@@ -62,20 +62,33 @@ pub struct VerifyReport {
 /// followed by any intact record (or an intact record that does not link to its
 /// predecessor) is corruption of acknowledged history: it is reported as
 /// `LogError::Corrupt`, and nothing is cut.
-pub(crate) fn scan(path: &Path, file: &File) -> Result<OpenReport, LogError> {
+///
+/// With `mapped` (only the process holding the data directory's lock: see
+/// `crate::mapped`), records are checksummed in place in a memory map, without copying
+/// the log through read calls: at tens of GB that copy is most of an open's time.
+pub(crate) fn scan(path: &Path, file: &File, mapped: bool) -> Result<OpenReport, LogError> {
     let file_len = file
         .metadata()
         .map_err(|source| io_error(path, source))?
         .len();
+    let map = if mapped && file_len > 0 {
+        Some(crate::mapped::map_readonly(file).map_err(|e| io_error(path, e))?)
+    } else {
+        None
+    };
     let mut reader =
-        BufReader::with_capacity(1 << 20, file.try_clone().map_err(|e| io_error(path, e))?);
+        BufReader::with_capacity(SCAN_CHUNK, file.try_clone().map_err(|e| io_error(path, e))?);
     let mut report = OpenReport::default();
     let mut offset = 0u64;
     let mut expected_parent = CommitHash::ZERO;
     let mut body = Vec::new();
     while offset < file_len {
         let expected_seq = report.entries.len() as u64 + 1;
-        match read_one(&mut reader, file_len - offset, &mut body) {
+        let one = match &map {
+            Some(map) => read_one_mapped(&map[offset as usize..file_len as usize]),
+            None => read_one(&mut reader, file_len - offset, &mut body),
+        };
+        match one {
             Ok((header, hash, len)) => {
                 if header.commit_seq != expected_seq || header.parent_hash != expected_parent {
                     // An intact record in the wrong place is never a torn write.
@@ -291,6 +304,25 @@ fn verify_one(
 }
 
 /// Reads one record; returns its header, hash and total length, or why it is not whole.
+/// Like `read_one`, on the record at the start of `bytes` (the rest of a mapped log).
+fn read_one_mapped(bytes: &[u8]) -> Result<(CommitHeader, CommitHash, u64), String> {
+    let torn = || format!("torn record: {} trailing bytes", bytes.len());
+    let frame_bytes: &[u8; FRAME_LEN] = bytes
+        .get(..FRAME_LEN)
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(torn)?;
+    let frame = codec::decode_frame(frame_bytes).ok_or("bad record frame")?;
+    let rest_len = 32 + frame.header_len + frame.quads_len;
+    let rest = bytes
+        .get(FRAME_LEN..FRAME_LEN.checked_add(rest_len).ok_or_else(torn)?)
+        .ok_or_else(torn)?;
+    let record = codec::decode_body(&frame, rest, false).ok_or("checksum mismatch")?;
+    Ok((record.header, record.hash, (FRAME_LEN + rest_len) as u64))
+}
+
+/// Bytes read at once while checksumming a record's quads (and the scan's buffer size).
+const SCAN_CHUNK: usize = 1 << 20;
+
 fn read_one(
     reader: &mut impl Read,
     remaining: u64,
@@ -317,7 +349,8 @@ fn read_one(
         .map_err(|e| format!("read error: {e}"))?;
     let mut crc = crc32fast::Hasher::new();
     crc.update(body);
-    let mut chunk = [0u8; 64 * 1024];
+    // As large as the reader's buffer, so large records are read past it (one copy).
+    let mut chunk = vec![0u8; SCAN_CHUNK.min(frame.quads_len.max(1))];
     let mut left = frame.quads_len;
     while left > 0 {
         let n = left.min(chunk.len());

@@ -42,7 +42,7 @@ impl CommitLog {
                 sync_dir(parent)?;
             }
         }
-        let report = reader::scan(path, &file)?;
+        let report = reader::scan(path, &file, true)?;
         let log = Self {
             path: path.to_owned(),
             file,
@@ -56,7 +56,7 @@ impl CommitLog {
     /// shows as a torn tail, which is left alone). `append` on it fails.
     pub fn open_read_only(path: &Path) -> Result<(Self, OpenReport), LogError> {
         let file = File::open(path).map_err(|source| io_error(path, source))?;
-        let report = reader::scan(path, &file)?;
+        let report = reader::scan(path, &file, false)?;
         let log = Self {
             path: path.to_owned(),
             file,

@@ -15,9 +15,9 @@
 //! unknown kind or version is refused, never read as data. The body CRC costs a full read;
 //! `strata verify` and compaction check it, opening does not (it must not read the file).
 //!
-//! This module holds the store's one `unsafe` call: mapping a file. A mapped file is only
-//! ever one this process or another Strata process wrote completely and never changes
-//! afterwards (files are written once under a fresh name, then only deleted).
+//! Files are mapped through `crate::mapped`: a mapped file is only ever one this process
+//! or another Strata process wrote completely and never changes afterwards (files are
+//! written once under a fresh name, then only deleted).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -60,10 +60,7 @@ impl MappedFile {
                 "shorter than a header and footer (torn file)",
             ));
         }
-        // SAFETY: the file is immutable once written (see the module comment); a file
-        // truncated by someone else would raise SIGBUS, which no safe API can prevent.
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let map = crate::mapped::map_readonly(&file)?;
         let bytes: &[u8] = &map;
         if &bytes[..8] != magic {
             return Err(invalid(path, "not a file of this kind (wrong magic)"));
