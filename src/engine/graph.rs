@@ -201,6 +201,13 @@ impl Graph {
         self.store.published_seq()
     }
 
+    /// The commit the store files hold, how many segment files there are, and how many
+    /// quad versions wait in memory for the next flush.
+    pub fn store_layout(&self) -> (CommitSeq, usize, usize) {
+        let (files, in_memory) = self.store.layout();
+        (self.store.manifest_seq(), files, in_memory)
+    }
+
     /// What opening the graph found and did.
     pub fn open_stats(&self) -> &OpenStats {
         &self.open_stats

@@ -106,6 +106,8 @@ pub struct Store {
     dir: Option<PathBuf>,
     /// The manifest in force; its lock also serializes flushes and compactions.
     manifest: Mutex<Manifest>,
+    /// The manifest's commit, readable without its lock.
+    files_seq: AtomicU64,
 }
 
 impl Default for Store {
@@ -135,6 +137,7 @@ impl Store {
             published_seq: AtomicU64::new(seq),
             apply_lock: Mutex::new(()),
             dir,
+            files_seq: AtomicU64::new(manifest.commit_seq),
             manifest: Mutex::new(manifest),
         }
     }
@@ -232,9 +235,19 @@ impl Store {
         self.applied_seq.load(Ordering::Acquire)
     }
 
-    /// The commit the files hold (the manifest's).
+    /// The commit the files hold (the manifest's). Never waits for a flush or compaction.
     pub fn manifest_seq(&self) -> CommitSeq {
-        self.manifest.lock().commit_seq
+        self.files_seq.load(Ordering::Acquire)
+    }
+
+    /// Segment files in use, and quad versions held in memory (for metrics).
+    pub fn layout(&self) -> (usize, usize) {
+        let layers = self.layers.read();
+        let in_memory = layers.segments[layers.n_files..]
+            .iter()
+            .map(|s| s.len())
+            .sum();
+        (layers.n_files, in_memory)
     }
 
     /// A copy of the manifest in force.
@@ -391,6 +404,7 @@ impl Store {
             Some(Arc::new(segment))
         };
         next.write(dir)?;
+        self.files_seq.store(next.commit_seq, Ordering::Release);
         *manifest = next;
 
         let _apply = self.apply_lock.lock();

@@ -131,18 +131,37 @@ impl Metrics {
                 "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
             );
         }
-        out.push_str("# HELP strata_head_seq The newest commit of each open graph.\n");
-        out.push_str("# TYPE strata_head_seq gauge\n");
-        for graph in engine.open_graphs() {
-            if !sees(graph.name().as_str()) {
-                continue;
+        let graphs: Vec<_> = engine
+            .open_graphs()
+            .into_iter()
+            .filter(|g| sees(g.name().as_str()))
+            .collect();
+        for (name, help, value) in [
+            (
+                "strata_head_seq",
+                "The newest commit of each open graph.",
+                (|g: &crate::engine::Graph| g.head_seq() as usize) as fn(&_) -> usize,
+            ),
+            (
+                "strata_store_files_seq",
+                "The commit the graph's store files hold (commits after it are replayed at open).",
+                |g| g.store_layout().0 as usize,
+            ),
+            (
+                "strata_store_segment_files",
+                "Segment files the graph's store reads.",
+                |g| g.store_layout().1,
+            ),
+            (
+                "strata_store_memory_versions",
+                "Quad versions held in memory until the next flush.",
+                |g| g.store_layout().2,
+            ),
+        ] {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+            for graph in &graphs {
+                let _ = writeln!(out, "{name}{{graph=\"{}\"}} {}", graph.name(), value(graph));
             }
-            let _ = writeln!(
-                out,
-                "strata_head_seq{{graph=\"{}\"}} {}",
-                graph.name(),
-                graph.head_seq()
-            );
         }
         out
     }
