@@ -263,3 +263,55 @@ fn every_iri_turtle_accepts_replays_from_the_log() -> TestResult {
     assert!(matches!(answer.results, QueryResults::Boolean(true)));
     Ok(())
 }
+
+/// An update's WHERE clause runs under the writer lock: it gets the query time limit, so
+/// an endless one cannot stall every writer (found by the one-hour fuzz run, whose
+/// harness waited more than 30 s for a request still holding the engine).
+#[test]
+fn an_update_stops_at_the_time_limit_and_changes_nothing() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let config = EngineConfig {
+        query_timeout: Some(std::time::Duration::from_millis(300)),
+        ..EngineConfig::default()
+    };
+    let engine = Engine::open(dir.path(), config)?;
+    let graph = engine.graph_or_create("main")?;
+    let data: String = (0..300)
+        .map(|i| format!("<http://e/s{i}> <http://e/p> {i} . "))
+        .collect();
+    graph.update(
+        &format!("INSERT DATA {{ {data} }}"),
+        None,
+        &UpdateOptions::default(),
+        &CommitRequest::default(),
+    )?;
+    let started = std::time::Instant::now();
+    let endless = "INSERT { <http://e/x> <http://e/p> ?a } \
+                   WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f . ?g ?h ?i }";
+    let outcome = graph.update(
+        endless,
+        None,
+        &UpdateOptions::default(),
+        &CommitRequest::default(),
+    );
+    assert!(
+        matches!(
+            outcome,
+            Err(super::EngineError::Query(
+                crate::sparql::QueryError::Timeout(_)
+            ))
+        ),
+        "{outcome:?}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(graph.head_seq(), 1, "nothing was committed");
+    // The graph takes the next write at once.
+    let next = graph.update(
+        "INSERT DATA { <http://e/y> <http://e/p> 1 }",
+        None,
+        &UpdateOptions::default(),
+        &CommitRequest::default(),
+    )?;
+    assert_eq!(next.commit_seq, Some(2));
+    Ok(())
+}

@@ -114,10 +114,37 @@ impl Graph {
     ) -> Result<CommitOutcome, EngineError> {
         let update = sparql::parse_update(update_text, base_iri)?;
         let options = &self.governed(options);
+        let deadline = self.update_deadline(options);
         let digest = request_digest(&["update", update_text, base_iri.unwrap_or("")]);
-        self.commit_with(request, digest, |txn| {
+        let outcome = self.commit_with(request, digest, |txn| {
             sparql::apply_update(txn, &update, options).map_err(EngineError::from)
-        })
+        });
+        self.explain_update_stop(outcome, deadline.as_ref())
+    }
+
+    /// An update's WHERE clauses get the query time limit: they run under the writer
+    /// lock, so an endless one would stall every writer of the graph.
+    fn update_deadline(&self, options: &UpdateOptions) -> Option<sparql::Deadline> {
+        self.query_timeout
+            .map(|limit| sparql::Deadline::start(options.cancellation.clone(), limit))
+    }
+
+    /// Reports a cancellation caused by the update's deadline as the time limit.
+    fn explain_update_stop<T>(
+        &self,
+        outcome: Result<T, EngineError>,
+        deadline: Option<&sparql::Deadline>,
+    ) -> Result<T, EngineError> {
+        match outcome {
+            Err(EngineError::Query(sparql::QueryError::Cancelled))
+                if deadline.is_some_and(sparql::Deadline::fired) =>
+            {
+                Err(EngineError::Query(sparql::QueryError::Timeout(
+                    self.query_timeout.unwrap_or_default(),
+                )))
+            }
+            other => other,
+        }
     }
 
     /// Computes what an update would change, without committing (for approval prompts).
@@ -129,8 +156,12 @@ impl Graph {
     ) -> Result<UpdatePreview, EngineError> {
         let update = sparql::parse_update(update_text, base_iri)?;
         let options = &self.governed(options);
+        let deadline = self.update_deadline(options);
         let mut txn = self.store.begin();
-        sparql::apply_update(&mut txn, &update, options)?;
+        self.explain_update_stop(
+            sparql::apply_update(&mut txn, &update, options).map_err(EngineError::from),
+            deadline.as_ref(),
+        )?;
         let base_seq = txn.base_seq();
         let control_graphs = control_graphs_changed(&txn);
         let (inserts, deletes) = txn.into_changes();
