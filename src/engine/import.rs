@@ -118,76 +118,27 @@ impl Graph {
         options: &ImportOptions,
         mut progress: impl FnMut(u64),
     ) -> Result<ParsedDocument, EngineError> {
+        let mut fresh: HashMap<BlankNode, BlankNode> = HashMap::new();
         // The digest of the source bytes identifies the content for idempotent retries.
         let mut reader = HashingReader {
             inner: reader,
             hasher: Sha256::new(),
         };
-        // Two stages on two threads: this one parses, the other renames blank nodes and
-        // interns terms, so an import keeps two cores busy whatever the format.
-        const BATCH: usize = 4096;
-        let dict = self.store.dict().clone();
-        let into_graph = options.into_graph.clone();
-        let keys =
-            std::thread::scope(|scope| -> Result<Vec<crate::store::QuadKey>, EngineError> {
-                let (sender, receiver) = std::sync::mpsc::sync_channel::<Vec<Quad>>(8);
-                let interner = scope.spawn(move || {
-                    let mut fresh: HashMap<BlankNode, BlankNode> = HashMap::new();
-                    let mut keys = Vec::new();
-                    for batch in receiver {
-                        for quad in batch {
-                            let mut quad = with_fresh_blank_nodes(quad, &mut fresh);
-                            if let (Some(graph), RdfGraphName::DefaultGraph) =
-                                (&into_graph, &quad.graph_name)
-                            {
-                                quad.graph_name = graph.clone().into();
-                            }
-                            keys.push(dict.intern_quad(quad));
-                        }
-                    }
-                    keys
-                });
-                let mut failure = None;
-                let mut batch = Vec::with_capacity(BATCH);
-                let mut parsed = 0u64;
-                match quads(&mut reader, options) {
-                    Err(error) => failure = Some(error),
-                    Ok(quads) => {
-                        for quad in quads {
-                            match quad {
-                                Ok(quad) => batch.push(quad),
-                                Err(error) => {
-                                    failure = Some(error);
-                                    break;
-                                }
-                            }
-                            parsed += 1;
-                            if parsed.is_multiple_of(10_000) {
-                                progress(parsed);
-                            }
-                            if batch.len() == BATCH
-                                && sender
-                                    .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
-                                    .is_err()
-                            {
-                                break;
-                            }
-                        }
-                    }
-                }
-                if failure.is_none() && !batch.is_empty() {
-                    let _ = sender.send(batch);
-                }
-                drop(sender);
-                let keys = match interner.join() {
-                    Ok(keys) => keys,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                };
-                match failure {
-                    Some(error) => Err(error),
-                    None => Ok(keys),
-                }
-            })?;
+        let mut keys = Vec::new();
+        let dict = self.store.dict();
+        for quad in quads(&mut reader, options)? {
+            let quad = quad?;
+            let mut quad = with_fresh_blank_nodes(quad, &mut fresh);
+            if let (Some(graph), RdfGraphName::DefaultGraph) =
+                (&options.into_graph, &quad.graph_name)
+            {
+                quad.graph_name = graph.clone().into();
+            }
+            keys.push(dict.intern_quad(quad));
+            if keys.len() % 10_000 == 0 {
+                progress(keys.len() as u64);
+            }
+        }
         progress(keys.len() as u64);
         Ok(ParsedDocument {
             keys,
