@@ -557,6 +557,31 @@ fn main() {
 fn profile_mode(bsbm: &data::BsbmData, spec: &str) {
     let mut parts = spec.split(',');
     let template = parts.next().unwrap_or("q11").to_owned();
+    if template == "import" {
+        let runs: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(3);
+        let with_oxigraph = parts.next() != Some("strata");
+        for _ in 0..runs {
+            let dir = data::temp_dir();
+            let engine = Engine::open(dir.path(), no_auto_flush()).expect("open engine");
+            let graph = engine.graph_or_create("main").expect("graph");
+            let run = strata_import(&graph, &bsbm.ntriples);
+            let started = Instant::now();
+            engine.close().expect("close (flush)");
+            let flush = started.elapsed();
+            let ox = if with_oxigraph {
+                format!("{:.0}", ms(oxigraph_import(&bsbm.ntriples).1))
+            } else {
+                "-".into()
+            };
+            println!(
+                "strata parse {:.0} commit {:.0} flush {:.0} ms | oxigraph {ox} ms",
+                ms(run.parse),
+                ms(run.commit),
+                ms(flush),
+            );
+        }
+        return;
+    }
     let seconds: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(10.0);
     let oxigraph = parts.next() == Some("oxigraph");
     let queries: Vec<&BsbmQuery> = bsbm

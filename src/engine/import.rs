@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::EngineError;
 use super::graph::Graph;
+use super::parallel_parse::{BLOCK_BYTES, PROGRESS_EVERY, parse_lines, parse_threads};
 use super::write::{CommitOutcome, CommitRequest};
 use crate::model::{BlankNode, NamedNode, Quad, RdfGraphName, with_fresh_blank_nodes};
 
@@ -124,8 +125,23 @@ impl Graph {
             inner: reader,
             hasher: Sha256::new(),
         };
-        let mut keys = Vec::new();
         let dict = self.store.dict();
+        let threads = parse_threads();
+        if matches!(options.format.0, RdfFormat::NTriples | RdfFormat::NQuads) && threads > 1 {
+            let keys = parse_lines(
+                dict,
+                &mut reader,
+                options,
+                threads,
+                BLOCK_BYTES,
+                &mut progress,
+            )?;
+            return Ok(ParsedDocument {
+                keys,
+                digest: reader.hasher.finalize().into(),
+            });
+        }
+        let mut keys = Vec::new();
         for quad in quads(&mut reader, options)? {
             let quad = quad?;
             let mut quad = with_fresh_blank_nodes(quad, &mut fresh);
@@ -135,7 +151,7 @@ impl Graph {
                 quad.graph_name = graph.clone().into();
             }
             keys.push(dict.intern_quad(quad));
-            if keys.len() % 10_000 == 0 {
+            if keys.len() % PROGRESS_EVERY == 0 {
                 progress(keys.len() as u64);
             }
         }
@@ -268,7 +284,7 @@ pub fn gunzip<R: Read>(reader: R) -> impl Read {
 }
 
 /// The quads of a document, errors converted (with their position when known).
-fn quads<'a, R: Read + 'a>(
+pub(super) fn quads<'a, R: Read + 'a>(
     reader: R,
     options: &'a ImportOptions,
 ) -> Result<Box<dyn Iterator<Item = Result<Quad, EngineError>> + 'a>, EngineError> {
@@ -394,7 +410,7 @@ impl<R: Read> Read for LineTracking<R> {
 
 /// An I/O error while reading a document: undecodable bytes are bad input
 /// (`invalid_rdf`), anything else a real I/O failure.
-fn read_error(error: std::io::Error, options: &ImportOptions) -> EngineError {
+pub(super) fn read_error(error: std::io::Error, options: &ImportOptions) -> EngineError {
     match error.kind() {
         std::io::ErrorKind::InvalidData
         | std::io::ErrorKind::InvalidInput

@@ -8,6 +8,7 @@ mod backup;
 mod error;
 mod graph;
 mod import;
+mod parallel_parse;
 mod read;
 mod repair;
 mod search;

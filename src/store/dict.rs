@@ -21,6 +21,11 @@ use super::dict_file::{DictFile, encode_term, term_hash};
 use super::segment::QuadKey;
 use crate::model::{NamedOrBlankNode, Quad, RdfGraphName, Term};
 
+/// The hash the in-memory index keys a term by (what `Dict::intern_hashed_terms` expects).
+pub fn term_hash_in_memory(term: &Term) -> u64 {
+    FxBuildHasher.hash_one(term)
+}
+
 /// A dense term identifier. `DEFAULT_GRAPH` (0) stands for the default graph.
 pub type TermId = u32;
 
@@ -97,13 +102,16 @@ impl Dict {
             Some(quad.object),
             graph,
         ];
+        let hashes = terms
+            .each_ref()
+            .map(|term| term.as_ref().map_or(0, term_hash_in_memory));
         let mut key = [DEFAULT_GRAPH; 4];
         let mut missing = false;
         {
             let inner = self.inner.read();
-            for (slot, term) in key.iter_mut().zip(&terms) {
+            for ((slot, term), &hash) in key.iter_mut().zip(&terms).zip(&hashes) {
                 if let Some(term) = term {
-                    match inner.find(term) {
+                    match inner.find_hashed(term, hash) {
                         Some(id) => *slot = id,
                         None => missing = true,
                     }
@@ -112,15 +120,42 @@ impl Dict {
         }
         if missing {
             let mut inner = self.inner.write();
-            for (slot, term) in key.iter_mut().zip(terms) {
+            for ((slot, term), hash) in key.iter_mut().zip(terms).zip(hashes) {
                 if let Some(term) = term
                     && *slot == DEFAULT_GRAPH
                 {
-                    *slot = inner.intern_owned(term);
+                    *slot = inner.intern_hashed(term, hash);
                 }
             }
         }
         key
+    }
+
+    /// Interns many terms (the distinct terms of a parsed block) with their in-memory
+    /// hashes (`term_hash_in_memory`); returns their ids in order. Known terms are found
+    /// under a read lock; new ones are added under one write lock per call, so callers
+    /// pass bounded batches to keep readers' waits short.
+    pub fn intern_hashed_terms(&self, terms: Vec<(Term, u64)>) -> Vec<TermId> {
+        let mut ids = vec![DEFAULT_GRAPH; terms.len()];
+        let mut missing = false;
+        {
+            let inner = self.inner.read();
+            for (slot, (term, hash)) in ids.iter_mut().zip(&terms) {
+                match inner.find_hashed(term, *hash) {
+                    Some(id) => *slot = id,
+                    None => missing = true,
+                }
+            }
+        }
+        if missing {
+            let mut inner = self.inner.write();
+            for (slot, (term, hash)) in ids.iter_mut().zip(terms) {
+                if *slot == DEFAULT_GRAPH {
+                    *slot = inner.intern_hashed(term, hash);
+                }
+            }
+        }
+        ids
     }
 
     /// The key of a quad whose terms are all known; `None` means it cannot be stored.
@@ -182,15 +217,14 @@ impl Dict {
                     continue;
                 }
                 match inner.memory_term(id) {
-                    Some(term) => {
-                        let _ = write!(chunk, "{term} ");
-                    }
+                    Some(term) => push_nquads_term(&mut chunk, term),
                     None => {
                         if let Some(term) = inner.term(id) {
-                            let _ = write!(chunk, "{term} ");
+                            push_nquads_term(&mut chunk, &term);
                         }
                     }
                 }
+                chunk.push(' ');
             }
             chunk.push_str(".\n");
             if chunk.len() >= 1 << 16 {
@@ -265,9 +299,85 @@ impl Dict {
     }
 }
 
+/// Appends a term as N-Quads, byte for byte what its `Display` writes, without the
+/// formatting machinery (this runs for every term of every commit's log record).
+fn push_nquads_term(out: &mut String, term: &Term) {
+    match term {
+        Term::NamedNode(node) => {
+            out.push('<');
+            out.push_str(node.as_str());
+            out.push('>');
+        }
+        Term::BlankNode(node) => {
+            out.push_str("_:");
+            out.push_str(node.as_str());
+        }
+        Term::Literal(literal) => {
+            push_quoted(out, literal.value());
+            if let Some(language) = literal.language() {
+                out.push('@');
+                out.push_str(language);
+                if let Some(direction) = literal.direction() {
+                    let _ = write!(out, "--{direction}");
+                }
+            } else if literal.datatype() != oxrdf::vocab::xsd::STRING {
+                out.push_str("^^<");
+                out.push_str(literal.datatype().as_str());
+                out.push('>');
+            }
+        }
+        other => {
+            let _ = write!(out, "{other}");
+        }
+    }
+}
+
+/// A quoted N-Quads string with oxrdf's escapes (`print_quoted_str`): runs that need
+/// none are copied whole.
+fn push_quoted(out: &mut String, value: &str) {
+    out.push('"');
+    let bytes = value.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // U+FFFE and U+FFFF are EF BF BE / EF BF BF in UTF-8.
+        let nonchar = b == 0xEF
+            && bytes.get(i + 1) == Some(&0xBF)
+            && matches!(bytes.get(i + 2), Some(0xBE | 0xBF));
+        if b < 0x20 || b == b'"' || b == b'\\' || b == 0x7F || nonchar {
+            out.push_str(&value[start..i]);
+            let width = if nonchar { 3 } else { 1 };
+            match b {
+                0x08 => out.push_str("\\b"),
+                b'\t' => out.push_str("\\t"),
+                b'\n' => out.push_str("\\n"),
+                0x0C => out.push_str("\\f"),
+                b'\r' => out.push_str("\\r"),
+                b'"' => out.push_str("\\\""),
+                b'\\' => out.push_str("\\\\"),
+                _ => {
+                    let c = value[i..].chars().next().map_or(0, u32::from);
+                    let _ = write!(out, "\\u{c:04X}");
+                }
+            }
+            i += width;
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&value[start..]);
+    out.push('"');
+}
+
 impl DictInner {
     fn find(&self, term: &Term) -> Option<TermId> {
-        let hash = FxBuildHasher.hash_one(term);
+        self.find_hashed(term, FxBuildHasher.hash_one(term))
+    }
+
+    /// `find` with the term's in-memory hash already known (`FxBuildHasher`).
+    fn find_hashed(&self, term: &Term, hash: u64) -> Option<TermId> {
         let first = self.mem_first;
         if let Some(&id) = self
             .index
@@ -309,12 +419,18 @@ impl DictInner {
     }
 
     fn intern_owned(&mut self, term: Term) -> TermId {
-        if let Some(id) = self.find(&term) {
+        let hash = FxBuildHasher.hash_one(&term);
+        self.intern_hashed(term, hash)
+    }
+
+    /// Interns a term whose in-memory hash is known: the term is hashed once, whether
+    /// it is found or added.
+    fn intern_hashed(&mut self, term: Term, hash: u64) -> TermId {
+        if let Some(id) = self.find_hashed(&term, hash) {
             return id;
         }
         let id = TermId::try_from(self.mem_first as usize + self.terms.len())
             .expect("fewer than 2^32 terms");
-        let hash = FxBuildHasher.hash_one(&term);
         self.terms.push(term);
         let (terms, first) = (&self.terms, self.mem_first);
         self.index.insert_unique(hash, id, |&other| {
@@ -340,6 +456,50 @@ impl DictInner {
 mod tests {
     use super::*;
     use crate::model::{Literal, NamedNode};
+
+    #[test]
+    fn nquads_terms_are_written_as_their_display() {
+        use crate::model::BlankNode;
+        let values = [
+            "plain",
+            "",
+            "tab\there \"quoted\" back\\slash\r\n\u{8}\u{C}",
+            "ctl \u{0}\u{1}\u{1F}\u{7F} end",
+            "non \u{FFFE}\u{FFFF}\u{FFFD} chars é ü 😀",
+        ];
+        let mut terms: Vec<Term> = vec![
+            NamedNode::new_unchecked("http://e/a?b=c#d").into(),
+            BlankNode::new_unchecked("b0").into(),
+        ];
+        for value in values {
+            terms.push(Literal::new_simple_literal(value).into());
+            terms.push(Literal::new_language_tagged_literal_unchecked(value, "en-GB").into());
+            terms.push(
+                Literal::new_typed_literal(value, NamedNode::new_unchecked("http://e/dt")).into(),
+            );
+            terms.push(
+                Literal::new_directional_language_tagged_literal_unchecked(
+                    value,
+                    "ar",
+                    oxrdf::BaseDirection::Rtl,
+                )
+                .into(),
+            );
+        }
+        terms.push(
+            crate::model::Triple::new(
+                NamedNode::new_unchecked("http://e/s"),
+                NamedNode::new_unchecked("http://e/p"),
+                Literal::new_simple_literal("o\n"),
+            )
+            .into(),
+        );
+        for term in terms {
+            let mut written = String::new();
+            push_nquads_term(&mut written, &term);
+            assert_eq!(written, term.to_string());
+        }
+    }
 
     #[test]
     fn interning_is_stable_and_dense() {

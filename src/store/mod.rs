@@ -20,7 +20,7 @@ mod snapshot;
 mod transaction;
 
 pub use checkpoint::{CheckpointInfo, read_checkpoint_info};
-pub use dict::{DEFAULT_GRAPH, Dict, TermId};
+pub use dict::{DEFAULT_GRAPH, Dict, TermId, term_hash_in_memory};
 pub use maintenance::MaintenanceStats;
 pub use manifest::{DictEntry, MANIFEST_FILE, Manifest, SegmentEntry};
 pub use segment::{GraphFilter, Pattern, QuadKey};
