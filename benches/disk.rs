@@ -49,6 +49,7 @@ fn main() {
     // bulk-loads into RocksDB.
     let strata_dir = work.path().join("strata");
     let started = Instant::now();
+    let strata_committed;
     {
         let engine = Engine::open(&strata_dir, EngineConfig::default()).expect("open");
         let graph = engine.graph_or_create("main").expect("graph");
@@ -61,6 +62,7 @@ fn main() {
         graph
             .import(&ntriples[..], &options, &CommitRequest::default())
             .expect("import");
+        strata_committed = started.elapsed();
         // A second commit, so reads pinned at commit 1 differ from head reads.
         graph
             .update(
@@ -73,6 +75,17 @@ fn main() {
         engine.close().expect("close");
     }
     let strata_import = started.elapsed();
+    // Oxigraph's bulk loader into its in-memory store, the same bytes in this process.
+    let memory_import = {
+        let store = oxigraph::store::Store::new().expect("store");
+        let started = Instant::now();
+        let mut loader = store.bulk_loader();
+        loader
+            .load_from_slice(oxrdfio::RdfFormat::NTriples, &ntriples)
+            .expect("bulk load");
+        loader.commit().expect("bulk commit");
+        started.elapsed()
+    };
     drop(ntriples);
     let rocks_dir = work.path().join("rocksdb");
     let load = peer(
@@ -182,6 +195,18 @@ fn main() {
                 secs(strata_import),
                 secs(peer_import),
                 ratio(strata_import, peer_import),
+            ],
+            vec![
+                "import (parse + durable commit) vs oxigraph in memory (bulk loader), s".into(),
+                secs(strata_committed),
+                secs(memory_import),
+                ratio(strata_committed, memory_import),
+            ],
+            vec![
+                "import (parse + durable commit + files) vs oxigraph in memory, s".into(),
+                secs(strata_import),
+                secs(memory_import),
+                ratio(strata_import, memory_import),
             ],
             vec![
                 "open: fresh process, `ASK {}`, s (peer: minus Python start-up)".into(),
