@@ -328,7 +328,7 @@ impl<'a> Merger<'a> {
                     ids[g as usize]
                 },
             ]);
-            if self.keys.len() % PROGRESS_EVERY == 0 {
+            if self.keys.len().is_multiple_of(PROGRESS_EVERY) {
                 progress(self.keys.len() as u64);
             }
         }
