@@ -285,3 +285,32 @@ pub fn load_average() -> String {
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "?".into())
 }
+
+/// The Python of the peers' venv (`target/peers-venv`), made on first use, with these
+/// PyPI packages installed when missing.
+pub fn peer_python(packages: &[&str]) -> PathBuf {
+    use std::process::Command;
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers-venv");
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        let made = Command::new("python3")
+            .args(["-m", "venv", venv.to_str().unwrap()])
+            .status()
+            .expect("python3 -m venv");
+        assert!(made.success(), "cannot make {}", venv.display());
+    }
+    for package in packages {
+        let has = Command::new(&python)
+            .args(["-c", &format!("import {package}")])
+            .status()
+            .expect("python");
+        if !has.success() {
+            let installed = Command::new(&python)
+                .args(["-m", "pip", "install", "--quiet", package])
+                .status()
+                .expect("pip");
+            assert!(installed.success(), "pip install {package} failed");
+        }
+    }
+    python
+}

@@ -13,7 +13,7 @@
 mod data;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -43,7 +43,7 @@ fn main() {
         bsbm.queries.len(),
         data::load_average()
     );
-    let python = peer_python();
+    let python = data::peer_python(&["pyoxigraph"]);
 
     // Import: Strata parses, commits durably and flushes to files (`close`); the peer
     // bulk-loads into RocksDB.
@@ -282,31 +282,6 @@ fn replicate(ntriples: &[u8], copies: usize) -> Vec<u8> {
         }
     }
     out
-}
-
-/// The venv's Python with pyoxigraph, made on first use.
-fn peer_python() -> PathBuf {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers-venv");
-    let python = venv.join("bin/python");
-    if !python.exists() {
-        let made = Command::new("python3")
-            .args(["-m", "venv", venv.to_str().unwrap()])
-            .status()
-            .expect("python3 -m venv");
-        assert!(made.success(), "cannot make {}", venv.display());
-    }
-    let has = Command::new(&python)
-        .args(["-c", "import pyoxigraph"])
-        .status()
-        .expect("python");
-    if !has.success() {
-        let installed = Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "pyoxigraph"])
-            .status()
-            .expect("pip");
-        assert!(installed.success(), "pip install pyoxigraph failed");
-    }
-    python
 }
 
 /// Runs the peer script and returns its JSON answer.

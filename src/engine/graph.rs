@@ -75,6 +75,8 @@ pub struct Graph {
     /// Search indexes and their worker (see `search.rs`).
     pub(crate) search: super::search::SearchState,
     pub(crate) model_dir: PathBuf,
+    /// Threads a search index may insert vectors with (`EngineConfig::index_threads`).
+    pub(crate) index_threads: usize,
 }
 
 pub(crate) struct WriterState {
@@ -186,6 +188,7 @@ impl Graph {
             shacl: RwLock::default(),
             search: Default::default(),
             model_dir: config.model_dir.clone(),
+            index_threads: config.index_threads.max(1),
         };
         graph.load_shacl_state()?;
         Ok(graph)

@@ -54,6 +54,8 @@ pub struct EngineConfig {
     /// graphs are read at the newest commit whose record is whole when they open, nothing
     /// is written (no flush, no cut, no search indexing) and writes are refused.
     pub read_only: bool,
+    /// Threads a search index may use to insert vectors (at least 1; default: every core).
+    pub index_threads: usize,
 }
 
 impl Default for EngineConfig {
@@ -64,6 +66,7 @@ impl Default for EngineConfig {
             model_dir: crate::search::embed::default_model_dir(),
             query_limits: crate::sparql::QueryLimits::default(),
             read_only: false,
+            index_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 }

@@ -21,7 +21,7 @@ use super::error::EngineError;
 use super::graph::Graph;
 use crate::model::{CommitSeq, NamedNode, Term, Triple};
 use crate::search::embed::{self, Embedder};
-use crate::search::{Declaration, EMBEDDINGS_GRAPH, Hit, HnswParams, Lane, Recipe, SearchIndex};
+use crate::search::{Declaration, EMBEDDINGS_GRAPH, Hit, Lane, Recipe, SearchIndex};
 use crate::store::{GraphFilter, Pattern, Snapshot, TermId};
 
 /// Texts embedded per model call (and per progress step).
@@ -308,10 +308,16 @@ impl Graph {
                     let key = index_key(&*embedder, d);
                     let dir = self.search_dir(&d.name);
                     let open = || {
-                        SearchIndex::open(Some(&dir), &key, embedder.dim(), HnswParams::default())
-                            .map_err(|e| EngineError::Search {
-                                message: e.to_string(),
-                            })
+                        SearchIndex::open(
+                            Some(&dir),
+                            &key,
+                            embedder.dim(),
+                            d.hnsw,
+                            self.index_threads,
+                        )
+                        .map_err(|e| EngineError::Search {
+                            message: e.to_string(),
+                        })
                     };
                     let mut index = open()?;
                     if index.published_seq() > head {

@@ -88,7 +88,7 @@ impl Declaration {
         ]
     }
 
-    /// Checks the HNSW parameters (hnsw_rs exits the process on more than 256 links).
+    /// Checks the HNSW parameters (a node keeps at most 256 links per layer).
     pub fn check_hnsw(params: &HnswParams) -> Result<(), String> {
         if !(2..=256).contains(&params.max_connections) {
             return Err(format!("m must be 2..=256, got {}", params.max_connections));
@@ -152,7 +152,7 @@ impl Declaration {
                     ef_construction: number("hnswEfConstruction", defaults.ef_construction),
                     ef_search: number("hnswEfSearch", defaults.ef_search),
                 };
-                // Values written by hand that hnsw_rs cannot take fall back to defaults.
+                // Values written by hand that the graph cannot take fall back to defaults.
                 let hnsw = if Declaration::check_hnsw(&hnsw).is_ok() {
                     hnsw
                 } else {

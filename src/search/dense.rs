@@ -1,46 +1,20 @@
-//! The dense lane: unit vectors in an HNSW graph (hnsw_rs). hnsw_rs cannot delete, so a
-//! record's old vector is tombstoned (skipped by the search filter) when it changes or
+//! The dense lane: unit vectors in an HNSW graph (`hnsw.rs`). The graph cannot delete, so
+//! a record's old vector is tombstoned (skipped by the search filter) when it changes or
 //! goes away, and the graph is rebuilt once tombstones pass a quarter of its points.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use hnsw_rs::anndists::dist::Distance;
-use hnsw_rs::api::AnnT;
-use hnsw_rs::hnsw::Hnsw;
-use hnsw_rs::hnswio::HnswIo;
+use super::hnsw::Hnsw;
+pub use super::simd::dot;
 
-/// The base name of the dumped graph files (`hnsw.hnsw.graph`, `hnsw.hnsw.data`) and of
-/// the id table (`hnsw.ids`: one record per internal id, empty for a tombstone).
+/// The base name of the dumped graph (`hnsw.graph`: links and vectors) and of the id table
+/// (`hnsw.ids`: one record per node, empty for a tombstone).
 const DUMP: &str = "hnsw";
 
-/// Cosine distance of unit vectors, `1 − dot`, clamped at 0 (rounding can push the dot
-/// of a vector with itself just above 1; hnsw_rs's own `DistDot` asserts on that).
-#[derive(Clone, Copy, Default)]
-pub struct UnitCosine;
-
-impl Distance<f32> for UnitCosine {
-    fn eval(&self, a: &[f32], b: &[f32]) -> f32 {
-        (1.0 - dot(a, b)).max(0.0)
-    }
-}
-
-/// Dot product in four independent lanes so the compiler vectorises it.
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let chunks = a.len() / 8 * 8;
-    for (ca, cb) in a[..chunks].chunks_exact(8).zip(b[..chunks].chunks_exact(8)) {
-        for i in 0..8 {
-            acc[i] += ca[i] * cb[i];
-        }
-    }
-    let mut sum: f32 = acc.iter().sum();
-    for i in chunks..a.len().min(b.len()) {
-        sum += a[i] * b[i];
-    }
-    sum
-}
+/// Files of the earlier hnsw_rs dumps, removed at the next dump.
+const OLD_DUMP_FILES: [&str; 2] = ["hnsw.hnsw.graph", "hnsw.hnsw.data"];
 
 /// HNSW construction and search parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,23 +47,32 @@ pub struct Scored {
 pub struct DenseIndex {
     params: HnswParams,
     dim: usize,
-    hnsw: Hnsw<'static, f32, UnitCosine>,
-    /// Internal id → record and vector; `None` once tombstoned.
-    points: Vec<Option<(Arc<str>, Vec<f32>)>>,
-    by_record: HashMap<Arc<str>, usize>,
+    /// Threads an insert batch may use.
+    threads: usize,
+    hnsw: Hnsw,
+    /// Node → record; `None` once tombstoned (the vector stays in the graph, for routing).
+    points: Vec<Option<Arc<str>>>,
+    by_record: HashMap<Arc<str>, u32>,
     tombstones: usize,
 }
 
 impl DenseIndex {
     pub fn new(dim: usize, params: HnswParams, expected: usize) -> Self {
+        let points = Vec::with_capacity(expected.min(1 << 20));
         Self {
-            hnsw: new_hnsw(params, expected),
+            hnsw: new_hnsw(dim, params),
             params,
             dim,
-            points: Vec::new(),
+            threads: default_threads(),
+            points,
             by_record: HashMap::new(),
             tombstones: 0,
         }
+    }
+
+    /// Caps the threads that inserts use (at least 1).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     pub fn dim(&self) -> usize {
@@ -105,42 +88,50 @@ impl DenseIndex {
     }
 
     pub fn vector(&self, record: &str) -> Option<&[f32]> {
-        let id = *self.by_record.get(record)?;
-        self.points[id].as_ref().map(|(_, v)| v.as_slice())
+        let node = *self.by_record.get(record)?;
+        Some(self.hnsw.vector(node))
     }
 
     /// Adds or replaces records' vectors (zero vectors are not indexed: they are near
     /// nothing). Inserts run in parallel.
     pub fn upsert(&mut self, items: Vec<(Arc<str>, Vec<f32>)>) {
-        let mut fresh = Vec::with_capacity(items.len());
+        let mut fresh: Vec<(Arc<str>, Vec<f32>)> = Vec::with_capacity(items.len());
+        let mut seen: HashMap<Arc<str>, usize> = HashMap::new();
         for (record, vector) in items {
             self.remove(&record);
             if vector.len() != self.dim || vector.iter().all(|x| *x == 0.0) {
+                if let Some(i) = seen.remove(&record) {
+                    // A later item of the same batch removes an earlier one.
+                    fresh[i].1.clear();
+                }
                 continue;
             }
-            let id = self.points.len();
-            self.points.push(Some((record.clone(), vector)));
-            self.by_record.insert(record, id);
-            fresh.push(id);
-        }
-        let batch: Vec<(&[f32], usize)> = fresh
-            .iter()
-            .filter_map(|&id| self.points[id].as_ref().map(|(_, v)| (v.as_slice(), id)))
-            .collect();
-        if batch.len() > 64 {
-            self.hnsw.parallel_insert_slice(&batch);
-        } else {
-            for item in batch {
-                self.hnsw.insert_slice(item);
+            match seen.get(&record) {
+                Some(&i) => fresh[i].1 = vector,
+                None => {
+                    seen.insert(record.clone(), fresh.len());
+                    fresh.push((record, vector));
+                }
             }
+        }
+        fresh.retain(|(_, v)| !v.is_empty());
+        if fresh.is_empty() {
+            return;
+        }
+        let vectors: Vec<&[f32]> = fresh.iter().map(|(_, v)| v.as_slice()).collect();
+        let first = self.hnsw.add(&vectors, self.threads);
+        for (i, (record, _)) in fresh.into_iter().enumerate() {
+            let node = first + i as u32;
+            self.points.push(Some(record.clone()));
+            self.by_record.insert(record, node);
         }
         self.rebuild_if_worn();
     }
 
     /// Tombstones a record's vector.
     pub fn remove(&mut self, record: &str) {
-        if let Some(id) = self.by_record.remove(record) {
-            self.points[id] = None;
+        if let Some(node) = self.by_record.remove(record) {
+            self.points[node as usize] = None;
             self.tombstones += 1;
         }
     }
@@ -149,10 +140,14 @@ impl DenseIndex {
         if self.tombstones * 4 <= self.points.len().max(64) {
             return;
         }
-        let live: Vec<(Arc<str>, Vec<f32>)> = self.points.drain(..).flatten().collect();
+        let live: Vec<(Arc<str>, Vec<f32>)> = self
+            .entries()
+            .map(|(record, vector)| (record.clone(), vector.to_vec()))
+            .collect();
+        self.points.clear();
         self.by_record.clear();
         self.tombstones = 0;
-        self.hnsw = new_hnsw(self.params, live.len());
+        self.hnsw = new_hnsw(self.dim, self.params);
         self.upsert(live);
     }
 
@@ -168,21 +163,18 @@ impl DenseIndex {
             return Vec::new();
         }
         let ef = ef.unwrap_or(self.params.ef_search).max(k);
-        let filter = |id: &usize| match self.points.get(*id).and_then(Option::as_ref) {
+        let filter = |node: u32| match self.points.get(node as usize).and_then(Option::as_ref) {
             None => false,
-            Some((record, _)) => allow.is_none_or(|f| f(record)),
+            Some(record) => allow.is_none_or(|f| f(record)),
         };
-        // Always the filtered search: measured on the 100k × 128 set, hnsw_rs's plain
-        // `search` reached recall@10 0.889 at ef 50 where `search_filter` reached 0.982
-        // (at about a third of the speed); see benches/search.rs.
         self.hnsw
-            .search_filter(query, k, ef, Some(&filter))
+            .search(query, k, ef, Some(&filter))
             .into_iter()
-            .filter_map(|n| {
-                let (record, _) = self.points.get(n.d_id)?.as_ref()?;
+            .filter_map(|(node, distance)| {
+                let record = self.points.get(node as usize)?.as_ref()?;
                 Some(Scored {
                     record: record.clone(),
-                    score: 1.0 - n.distance,
+                    score: 1.0 - distance,
                 })
             })
             .collect()
@@ -204,8 +196,8 @@ impl DenseIndex {
         scored
     }
 
-    /// Writes the graph (hnsw_rs's dump) and the id table to `dir`, so a restart reloads
-    /// it instead of re-inserting every vector.
+    /// Writes the graph (links and vectors) and the id table to `dir`, so a restart
+    /// reloads it instead of inserting every vector again.
     pub fn dump(&self, dir: &Path) -> Result<(), String> {
         if self.points.is_empty() {
             return Ok(());
@@ -213,19 +205,26 @@ impl DenseIndex {
         let ids: String = self
             .points
             .iter()
-            .map(|p| p.as_ref().map_or("", |(r, _)| &**r))
+            .map(|p| p.as_deref().unwrap_or(""))
             .collect::<Vec<_>>()
             .join("\n");
-        let tmp = dir.join(format!("{DUMP}.ids.tmp"));
-        std::fs::write(&tmp, ids).map_err(|e| e.to_string())?;
-        self.hnsw
-            .file_dump(dir, DUMP)
-            .map_err(|e| format!("HNSW dump: {e}"))?;
-        std::fs::rename(&tmp, dir.join(format!("{DUMP}.ids"))).map_err(|e| e.to_string())
+        let write = |name: String, bytes: &[u8]| -> Result<(), String> {
+            let tmp = dir.join(format!("{name}.tmp"));
+            std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+            std::fs::rename(&tmp, dir.join(&name)).map_err(|e| format!("{name}: {e}"))
+        };
+        // The graph first: a crash between the two leaves an id table that disagrees
+        // with it, which `load` refuses (and the index is rebuilt).
+        write(format!("{DUMP}.graph"), &self.hnsw.to_bytes())?;
+        write(format!("{DUMP}.ids"), ids.as_bytes())?;
+        for old in OLD_DUMP_FILES {
+            let _ = std::fs::remove_file(dir.join(old));
+        }
+        Ok(())
     }
 
-    /// Reloads a dump written by `dump`, with the records' current vectors; `None` when
-    /// the files are missing or disagree (the caller rebuilds).
+    /// Reloads a dump written by `dump`, checked against the records' current vectors;
+    /// `None` when the files are missing or disagree (the caller rebuilds).
     pub fn load(
         dir: &Path,
         dim: usize,
@@ -233,23 +232,22 @@ impl DenseIndex {
         vectors: &HashMap<Arc<str>, Vec<f32>>,
     ) -> Option<Self> {
         let ids = std::fs::read_to_string(dir.join(format!("{DUMP}.ids"))).ok()?;
-        if !dir.join(format!("{DUMP}.hnsw.graph")).is_file() {
-            return None;
-        }
-        // A loaded graph borrows its reader for its whole life; indexes live as long as
-        // the process, so the reader (a few paths and options) is leaked once per load.
-        let reader: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(dir, DUMP)));
-        let mut hnsw: Hnsw<'static, f32, UnitCosine> = reader.load_hnsw().ok()?;
-        hnsw.set_searching_mode(false);
+        let bytes = std::fs::read(dir.join(format!("{DUMP}.graph"))).ok()?;
+        let hnsw = Hnsw::from_bytes(&bytes, dim, params.max_connections)?;
         let mut points = Vec::new();
         let mut by_record = HashMap::new();
         let mut tombstones = 0;
-        for (id, record) in ids.split('\n').enumerate() {
+        for (node, record) in ids.split('\n').enumerate() {
+            let node = u32::try_from(node).ok()?;
             match vectors.get(record) {
-                Some(vector) if !record.is_empty() && vector.len() == dim => {
+                Some(vector)
+                    if !record.is_empty()
+                        && (node as usize) < hnsw.len()
+                        && hnsw.vector(node) == vector.as_slice() =>
+                {
                     let record: Arc<str> = Arc::from(record);
-                    by_record.insert(record.clone(), id);
-                    points.push(Some((record, vector.clone())));
+                    by_record.insert(record.clone(), node);
+                    points.push(Some(record));
                 }
                 _ => {
                     points.push(None);
@@ -262,12 +260,13 @@ impl DenseIndex {
             .values()
             .filter(|v| v.len() == dim && v.iter().any(|x| *x != 0.0))
             .count();
-        if hnsw.get_nb_point() != points.len() || by_record.len() != indexable {
+        if hnsw.len() != points.len() || by_record.len() != indexable {
             return None;
         }
         Some(Self {
             params,
             dim,
+            threads: default_threads(),
             hnsw,
             points,
             by_record,
@@ -276,21 +275,21 @@ impl DenseIndex {
     }
 
     /// Every live record and vector (for persistence).
-    pub fn entries(&self) -> impl Iterator<Item = (&Arc<str>, &Vec<f32>)> {
-        self.points.iter().flatten().map(|(r, v)| (r, v))
+    pub fn entries(&self) -> impl Iterator<Item = (&Arc<str>, &[f32])> {
+        self.points
+            .iter()
+            .enumerate()
+            .filter_map(|(node, record)| Some((record.as_ref()?, self.hnsw.vector(node as u32))))
     }
 }
 
-fn new_hnsw(params: HnswParams, expected: usize) -> Hnsw<'static, f32, UnitCosine> {
-    let mut hnsw = Hnsw::new(
-        params.max_connections.clamp(2, 256),
-        expected.max(1024),
-        16,
-        params.ef_construction.max(params.max_connections),
-        UnitCosine,
-    );
-    hnsw.set_searching_mode(false);
-    hnsw
+fn new_hnsw(dim: usize, params: HnswParams) -> Hnsw {
+    Hnsw::new(dim, params.max_connections, params.ef_construction)
+}
+
+/// Every core: the operator's cap comes through `set_threads`.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Best first; ties by record so results are stable.

@@ -81,11 +81,14 @@ impl SearchIndex {
         embedder: &str,
         dim: usize,
         params: HnswParams,
+        threads: usize,
     ) -> Result<Self, IndexError> {
+        let mut dense = DenseIndex::new(dim, params, 1024);
+        dense.set_threads(threads);
         let mut index = Self {
             dir: dir.map(Path::to_path_buf),
             embedder: embedder.to_owned(),
-            dense: DenseIndex::new(dim, params, 1024),
+            dense,
             sparse: SparseIndex::open(dir.map(|d| d.join("bm25")).as_deref())?,
             hashes: HashMap::new(),
             published_seq: 0,
@@ -120,13 +123,15 @@ impl SearchIndex {
                 .then(|| DenseIndex::load(dir, dim, params, &items))
                 .flatten();
             match reloaded {
-                Some(dense) => {
+                Some(mut dense) => {
+                    dense.set_threads(threads);
                     index.dense = dense;
                     index.hnsw_seq = dumped;
                 }
                 None => {
                     // No usable dump: insert every vector again.
                     index.dense = DenseIndex::new(dim, params, items.len());
+                    index.dense.set_threads(threads);
                     index.dense.upsert(items.into_iter().collect());
                 }
             }
@@ -495,7 +500,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let params = HnswParams::default();
         {
-            let mut index = SearchIndex::open(Some(dir.path()), "e1", 2, params).unwrap();
+            let mut index = SearchIndex::open(Some(dir.path()), "e1", 2, params, 2).unwrap();
             index
                 .apply(
                     vec![
@@ -511,7 +516,7 @@ mod tests {
                 .unwrap();
             index.apply(Vec::new(), &["a".into()], 5).unwrap();
         }
-        let mut index = SearchIndex::open(Some(dir.path()), "e1", 2, params).unwrap();
+        let mut index = SearchIndex::open(Some(dir.path()), "e1", 2, params, 2).unwrap();
         assert_eq!(index.published_seq(), 5);
         assert_eq!(
             index.hnsw_seq, None,
@@ -519,7 +524,7 @@ mod tests {
         );
         index.persist().unwrap();
         drop(index);
-        let index = SearchIndex::open(Some(dir.path()), "e1", 2, params).unwrap();
+        let index = SearchIndex::open(Some(dir.path()), "e1", 2, params, 2).unwrap();
         assert_eq!(index.hnsw_seq, Some(5), "reloaded from the dump");
         assert_eq!(index.len(), 1);
         assert_eq!(index.text_hash("b"), Some(text_hash("yellow pear")));
@@ -530,7 +535,7 @@ mod tests {
         assert_eq!(&*hits[0].record, "b");
         assert!(hits[0].dense.is_some() && hits[0].sparse.is_some());
         drop(index);
-        let index = SearchIndex::open(Some(dir.path()), "e2", 2, params).unwrap();
+        let index = SearchIndex::open(Some(dir.path()), "e2", 2, params, 2).unwrap();
         assert_eq!((index.published_seq(), index.len()), (0, 0));
     }
 }

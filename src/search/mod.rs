@@ -7,8 +7,10 @@
 mod declaration;
 pub mod dense;
 pub mod embed;
+mod hnsw;
 mod index;
 mod recipe;
+pub mod simd;
 pub mod sparql_patterns;
 pub mod sparse;
 

@@ -38,7 +38,14 @@ fn search_by_meaning_over_mcp_and_sparql() {
         return;
     }
     let strata = Strata::new();
-    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    // The operator's cap on indexing threads is taken (one thread: the same answers);
+    // a cap of 0 is refused, naming the option.
+    let refused = strata.run(&["--index-threads", "0", "graphs"]);
+    assert!(refused.fails_with(2).contains("--index-threads"));
+    let (mut child, mut session) = start(
+        &strata,
+        &["serve", "--stdio", "--no-demo", "--index-threads", "1"],
+    );
     let import = session.tool(
         "rdf",
         json!({"action": "import", "format": "turtle", "content": DATA}),

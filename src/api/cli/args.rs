@@ -55,6 +55,15 @@ pub struct Cli {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub flush_every_quads: Option<u64>,
+    /// Threads each search index may use to insert vectors (default: every core).
+    #[arg(
+        long = "index-threads",
+        global = true,
+        env = "STRATA_INDEX_THREADS",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..=1024)
+    )]
+    pub index_threads: Option<u64>,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -80,6 +80,9 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         flush_every_quads: cli
             .flush_every_quads
             .unwrap_or(EngineConfig::default().flush_every_quads),
+        index_threads: cli
+            .index_threads
+            .map_or(EngineConfig::default().index_threads, |n| n as usize),
         ..EngineConfig::default()
     };
     // Reads work beside a running server: when another process holds the data directory,
