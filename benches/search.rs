@@ -14,7 +14,8 @@
 //! * `sparql`: p50/p95 latency of a SPARQL query with a `search:` pattern, two joins and a
 //!   FILTER on a 100k-record graph (hashed embedder, so the build stays quick).
 //!
-//! Run with `cargo bench --bench search` (all parts) or `STRATA_BENCH_PART=ann|cranfield|sparql`;
+//! Run with `cargo bench --bench search` (all parts) or `STRATA_BENCH_PART=ann|cranfield|sparql`
+//! (`STRATA_BENCH_INDEX_THREADS=N` caps the Cranfield indexing threads, default every core);
 //! `STRATA_BENCH_ANN_FILTERED=0` skips the (slow, brute-force-checked) filtered runs.
 
 #[path = "data.rs"]
@@ -314,8 +315,13 @@ fn cranfield() {
     let tmp = tempfile::tempdir().unwrap();
     let config = EngineConfig {
         model_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2"),
+        index_threads: data::env_usize(
+            "STRATA_BENCH_INDEX_THREADS",
+            EngineConfig::default().index_threads,
+        ),
         ..EngineConfig::default()
     };
+    let config_threads = config.index_threads;
     let engine = Engine::open(tmp.path(), config).unwrap();
     let graph = engine.graph_or_create("cranfield").unwrap();
     let options = ImportOptions {
@@ -343,11 +349,12 @@ fn cranfield() {
     assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(3600)));
     let status = &graph.index_status()[0];
     println!(
-        "Cranfield: {} documents indexed in {:.1} s with {} (semantic: {})",
+        "Cranfield: {} documents indexed in {:.1} s with {} (semantic: {}), {} threads",
         status.records,
         started.elapsed().as_secs_f64(),
         status.embedder,
-        status.semantic
+        status.semantic,
+        config_threads
     );
     let mut qrels: HashMap<String, HashMap<String, f64>> = HashMap::new();
     for line in std::fs::read_to_string(folder.join("qrels.tsv"))

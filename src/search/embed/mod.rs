@@ -36,6 +36,41 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
 
+/// Embeds texts on up to `threads` threads (contiguous shares, results in order): each
+/// embedder is immutable and shared, so the shares run side by side. Few texts stay on
+/// the calling thread.
+pub fn embed_parallel(
+    embedder: &dyn Embedder,
+    texts: &[&str],
+    threads: usize,
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    const MIN_SHARE: usize = 4;
+    let threads = threads.clamp(1, texts.len().div_ceil(MIN_SHARE).max(1));
+    if threads == 1 {
+        return embedder.embed(texts);
+    }
+    let share = texts.len().div_ceil(threads);
+    let parts: Vec<Result<Vec<Vec<f32>>, EmbedError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = texts
+            .chunks(share)
+            .map(|part| scope.spawn(move || embedder.embed(part)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(EmbedError::Model("an embedding thread panicked".into()))
+                })
+            })
+            .collect()
+    });
+    let mut vectors = Vec::with_capacity(texts.len());
+    for part in parts {
+        vectors.extend(part?);
+    }
+    Ok(vectors)
+}
+
 /// Where the default model's files live: `$STRATA_MODEL_DIR`, else
 /// `models/all-MiniLM-L6-v2` under the current directory.
 pub fn default_model_dir() -> PathBuf {
@@ -126,6 +161,22 @@ mod tests {
     /// The default model against the golden vectors of `tests/data/embeddings`
     /// (float64 reference forward pass). Skips when the model was not fetched, unless
     /// `STRATA_REQUIRE_MODEL=1` (CI fetches it).
+    #[test]
+    fn parallel_embedding_keeps_the_order_and_the_vectors() {
+        let embedder = HashedEmbedder::default();
+        let texts: Vec<String> = (0..37).map(|i| format!("text number {i}")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let one = embedder.embed(&refs).unwrap();
+        for threads in [1, 2, 3, 8, 100] {
+            assert_eq!(
+                embed_parallel(&embedder, &refs, threads).unwrap(),
+                one,
+                "{threads}"
+            );
+        }
+        assert!(embed_parallel(&embedder, &[], 4).unwrap().is_empty());
+    }
+
     #[test]
     fn minilm_matches_the_golden_vectors() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
