@@ -414,7 +414,7 @@ impl Graph {
                 .map(|(_, t, _, _)| t.as_str())
                 .collect();
             let mut embedded =
-                crate::search::embed::embed_parallel(&*embedder, &to_embed, self.index_threads)
+                crate::search::embed::embed_parallel(embedder, &to_embed, self.index_threads)
                     .map_err(|e| EngineError::Search {
                         message: e.to_string(),
                     })?
