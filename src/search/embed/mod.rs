@@ -49,10 +49,23 @@ pub fn embed_parallel(
     if threads == 1 {
         return embedder.embed(texts);
     }
-    let share = texts.len().div_ceil(threads);
+    // Contiguous shares of about equal length in bytes (the work grows with the tokens,
+    // not the number of texts), each at least one text.
+    let total: usize = texts.iter().map(|t| t.len() + 1).sum();
+    let mut bounds = vec![0];
+    let mut running = 0;
+    for (i, text) in texts.iter().enumerate() {
+        running += text.len() + 1;
+        let share_end = total * bounds.len() / threads;
+        if running >= share_end && bounds.len() < threads && i + 1 < texts.len() {
+            bounds.push(i + 1);
+        }
+    }
+    bounds.push(texts.len());
     let parts: Vec<Result<Vec<Vec<f32>>, EmbedError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = texts
-            .chunks(share)
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .map(|w| &texts[w[0]..w[1]])
             .map(|part| scope.spawn(move || embedder.embed(part)))
             .collect();
         handles
