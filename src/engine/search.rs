@@ -413,12 +413,11 @@ impl Graph {
                 .filter(|(_, _, supplied, _)| supplied.is_none())
                 .map(|(_, t, _, _)| t.as_str())
                 .collect();
-            let mut embedded =
-                crate::search::embed::embed_parallel(embedder, &to_embed, self.index_threads)
-                    .map_err(|e| EngineError::Search {
-                        message: e.to_string(),
-                    })?
-                    .into_iter();
+            let mut embedded = embed::embed_parallel(embedder, &to_embed, self.index_threads)
+                .map_err(|e| EngineError::Search {
+                    message: e.to_string(),
+                })?
+                .into_iter();
             let upserts = chunk
                 .iter()
                 .map(|(record, text, supplied, hash)| crate::search::Upsert {
