@@ -433,10 +433,7 @@ fn cranfield() {
         );
         let started = Instant::now();
         let answer = graph.query(&sparql, &ReadOptions::default()).unwrap();
-        let rows = match answer.results {
-            strata::sparql::QueryResults::Solutions(s) => s.count(),
-            _ => 0,
-        };
+        let rows = data::count_results(answer.results).expect("results");
         times.push(started.elapsed());
         assert!(rows > 0, "a search: query found nothing for {text:?}");
     }
@@ -512,10 +509,7 @@ fn sparql_latency() {
     for _ in 0..50 {
         let started = Instant::now();
         let answer = graph.query(&query, &ReadOptions::default()).unwrap();
-        let rows = match answer.results {
-            strata::sparql::QueryResults::Solutions(s) => s.count(),
-            _ => 0,
-        };
+        let rows = data::count_results(answer.results).expect("results");
         times.push(started.elapsed());
         plan = format!(
             "{} ({} rows, asked {})",
