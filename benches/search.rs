@@ -14,9 +14,16 @@
 //! * `sparql`: p50/p95 latency of a SPARQL query with a `search:` pattern, two joins and a
 //!   FILTER on a 100k-record graph (hashed embedder, so the build stays quick).
 //!
-//! Run with `cargo bench --bench search` (all parts) or `STRATA_BENCH_PART=ann|cranfield|sparql`
+//! * `embedding`: records/s embedding the 1,400 Cranfield abstracts with the in-process
+//!   all-MiniLM-L6-v2, side by side with ONNX Runtime (PyPI) running the same weights
+//!   (`benches/peers/minilm_onnxruntime.py`) on the same texts and threads, the achieved
+//!   GFLOP/s of the forward pass, and the lowest cosine between the two engines' vectors.
+//!
+//! Run with `cargo bench --bench search` (all parts) or
+//! `STRATA_BENCH_PART=ann|cranfield|sparql|embedding`
 //! (`STRATA_BENCH_INDEX_THREADS=N` caps the Cranfield indexing threads, default every core);
-//! `STRATA_BENCH_ANN_FILTERED=0` skips the (slow, brute-force-checked) filtered runs.
+//! `STRATA_BENCH_ANN_FILTERED=0` skips the (slow, brute-force-checked) filtered runs;
+//! `STRATA_BENCH_PEER=0` skips the ONNX Runtime run of `embedding`.
 
 #[path = "data.rs"]
 mod data;
@@ -33,6 +40,8 @@ use strata::engine::{
 };
 use strata::model::NamedNode;
 use strata::search::dense::{DenseIndex, HnswParams, dot};
+use strata::search::embed::minilm::{DIM, MAX_TOKENS};
+use strata::search::embed::{MiniLmEmbedder, embed_parallel};
 use strata::search::{Declaration, Lane};
 
 fn shared() -> PathBuf {
@@ -524,8 +533,115 @@ fn sparql_latency() {
     );
 }
 
+/// Embedding throughput on the 1,400 Cranfield abstracts: Strata's in-process MiniLM
+/// (`embed_parallel`, as indexing runs it) against ONNX Runtime running the same weights
+/// (`benches/peers/minilm_onnxruntime.py`), same texts, same threads, one after the other.
+fn embedding() {
+    let model_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2");
+    let Ok(corpus) = std::fs::read_to_string(shared().join("cranfield/corpus.jsonl")) else {
+        println!("SKIP embedding: the Cranfield corpus is missing");
+        return;
+    };
+    let model = match MiniLmEmbedder::load(&model_dir) {
+        Ok(model) => model,
+        Err(e) => {
+            println!("SKIP embedding: {e} (run scripts/fetch-model.sh)");
+            return;
+        }
+    };
+    let texts: Vec<String> = corpus
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["text"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let text_refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let threads = data::env_usize(
+        "STRATA_BENCH_INDEX_THREADS",
+        EngineConfig::default().index_threads,
+    );
+    let tokens: usize = text_refs
+        .iter()
+        .map(|t| model.tokenizer().encode(t, MAX_TOKENS).len())
+        .sum();
+    // Multiply-adds of the forward pass, twice for FLOPs: per token and layer, the four
+    // projections (Q, K and V, attention output, two feed-forward) and attention against
+    // every token of its own text.
+    let (hidden, ffn, layers) = (384.0, 1536.0, 6.0);
+    let gflop: f64 = text_refs
+        .iter()
+        .map(|t| {
+            let n = model.tokenizer().encode(t, MAX_TOKENS).len() as f64;
+            2.0 * layers * n * (4.0 * hidden * hidden + 2.0 * hidden * ffn + 2.0 * n * hidden)
+        })
+        .sum::<f64>()
+        / 1e9;
+    embed_parallel(&model, &text_refs[..32], threads).unwrap(); // warm-up
+    let mut best = f64::INFINITY;
+    let mut ours = Vec::new();
+    for _ in 0..2 {
+        let started = Instant::now();
+        ours = embed_parallel(&model, &text_refs, threads).unwrap();
+        best = best.min(started.elapsed().as_secs_f64());
+    }
+
+    if std::env::var("STRATA_BENCH_PEER").as_deref() == Ok("0") {
+        println!(
+            "Embedding {} Cranfield abstracts, {threads} threads: strata {best:.1} s ({:.1} records/s, {:.0} GFLOP/s)",
+            texts.len(),
+            texts.len() as f64 / best,
+            gflop / best
+        );
+        return;
+    }
+    let python = data::peer_python(&["numpy", "onnx", "onnxruntime", "tokenizers"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let texts_path = tmp.path().join("texts.jsonl");
+    let lines: String = texts
+        .iter()
+        .map(|t| serde_json::to_string(t).unwrap() + "\n")
+        .collect();
+    std::fs::write(&texts_path, lines).unwrap();
+    let vectors_path = tmp.path().join("vectors.bin");
+    let output = std::process::Command::new(&python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peers/minilm_onnxruntime.py"))
+        .args(["--model", model_dir.to_str().unwrap()])
+        .args(["--texts", texts_path.to_str().unwrap()])
+        .args(["--threads", &threads.to_string(), "--runs", "2"])
+        .args(["--out", vectors_path.to_str().unwrap()])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .expect("run the onnxruntime peer");
+    assert!(output.status.success(), "the onnxruntime peer failed");
+    let peer: serde_json::Value = serde_json::from_slice(&output.stdout).expect("peer JSON");
+    let peer_seconds = peer["seconds"].as_f64().unwrap();
+    let theirs = f32s(&std::fs::read(&vectors_path).unwrap());
+    let agreement = ours
+        .iter()
+        .zip(theirs.chunks_exact(DIM))
+        .map(|(a, b)| dot(a, b))
+        .fold(f32::INFINITY, f32::min);
+    println!(
+        "Embedding {} Cranfield abstracts ({tokens} tokens, {gflop:.0} GFLOP), {threads} threads: \
+         strata {best:.1} s ({:.1} records/s, {:.0} GFLOP/s), onnxruntime {} {peer_seconds:.1} s \
+         ({:.1} records/s, padded to {} tokens); throughput ratio strata/onnxruntime {:.2}; \
+         lowest cosine between the two engines' vectors {agreement:.6}",
+        texts.len(),
+        texts.len() as f64 / best,
+        gflop / best,
+        peer["onnxruntime"].as_str().unwrap_or("?"),
+        texts.len() as f64 / peer_seconds,
+        peer["padded_tokens"],
+        peer_seconds / best,
+    );
+}
+
 fn main() {
     let part = std::env::var("STRATA_BENCH_PART").unwrap_or_else(|_| "all".into());
+    if part == "all" || part == "embedding" {
+        embedding();
+    }
     if part == "all" || part == "ann" {
         ann();
     }

@@ -108,7 +108,20 @@ pub struct IndexProgress {
     pub state: &'static str,
     pub done: usize,
     pub total: usize,
+    /// Time spent on this pass so far, for the rate (`done` per second).
+    pub elapsed_ms: u64,
     pub error: Option<String>,
+}
+
+impl IndexProgress {
+    /// Records embedded per second in this pass (0 before the first batch lands).
+    pub fn records_per_second(&self) -> f64 {
+        if self.elapsed_ms == 0 {
+            0.0
+        } else {
+            self.done as f64 * 1000.0 / self.elapsed_ms as f64
+        }
+    }
 }
 
 /// One declared index.
@@ -367,8 +380,10 @@ impl Graph {
             progress.state = if full { "building" } else { "following" };
             progress.done = 0;
             progress.total = candidates.len();
+            progress.elapsed_ms = 0;
             progress.error = None;
         }
+        let started = std::time::Instant::now();
         let dict = snapshot.dict();
         let vector_pred =
             snapshot.lookup(&Term::NamedNode(vector_predicate(&entry.declaration.name)));
@@ -439,7 +454,11 @@ impl Graph {
                 .write()
                 .apply(upserts, removes_now, seq)
                 .map_err(search_error)?;
-            entry.progress.lock().done = ((n + 1) * EMBED_BATCH).min(total);
+            {
+                let mut progress = entry.progress.lock();
+                progress.done = ((n + 1) * EMBED_BATCH).min(total);
+                progress.elapsed_ms = started.elapsed().as_millis() as u64;
+            }
             if self.search.stopping.load(Ordering::Acquire) {
                 return Ok(());
             }
@@ -449,7 +468,17 @@ impl Graph {
             // the graph so a restart (even after a crash) reloads it.
             entry.index.write().persist().map_err(search_error)?;
         }
-        entry.progress.lock().state = "ready";
+        let mut progress = entry.progress.lock();
+        if total > 0 {
+            tracing::info!(
+                index = %entry.declaration.name,
+                records = total,
+                seconds = started.elapsed().as_secs_f64(),
+                records_per_second = progress.records_per_second(),
+                "search index caught up"
+            );
+        }
+        progress.state = "ready";
         Ok(())
     }
 

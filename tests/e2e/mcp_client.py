@@ -696,6 +696,10 @@ async def search(session):
     listed = await ok(session, "embeddings", {"action": "list", "graph": "searchdesk"})
     index = listed["data"]["indexes"][0]
     check("embeddings-list-ready", index["lag"] == 0 and index["records"] == 3, listed)
+    progress = index["progress"]
+    check("embeddings-list-progress-and-rate", progress["done"] <= progress["total"]
+          and isinstance(progress["records_per_second"], (int, float))
+          and progress["records_per_second"] >= 0, listed)
     sparql = await ok(session, "query", {"mode": "sparql", "graph": "searchdesk", "sparql":
         "PREFIX search: <https://strata.dev/ns/search#> SELECT ?t WHERE { ?t search:nearest \"csv export\" ; search:lane \"sparse\" ; search:k 1 }"})
     check("search-in-sparql", sparql["data"]["rows"] == [{"t": f"<{EX}T-42>"}]

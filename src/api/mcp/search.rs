@@ -164,7 +164,11 @@ fn status_json(s: &IndexStatus) -> Value {
         "exclude": s.declaration.exclude.iter().map(NamedNode::as_str).collect::<Vec<_>>(),
         "hnsw": {"m": s.declaration.hnsw.max_connections, "ef_construction": s.declaration.hnsw.ef_construction, "ef_search": s.declaration.hnsw.ef_search},
         "state": s.progress.state,
-        "progress": {"done": s.progress.done, "total": s.progress.total},
+        "progress": {
+            "done": s.progress.done,
+            "total": s.progress.total,
+            "records_per_second": (s.progress.records_per_second() * 10.0).round() / 10.0,
+        },
         "error": s.progress.error,
         "records": s.records,
         "published_seq": s.published_seq,

@@ -147,6 +147,11 @@ impl MiniLmEmbedder {
             .map(Self)
             .map_err(|e| EmbedError::Model(e.to_string()))
     }
+
+    /// The tokenizer, e.g. to count the tokens a text costs.
+    pub fn tokenizer(&self) -> &minilm::WordPiece {
+        self.0.tokenizer()
+    }
 }
 
 impl Embedder for MiniLmEmbedder {

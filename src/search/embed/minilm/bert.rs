@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::error::EmbedError;
 use super::gemm::{MatRef, sgemm};
+use super::kernels::{add_in_place, gelu_in_place, layer_norm_rows, softmax_rows};
 use super::safetensors::SafeTensorsFile;
 
 /// The architecture values read from `config.json`.
@@ -161,20 +162,7 @@ impl LayerNorm {
 
     /// Normalises each `dim`-wide row of `rows` in place.
     fn apply(&self, rows: &mut [f32]) {
-        let dim = self.gamma.len();
-        for row in rows.chunks_exact_mut(dim) {
-            // f64 statistics: cheap at this width, and keeps us close to the float64 reference.
-            let mean = row.iter().map(|&x| f64::from(x)).sum::<f64>() / dim as f64;
-            let variance = row
-                .iter()
-                .map(|&x| (f64::from(x) - mean).powi(2))
-                .sum::<f64>()
-                / dim as f64;
-            let inv_std = 1.0 / (variance + f64::from(self.eps)).sqrt();
-            for ((x, &g), &b) in row.iter_mut().zip(&self.gamma).zip(&self.beta) {
-                *x = ((f64::from(*x) - mean) * inv_std) as f32 * g + b;
-            }
-        }
+        layer_norm_rows(rows, &self.gamma, &self.beta, self.eps);
     }
 }
 
@@ -417,7 +405,7 @@ impl BertModel {
         layer
             .intermediate
             .forward(hidden_rows, tokens, intermediate);
-        intermediate.iter_mut().for_each(|x| *x = gelu(*x));
+        gelu_in_place(intermediate);
         layer
             .output
             .forward(intermediate, tokens, &mut scratch.projected);
@@ -463,9 +451,7 @@ impl BertModel {
                     (view(0, false), view(hidden, true), view(2 * hidden, false));
 
                 sgemm(scale, query, key_transposed, 0.0, scores, len);
-                for row in scores.chunks_exact_mut(len) {
-                    softmax_in_place(row);
-                }
+                softmax_rows(scores, len);
                 let output = &mut context[start * hidden + column..];
                 sgemm(
                     1.0,
@@ -478,85 +464,5 @@ impl BertModel {
             }
             start += len;
         }
-    }
-}
-
-fn add_in_place(target: &mut [f32], addend: &[f32]) {
-    for (t, &a) in target.iter_mut().zip(addend) {
-        *t += a;
-    }
-}
-
-fn softmax_in_place(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for x in row.iter_mut() {
-        *x = (*x - max).exp();
-        sum += *x;
-    }
-    let inv_sum = 1.0 / sum;
-    row.iter_mut().for_each(|x| *x *= inv_sum);
-}
-
-/// Exact (erf-based) GELU, as in BERT: `x · Φ(x) = x/2 · (1 + erf(x/√2))`.
-fn gelu(x: f32) -> f32 {
-    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
-}
-
-/// erf to within ~1e-7 absolute: the rational approximation used by Eigen and XLA for f32
-/// (odd polynomial over even polynomial on [-4, 4], where f32 erf saturates to ±1).
-/// std has no stable `erf`, and this avoids `exp` in the hottest elementwise loop.
-fn erf(x: f32) -> f32 {
-    const ALPHA: [f32; 7] = [
-        -2.726_142_3e-10,
-        2.770_681_4e-8,
-        -2.101_024e-6,
-        -5.692_506_4e-5,
-        -7.349_906e-4,
-        -2.954_6e-3,
-        -1.609_603_3e-2,
-    ];
-    const BETA: [f32; 5] = [
-        -1.456_607_2e-5,
-        -2.133_740_6e-4,
-        -1.682_827e-3,
-        -7.373_329e-3,
-        -1.426_474e-2,
-    ];
-    let x = x.clamp(-4.0, 4.0);
-    let x2 = x * x;
-    let numerator = ALPHA.iter().fold(0.0, |acc, &c| acc * x2 + c) * x;
-    let denominator = BETA.iter().fold(0.0, |acc, &c| acc * x2 + c);
-    numerator / denominator
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn erf_matches_reference_values() {
-        // Values from Python's math.erf.
-        let reference = [
-            (-3.0, -0.999_977_909_503_001_4),
-            (-1.0, -0.842_700_792_949_714_9),
-            (-0.5, -0.520_499_877_813_046_5),
-            (0.0, 0.0),
-            (0.1, 0.112_462_916_018_284_9),
-            (0.7, 0.677_801_193_837_418_4),
-            (1.3, 0.934_007_944_940_652_4),
-            (2.5, 0.999_593_047_982_555),
-            (10.0, 1.0),
-        ];
-        for (x, expected) in reference {
-            assert!((f64::from(erf(x)) - expected).abs() < 2e-7, "erf({x})");
-        }
-    }
-
-    #[test]
-    fn softmax_is_stable_for_large_scores() {
-        let mut row = [1000.0, 1000.0, -1000.0];
-        softmax_in_place(&mut row);
-        assert!((row[0] - 0.5).abs() < 1e-6 && (row[1] - 0.5).abs() < 1e-6 && row[2] == 0.0);
     }
 }

@@ -1,6 +1,6 @@
-//! A bounds-checked safe front for `matrixmultiply::sgemm`.
+//! A bounds-checked safe front for the `gemm` crate's f32 matrix product.
 //!
-//! `matrixmultiply` only exposes `unsafe fn sgemm` over raw pointers and strides. This module is
+//! `gemm` only exposes `unsafe fn gemm` over raw pointers and strides. This module is
 //! the one place that calls it: every view is checked against its slice before the call, so the
 //! rest of the crate stays free of `unsafe`.
 
@@ -86,21 +86,26 @@ pub(super) fn sgemm(
     // every element it writes in `c` (distinct per (i, j) since c_row_stride >= n), lies within
     // the corresponding slice. `c` is borrowed mutably, so it cannot alias `a` or `b`.
     unsafe {
-        matrixmultiply::sgemm(
+        gemm::gemm(
             m,
-            k,
             n,
-            alpha,
-            a.data.as_ptr(),
-            stride(a.row_stride),
-            stride(a.col_stride),
-            b.data.as_ptr(),
-            stride(b.row_stride),
-            stride(b.col_stride),
-            beta,
+            k,
             c.as_mut_ptr(),
-            stride(c_row_stride),
             1,
+            stride(c_row_stride),
+            beta != 0.0,
+            a.data.as_ptr(),
+            stride(a.col_stride),
+            stride(a.row_stride),
+            b.data.as_ptr(),
+            stride(b.col_stride),
+            stride(b.row_stride),
+            beta,
+            alpha,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
         );
     }
 }
