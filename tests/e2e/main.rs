@@ -3,6 +3,7 @@
 mod beside;
 mod cli;
 mod clients;
+mod console;
 mod crash;
 mod docs;
 mod http;

@@ -67,12 +67,15 @@ fn quads_json(quads: &[Quad], offset: usize, limit: usize) -> Vec<String> {
         .collect()
 }
 
-/// `GET /graphs`: the graphs the key may see (a graph-limited key: only its own).
+/// `GET /graphs`: the graphs the key may see (a graph-limited key: only its own), and what
+/// the key may do (`access`), so a client such as the console shows only the controls
+/// that will work.
 pub async fn list_graphs(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     let rights = authenticate(&state.config, &headers)?;
+    let access = serde_json::json!({"read": true, "write": rights.write, "admin": rights.admin});
     let engine = state.engine.clone();
     let graphs = blocking(move || {
         let mut out = Vec::new();
@@ -86,7 +89,7 @@ pub async fn list_graphs(
         Ok(out)
     })
     .await?;
-    Ok(Json(serde_json::json!({ "graphs": graphs })).into_response())
+    Ok(Json(serde_json::json!({ "graphs": graphs, "access": access })).into_response())
 }
 
 #[derive(Deserialize)]

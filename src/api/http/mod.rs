@@ -7,6 +7,7 @@
 
 mod auth;
 mod config;
+mod console;
 mod error;
 mod graph_store;
 mod health;
@@ -140,6 +141,8 @@ pub fn router(state: AppState) -> Router {
                     state.config.body_limit_bytes,
                 )),
         )
+        .route("/", get(console::index))
+        .route("/console/{file}", get(console::asset))
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(health::metrics))
         .fallback(not_found)

@@ -1,0 +1,256 @@
+//! The browser console at `/`, driven by a real headless Chromium against a real server with
+//! the demo graph. Each page state is a URL (graph, pinned commit, view, query), so the
+//! browser loads it, lets the page's requests finish (`--virtual-time-budget`) and hands
+//! back the DOM it built; a screenshot of each view goes to `target/console-screenshots/`.
+//!
+//! Chromium comes from Debian (`.ci/run` installs it and sets `STRATA_REQUIRE_CHROMIUM=1`,
+//! so there a missing browser fails the test instead of skipping it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::util::{Server, Strata, agent};
+
+fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|name| {
+            Command::new(name)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if found.is_none() {
+        assert!(
+            std::env::var("STRATA_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
+            "Chromium must be installed (apt-get install chromium)"
+        );
+        println!("SKIP: no Chromium (apt-get install chromium)");
+    }
+    found
+}
+
+fn browser_args(browser: &str) -> Command {
+    let mut command = Command::new(browser);
+    command.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--no-first-run",
+        "--window-size=1200,760",
+        "--virtual-time-budget=15000",
+    ]);
+    command
+}
+
+/// Loads `url` in the browser and returns the DOM after its scripts and requests finished.
+fn dom(browser: &str, profile: &Path, url: &str) -> String {
+    let output = browser_args(browser)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .expect("run chromium");
+    assert!(output.status.success(), "chromium failed on {url}");
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        dom.contains("data-ready=\"true\""),
+        "the console did not finish loading {url}:\n{dom}"
+    );
+    dom
+}
+
+fn screenshot(browser: &str, profile: &Path, url: &str, name: &str) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/console-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.png"));
+    let status = browser_args(browser)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", file.display()))
+        .arg(url)
+        .output()
+        .expect("run chromium")
+        .status;
+    assert!(status.success(), "chromium screenshot of {url}");
+    let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 5_000, "{} is {size} bytes", file.display());
+}
+
+fn page(server: &Server, params: &[(&str, &str)]) -> String {
+    let query: String = params
+        .iter()
+        .map(|(k, v)| format!("{k}={}", urlencoding(v)))
+        .collect::<Vec<_>>()
+        .join("&");
+    server.url(&format!("/?{query}"))
+}
+
+fn urlencoding(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The text of the element with `id` (its first tag's content up to the next tag).
+fn text_of(dom: &str, id: &str) -> String {
+    let start = dom
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id} in the DOM"));
+    let open_end = start + dom[start..].find('>').unwrap() + 1;
+    let close = open_end + dom[open_end..].find('<').unwrap_or(0);
+    dom[open_end..close].to_owned()
+}
+
+const QUESTION: &str = "PREFIX ex: <http://example.org/support/> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?ticket ?release WHERE { ?t rdfs:label ?ticket ; ex:reportedAs/ex:fixedIn/rdfs:label ?release }";
+
+#[test]
+fn console_pages_in_a_real_browser() {
+    let Some(browser) = chromium() else { return };
+    let strata = Strata::new();
+    // The demo graph: commit 1 loads it, commit 2 fixes BUG-117 in 2.4.1.
+    let server = strata.serve_with(&["serve", "--http", "127.0.0.1:0"]);
+    let profile = tempfile::tempdir().unwrap();
+    let profile = profile.path();
+
+    // The page itself: embedded assets, no request leaves this server.
+    let response = agent().get(&server.url("/")).call().unwrap();
+    assert_eq!(response.status(), 200);
+    let csp = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.starts_with("default-src 'self'"), "{csp}");
+    let html = response.into_body().read_to_string().unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://cdn"),
+        "{html}"
+    );
+
+    // A query at the head: the table holds the four tickets, BUG-117's two at 2.4.1.
+    let head = page(
+        &server,
+        &[("graph", "main"), ("view", "query"), ("query", QUESTION)],
+    );
+    let answer = dom(browser, profile, &head);
+    assert!(
+        text_of(&answer, "status").starts_with("4 rows at commit 2 in "),
+        "{answer}"
+    );
+    assert_eq!(answer.matches("<td>2.4.1</td>").count(), 2, "{answer}");
+    screenshot(browser, profile, &head, "query");
+
+    // Pinned at commit 1 (before the fix): the older answer, and the page says so.
+    let pinned = page(
+        &server,
+        &[
+            ("graph", "main"),
+            ("as_of", "1"),
+            ("view", "query"),
+            ("query", QUESTION),
+        ],
+    );
+    let older = dom(browser, profile, &pinned);
+    assert!(
+        text_of(&older, "status").starts_with("2 rows at commit 1"),
+        "{older}"
+    );
+    assert!(!older.contains("<td>2.4.1</td>"), "{older}");
+    assert!(older.contains("pinned at commit 1 of 2"), "{older}");
+    screenshot(browser, profile, &pinned, "pinned");
+
+    // The diff of commit 2: BUG-117 fixed, two tickets closed.
+    let diff_url = page(
+        &server,
+        &[
+            ("graph", "main"),
+            ("view", "history"),
+            ("from", "1"),
+            ("to", "2"),
+        ],
+    );
+    let diff = dom(browser, profile, &diff_url);
+    assert!(diff.contains("commit 1 → 2: +3 −2"), "{diff}");
+    assert!(
+        diff.contains(
+            "+ &lt;http://example.org/support/bug-117&gt; &lt;http://example.org/support/fixedIn&gt;"
+        ),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("BUG-117 fixed in 2.4.1"),
+        "the timeline: {diff}"
+    );
+    screenshot(browser, profile, &diff_url, "history");
+
+    // A record: its properties and incoming links, pinned like everything else.
+    let record_url = page(
+        &server,
+        &[
+            ("graph", "main"),
+            ("as_of", "1"),
+            ("view", "record"),
+            ("iri", "http://example.org/support/t-1002"),
+        ],
+    );
+    let record = dom(browser, profile, &record_url);
+    assert!(record.contains("<td>T-1002</td>"), "{record}");
+    assert!(
+        record.contains("<td>open</td>"),
+        "status at commit 1: {record}"
+    );
+    assert!(record.contains("Incoming links"), "{record}");
+    screenshot(browser, profile, &record_url, "record");
+
+    // A failing query shows the server's error and where it is.
+    let broken = page(
+        &server,
+        &[
+            ("graph", "main"),
+            ("view", "query"),
+            ("query", "SELECT * WHERE {\n  ?s ?p\n}"),
+        ],
+    );
+    let failed = dom(browser, profile, &broken);
+    assert!(failed.contains("invalid_sparql"), "{failed}");
+    assert!(failed.contains("line 3, column 2"), "{failed}");
+
+    // Validation: the conformance report after publishing the demo shapes.
+    let shapes =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("shapes/demo.ttl"))
+            .unwrap();
+    let published = agent()
+        .put(&server.url("/graphs/main/shapes?mode=warn"))
+        .header("Content-Type", "text/turtle")
+        .send(shapes.as_str())
+        .unwrap();
+    assert!(published.status().is_success(), "{}", published.status());
+    let validation_url = page(&server, &[("graph", "main"), ("view", "validation")]);
+    let validation = dom(browser, profile, &validation_url);
+    assert!(
+        validation.contains("The graph conforms to its shapes") || validation.contains("violation"),
+        "{validation}"
+    );
+    assert!(validation.contains("validated at commit"), "{validation}");
+    screenshot(browser, profile, &validation_url, "validation");
+}
+
+#[test]
+fn console_asks_for_a_key_when_the_server_needs_one() {
+    let Some(browser) = chromium() else { return };
+    let strata = Strata::new();
+    let config = strata.file(
+        "keys.json",
+        r#"{"api_keys": [{"name": "reader", "sha256": "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92", "scopes": ["read"]}]}"#,
+    );
+    let server = strata.serve(&["--config", config.to_str().unwrap()]);
+    let profile = tempfile::tempdir().unwrap();
+    let page = dom(browser, profile.path(), &server.url("/"));
+    assert!(page.contains("This server needs an API key"), "{page}");
+}
