@@ -3,9 +3,13 @@
 // an answer.
 
 import { ApiError, apiKey, json, request, setApiKey, sparql, update } from "./api.js";
+import { renderSpec, vegaLiteSpec } from "./chart.js";
 import { createEditor } from "./editor.js";
+import { readTsv } from "./tsv.js";
 
 const PAGE_ROWS = 500;
+/** Rows of a streamed answer kept for sorting and charts; the rest are only counted. */
+const KEPT_ROWS = 100_000;
 const HISTORY_PAGE = 25;
 const DEMO_QUERY = `PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 100`;
@@ -139,7 +143,7 @@ async function run() {
   const status = $("status");
   const results = $("results");
   const isUpdate = $("mode").value === "update";
-  writeUrl({ query: text });
+  writeUrl({ query: text, chart: new URLSearchParams(location.search).get("chart") });
   status.textContent = "running…";
   results.replaceChildren();
   const started = performance.now();
@@ -153,25 +157,41 @@ async function run() {
       return;
     }
     const response = await sparql(state.graph, text, state.asOf,
-      "application/sparql-results+json, text/turtle;q=0.9");
+      "text/tab-separated-values, text/turtle;q=0.9, application/sparql-results+json;q=0.8");
     const commit = response.headers.get("Strata-Commit");
     const type = response.headers.get("Content-Type") || "";
-    const elapsed = Math.round(performance.now() - started);
+    const took = () => `${Math.round(performance.now() - started)} ms`;
     if (type.includes("turtle")) {
       const body = await response.text();
       lastResult = { kind: "graph", text };
-      status.textContent = `graph answer at commit ${commit} in ${elapsed} ms`;
+      status.textContent = `graph answer at commit ${commit} in ${took()}`;
       results.replaceChildren(h("pre", { class: "turtle" }, body));
     } else {
-      const body = await response.json();
-      lastResult = { kind: "boolean" in body ? "boolean" : "table", text };
-      if ("boolean" in body) {
-        status.textContent = `answer at commit ${commit} in ${elapsed} ms`;
-        results.replaceChildren(h("div", { class: "boolean" }, String(body.boolean)));
+      lastResult = { kind: "table", text };
+      let table = null;
+      let shownStatus = 0;
+      const count = await readTsv(response, {
+        onBoolean(value) {
+          lastResult.kind = "boolean";
+          results.replaceChildren(h("div", { class: "boolean" }, String(value)));
+        },
+        onHead(vars) {
+          table = resultTable(vars);
+          results.replaceChildren(table.element);
+        },
+        onRows(rows) {
+          table.add(rows);
+          if (performance.now() - shownStatus > 250) {
+            shownStatus = performance.now();
+            status.textContent = `${table.count()} rows so far…`;
+          }
+        },
+      });
+      if (lastResult.kind === "boolean") {
+        status.textContent = `answer at commit ${commit} in ${took()}`;
       } else {
-        const rows = body.results.bindings;
-        status.textContent = `${rows.length} row${rows.length === 1 ? "" : "s"} at commit ${commit} in ${elapsed} ms`;
-        results.replaceChildren(resultTable(body.head.vars, rows));
+        table.finish();
+        status.textContent = `${count} row${count === 1 ? "" : "s"} at commit ${commit} in ${took()}`;
       }
     }
     renderDownloads();
@@ -212,6 +232,7 @@ function termText(term) {
   if (!term) return "";
   if (term.type === "uri") return term.value;
   if (term.type === "bnode") return `_:${term.value}`;
+  if (term.type === "triple-text") return term.value;
   if (term.type === "triple") return `<< ${termText(term.value.subject)} ${termText(term.value.predicate)} ${termText(term.value.object)} >>`;
   return term.value;
 }
@@ -234,13 +255,21 @@ function shorten(iri) {
   return iri;
 }
 
-/** A sortable table that renders PAGE_ROWS rows at a time (a large answer never builds its whole DOM at once). */
-function resultTable(vars, rows) {
+/**
+ * A sortable table that renders PAGE_ROWS rows at a time (a large answer never builds its
+ * whole DOM) and keeps at most KEPT_ROWS rows (the rest are counted). `add` appends rows as
+ * they stream in; `finish` offers a chart when the answer is a label and a number.
+ */
+function resultTable(vars) {
+  let rows = [];
   let sorted = rows;
+  let total = 0;
   let shown = 0;
   let sortBy = null;
   const body = h("tbody");
-  const more = h("button", { class: "more", onclick: () => renderMore() }, "");
+  const more = h("button", { class: "more", hidden: true, onclick: () => renderMore() }, "");
+  const note = h("p", { class: "hint" });
+  const chart = h("div", { class: "chart-box" });
   const renderMore = () => {
     const end = Math.min(shown + PAGE_ROWS, sorted.length);
     for (let i = shown; i < end; i++) body.append(h("tr", {}, h("td", { class: "n" }, i + 1), ...vars.map((v) => termCell(sorted[i][v]))));
@@ -260,8 +289,47 @@ function resultTable(vars, rows) {
     renderMore();
   };
   const head = h("thead", {}, h("tr", {}, h("th", {}, "#"), ...vars.map((v) => h("th", { "data-var": v, onclick: () => sort(v) }, `?${v}`))));
-  renderMore();
-  return h("div", {}, h("table", { class: "results" }, head, body), more);
+  const offerChart = () => {
+    if (state.view !== "query" || vars.length !== 2 || rows.length < 1 || rows.length > 1000) return;
+    const [label, measure] = vars;
+    const numeric = rows.every((r) => r[measure] && r[measure].type === "literal" && r[measure].value !== "" && !Number.isNaN(Number(r[measure].value)));
+    if (!numeric) return;
+    const values = rows.map((r) => ({ category: termText(r[label]) && shorten(termText(r[label])), value: Number(r[measure].value) }));
+    const draw = (kind) => {
+      chart.replaceChildren(renderSpec(vegaLiteSpec(kind, values, measure)));
+      if (state.view === "query") writeUrl({ ...currentExtras(), chart: kind });
+    };
+    note.replaceChildren("chart: ",
+      h("button", { class: "link", id: "chart-bar", onclick: () => draw("bar") }, "bar"),
+      h("button", { class: "link", id: "chart-pie", onclick: () => draw("pie") }, "pie"));
+    const wanted = new URLSearchParams(location.search).get("chart");
+    if (state.view === "query" && (wanted === "bar" || wanted === "pie")) draw(wanted);
+  };
+  return {
+    element: h("div", {}, note, chart, h("table", { class: "results" }, head, body), more),
+    add(batch) {
+      total += batch.length;
+      const room = KEPT_ROWS - rows.length;
+      if (room > 0) rows.push(...batch.slice(0, room));
+      sorted = rows;
+      if (shown < PAGE_ROWS && !sortBy) renderMore();
+      else more.hidden = shown >= sorted.length;
+      if (!more.hidden) more.textContent = `show ${Math.min(PAGE_ROWS, sorted.length - shown)} more of ${sorted.length - shown}`;
+    },
+    count: () => total,
+    finish() {
+      if (total > rows.length) note.textContent = `${total} rows; the first ${rows.length} are kept for sorting (download the whole answer)`;
+      else offerChart();
+    },
+  };
+}
+
+/** A whole (non-streamed) SPARQL JSON answer as a table. */
+function staticTable(vars, bindings) {
+  const table = resultTable(vars);
+  table.add(bindings);
+  table.finish();
+  return table.element;
 }
 
 // ---- Records ------------------------------------------------------------------------------
@@ -290,13 +358,96 @@ async function recordView(iri) {
     out.append(box);
     try {
       const body = await (await sparql(state.graph, query, state.asOf)).json();
-      box.append(body.results.bindings.length ? resultTable(body.head.vars, body.results.bindings) : h("p", { class: "empty" }, "none"));
+      box.append(body.results.bindings.length ? staticTable(body.head.vars, body.results.bindings) : h("p", { class: "empty" }, "none"));
     } catch (error) {
       const message = h("div");
       showError(message, error);
       box.append(message);
     }
   }
+  const history = h("div", { class: "record-part" }, h("h3", {}, "History"));
+  out.append(history);
+  try {
+    const answer = await json(`/graphs/${encodeURIComponent(state.graph)}/history`, { params: { iri, as_of: state.asOf, limit: 50 } });
+    history.append(h("p", { class: "hint" }, `changed in ${answer.commit_count} commit${answer.commit_count === 1 ? "" : "s"} up to commit ${answer.served_at_seq}`));
+    for (const change of answer.changes) {
+      history.append(h("div", { class: "record-change" },
+        h("div", { class: "change-head" },
+          h("button", { class: "link pin", onclick: () => pinTo(change.commit_seq) }, `commit ${change.commit_seq}`),
+          ` ${change.committed_at.replace("T", " ").replace(/\.\d+Z$/, "Z")} · ${change.author || ""} · ${change.message || ""}`),
+        h("div", { class: "diff-lines" },
+          ...change.removed.map((q) => h("div", { class: "removed" }, `− ${q}`)),
+          ...change.added.map((q) => h("div", { class: "added" }, `+ ${q}`)))));
+    }
+  } catch (error) {
+    const message = h("div");
+    showError(message, error);
+    history.append(message);
+  }
+  return out;
+}
+
+// ---- Search -------------------------------------------------------------------------------
+
+function sparqlString(text) {
+  return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r")}"`;
+}
+
+async function searchView() {
+  const params = new URLSearchParams(location.search);
+  const out = h("section", { id: "search-view" });
+  let indexes;
+  try {
+    indexes = (await json(`/graphs/${encodeURIComponent(state.graph)}/indexes`)).indexes;
+  } catch (error) {
+    showError(out, error);
+    return out;
+  }
+  if (!indexes.length) {
+    out.append(h("p", { class: "empty" }, "This graph has no search index yet. Declare one with the MCP ",
+      h("code", {}, "embeddings"), " tool (action ", h("code", {}, "declare"), "); it builds in the background."));
+    return out;
+  }
+  const text = h("input", { id: "search-text", type: "search", placeholder: "search by meaning and keywords", value: params.get("text") || "", "aria-label": "search text" });
+  const index = h("select", { id: "search-index", "aria-label": "index" }, indexes.map((i) => h("option", { value: i.name, selected: i.name === params.get("index") }, i.name)));
+  const lane = h("select", { id: "search-lane", "aria-label": "lane" }, ["hybrid", "dense", "sparse"].map((l) => h("option", { value: l, selected: l === (params.get("lane") || "hybrid") }, l)));
+  const classFilter = h("input", { id: "search-class", type: "text", placeholder: "only records of class (IRI, optional)", value: params.get("class") || "", "aria-label": "class filter" });
+  const status = h("div", { id: "index-status", class: "hint" });
+  const hits = h("div", { id: "hits" });
+  const describe = () => {
+    const i = indexes.find((x) => x.name === index.value) || indexes[0];
+    status.textContent = `index ${i.name}: ${i.records} records of ${shorten(i.class)}, ${i.state}, at commit ${i.published_seq} of ${i.head_seq} (lag ${i.lag})`;
+  };
+  const go = async () => {
+    writeUrl({ text: text.value, index: index.value, lane: lane.value, class: classFilter.value });
+    if (!text.value.trim()) return;
+    const cls = classFilter.value.trim().replace(/[<>"{}|^`\\\s]/g, "");
+    const query = `PREFIX search: <https://strata.dev/ns/search#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?record ?score ?label WHERE {
+  ?record search:nearest ${sparqlString(text.value)} ; search:index ${sparqlString(index.value)} ;
+          search:lane "${lane.value}" ; search:k 20 ; search:score ?score .
+  ${cls ? `?record a <${cls}> .` : ""}
+  OPTIONAL { ?record rdfs:label ?label }
+} ORDER BY DESC(?score)`;
+    hits.replaceChildren(h("p", {}, "searching…"));
+    const started = performance.now();
+    try {
+      const response = await sparql(state.graph, query, state.asOf);
+      const body = await response.json();
+      const rows = body.results.bindings;
+      hits.replaceChildren(
+        h("p", { class: "hint", id: "search-status" }, `${rows.length} hit${rows.length === 1 ? "" : "s"} at commit ${response.headers.get("Strata-Commit")} in ${Math.round(performance.now() - started)} ms`),
+        staticTable(body.head.vars, rows));
+    } catch (error) {
+      showError(hits, error);
+    }
+  };
+  index.addEventListener("change", describe);
+  text.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
+  describe();
+  out.append(h("div", { class: "toolbar" }, text, index, lane, classFilter, h("button", { class: "primary", id: "search-run", onclick: go }, "Search")), status, hits);
+  if (text.value) go();
   return out;
 }
 
@@ -402,7 +553,7 @@ async function validationView() {
 function currentExtras() {
   const params = new URLSearchParams(location.search);
   const keep = {};
-  for (const name of ["query", "iri", "from", "to"]) if (params.get(name)) keep[name] = params.get(name);
+  for (const name of ["query", "chart", "iri", "from", "to", "text", "index", "lane", "class"]) if (params.get(name)) keep[name] = params.get(name);
   return keep;
 }
 
@@ -425,6 +576,8 @@ async function show(view) {
     main.replaceChildren(await recordView(params.get("iri") || ""));
   } else if (view === "validation") {
     main.replaceChildren(await validationView());
+  } else if (view === "search") {
+    main.replaceChildren(await searchView());
   }
 }
 

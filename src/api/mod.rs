@@ -5,5 +5,6 @@ pub mod cli;
 pub mod envelope;
 pub mod error;
 pub mod http;
+pub mod index_status;
 pub mod mcp;
 pub mod report;

@@ -206,7 +206,61 @@ fn console_pages_in_a_real_browser() {
         "status at commit 1: {record}"
     );
     assert!(record.contains("Incoming links"), "{record}");
-    screenshot(browser, profile, &record_url, "record");
+    assert!(
+        record.contains("changed in 1 commit up to commit 1"),
+        "the record's history, pinned: {record}"
+    );
+    screenshot(browser, profile, &record_url, "record-pinned");
+
+    // At the head, its history has both commits, newest first: the status it lost and got.
+    let record_head = page(
+        &server,
+        &[
+            ("graph", "main"),
+            ("view", "record"),
+            ("iri", "http://example.org/support/t-1002"),
+        ],
+    );
+    let history = dom(browser, profile, &record_head);
+    assert!(
+        history.contains("changed in 2 commits up to commit 2"),
+        "{history}"
+    );
+    let closed = history
+        .find("status&gt; \"closed\"")
+        .expect("the commit 2 change");
+    let loaded = history
+        .find("commit 1</button>")
+        .expect("commit 1 in the history");
+    assert!(closed < loaded, "newest first: {history}");
+    screenshot(browser, profile, &record_head, "record");
+
+    // An aggregate as a chart (the Vega-Lite bar spec of MCP `analyze`, drawn as SVG).
+    let chart_url = page(
+        &server,
+        &[
+            ("graph", "main"),
+            ("view", "query"),
+            ("chart", "bar"),
+            (
+                "query",
+                "PREFIX ex: <http://example.org/support/> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+                 SELECT ?release (COUNT(*) AS ?tickets) WHERE { ?t ex:reportedAs/ex:fixedIn/rdfs:label ?release } GROUP BY ?release",
+            ),
+        ],
+    );
+    let chart = dom(browser, profile, &chart_url);
+    assert!(
+        chart.contains("aria-label=\"bar chart of tickets\""),
+        "{chart}"
+    );
+    assert_eq!(
+        chart.matches("<rect ").count(),
+        3,
+        "one bar per release: {chart}"
+    );
+    assert!(chart.contains("<title>2.4.1: 2</title>"), "{chart}");
+    screenshot(browser, profile, &chart_url, "chart");
 
     // A failing query shows the server's error and where it is.
     let broken = page(
@@ -239,6 +293,97 @@ fn console_pages_in_a_real_browser() {
     );
     assert!(validation.contains("validated at commit"), "{validation}");
     screenshot(browser, profile, &validation_url, "validation");
+
+    // Search: declare an index (an admin write to the declarations graph), wait for it,
+    // then search by meaning; the page shows the index's lag and links the hits.
+    let declared = agent()
+        .post(&server.url("/graphs/main/update"))
+        .header("Content-Type", "application/sparql-update")
+        .send(
+            "PREFIX s: <https://strata.dev/ns#> INSERT DATA { GRAPH <https://strata.dev/ns#embeddings> {
+               <https://strata.dev/ns#embedding/tickets> a s:EmbeddingDeclaration ; s:name \"tickets\" ;
+                 s:targetClass <http://example.org/support/Ticket> ;
+                 s:recipe \"<http://www.w3.org/2000/01/rdf-schema#label> <http://example.org/support/description>\" ;
+                 s:exclude \"\" ; s:hnswM 16 ; s:hnswEfConstruction 200 ; s:hnswEfSearch 64 } }",
+        )
+        .unwrap();
+    assert_eq!(declared.status(), 200);
+    let mut ready = false;
+    for _ in 0..300 {
+        let body = agent()
+            .get(&server.url("/graphs/main/indexes"))
+            .call()
+            .unwrap()
+            .into_body()
+            .read_to_string()
+            .unwrap();
+        let status: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let index = &status["indexes"][0];
+        if index["state"] == "ready" && index["lag"] == 0 {
+            assert_eq!(index["records"], 4, "{status}");
+            ready = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(ready, "the index never caught up");
+    let search_url = page(
+        &server,
+        &[
+            ("graph", "main"),
+            ("view", "search"),
+            ("text", "a customer was billed twice"),
+        ],
+    );
+    let search = dom(browser, profile, &search_url);
+    assert!(search.contains("(lag 0)"), "{search}");
+    assert!(
+        text_of(&search, "search-status").starts_with("4 hits at commit"),
+        "{search}"
+    );
+    assert!(
+        search.contains("view=record&amp;iri=http%3A%2F%2Fexample.org%2Fsupport%2Ft-"),
+        "{search}"
+    );
+    screenshot(browser, profile, &search_url, "search");
+}
+
+/// Keys, typing and sorting, through the DevTools protocol (`console_cdp.mjs`, Node's own
+/// WebSocket): a read key sees no update controls, a write key does, Ctrl-Enter runs what
+/// was typed, a column sorts both ways.
+#[test]
+fn console_keys_keyboard_and_sorting() {
+    let Some(browser) = chromium() else { return };
+    let strata = Strata::new();
+    let config = strata.file(
+        "keys.json",
+        serde_json::json!({"api_keys": [
+            {"name": "reader", "sha256": strata::api::http::hash_key("reader-secret"), "scopes": ["read"]},
+            {"name": "writer", "sha256": strata::api::http::hash_key("writer-secret"), "scopes": ["read", "write"]},
+        ]})
+        .to_string(),
+    );
+    let server = strata.serve_with(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/console_cdp.mjs");
+    let output = Command::new("node")
+        .arg("--experimental-websocket")
+        .arg(&script)
+        .args([browser, &server.base, "reader-secret", "writer-secret"])
+        .output()
+        .expect("run node");
+    let report = String::from_utf8_lossy(&output.stdout);
+    println!("{report}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{report}");
+    assert!(
+        report.lines().filter(|l| l.starts_with("ok ")).count() >= 10,
+        "{report}"
+    );
 }
 
 #[test]

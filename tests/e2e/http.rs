@@ -1008,3 +1008,85 @@ fn keep_alive_responses_never_wait_for_nagle() {
         times[times.len() - 1]
     );
 }
+
+#[test]
+fn record_history_indexes_and_access_over_http() {
+    let (_strata, server) = server_with(Some(keyed_config()));
+    let get = |path: &str, key: &str| {
+        let mut response = agent()
+            .get(server.url(path))
+            .header("authorization", &format!("Bearer {key}"))
+            .call()
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: serde_json::Value =
+            serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+        (status, body)
+    };
+    // What each key may do, for clients that show only the controls that will work.
+    let (_, listed) = get("/graphs", "reader-key");
+    assert_eq!(
+        listed["access"],
+        serde_json::json!({"read": true, "write": false, "admin": false})
+    );
+    let (_, listed) = get("/graphs", "admin-key");
+    assert_eq!(listed["access"]["admin"], true, "{listed}");
+
+    // Commit 2 changes Ada's name; her history pinned at 1 has one commit, at the head two.
+    let mut response = agent()
+        .post(server.url("/graphs/main/update"))
+        .header("authorization", "Bearer writer-key")
+        .header("content-type", "application/sparql-update")
+        .send("PREFIX ex: <http://example.org/> DELETE DATA { ex:ada ex:name \"Ada\" } ; INSERT DATA { ex:ada ex:name \"Ada L.\" }")
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        200,
+        "{}",
+        response.body_mut().read_to_string().unwrap()
+    );
+    let iri = "iri=http%3A%2F%2Fexample.org%2Fada";
+    let (status, head) = get(&format!("/graphs/main/history?{iri}"), "reader-key");
+    assert_eq!(status, 200, "{head}");
+    assert_eq!(head["commit_count"], 2, "{head}");
+    assert_eq!(head["changes"][0]["commit_seq"], 2, "newest first: {head}");
+    assert_eq!(
+        head["changes"][0]["added"],
+        serde_json::json!(["<http://example.org/ada> <http://example.org/name> \"Ada L.\" ."])
+    );
+    assert_eq!(
+        head["changes"][0]["removed"],
+        serde_json::json!(["<http://example.org/ada> <http://example.org/name> \"Ada\" ."])
+    );
+    let (_, pinned) = get(&format!("/graphs/main/history?{iri}&as_of=1"), "reader-key");
+    assert_eq!(pinned["commit_count"], 1, "{pinned}");
+    assert_eq!(pinned["served_at_seq"], 1, "{pinned}");
+    let (_, paged) = get(&format!("/graphs/main/history?{iri}&limit=1"), "reader-key");
+    assert_eq!(paged["changes"].as_array().unwrap().len(), 1);
+    let (_, rest) = get(paged["next"].as_str().expect("next page"), "reader-key");
+    assert_eq!(rest["changes"][0]["commit_seq"], 1, "{rest}");
+
+    // Bad arguments are coded and name the argument.
+    let (status, missing) = get("/graphs/main/history", "reader-key");
+    assert_eq!(
+        (status, &missing["error"]["param"]),
+        (400, &serde_json::json!("iri"))
+    );
+    let (status, bad) = get("/graphs/main/history?iri=not%20an%20iri", "reader-key");
+    assert_eq!(
+        (status, &bad["error"]["param"]),
+        (400, &serde_json::json!("iri"))
+    );
+    let (status, future) = get(
+        &format!("/graphs/main/history?{iri}&as_of=99"),
+        "reader-key",
+    );
+    assert_eq!(status, 404, "{future}");
+
+    // No index declared yet: an empty list, not an error.
+    let (status, indexes) = get("/graphs/main/indexes", "reader-key");
+    assert_eq!(status, 200);
+    assert_eq!(indexes["indexes"], serde_json::json!([]));
+    let (status, _) = get("/graphs/nope/indexes", "reader-key");
+    assert_eq!(status, 404);
+}

@@ -1,5 +1,6 @@
 //! The log over HTTP: commits (newest first, paged), one commit with its changes, diffs
-//! between commits, and the list of graphs (with admin create and delete).
+//! between commits, one record's history, the search indexes' status, and the list of
+//! graphs (with admin create and delete).
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
@@ -260,4 +261,103 @@ pub async fn diff(
         "next": next,
     }))
     .into_response())
+}
+
+/// `GET /graphs/{g}/history?iri=&as_of=&as_of_time=&offset=&limit=`: the commits that
+/// changed the record `iri` (as subject or object), newest first, each with the quads it
+/// added and removed, up to the pinned commit.
+pub async fn record_history(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let (offset, limit) = page(&params)?;
+    let options = params.read_options()?;
+    let iri = params
+        .one("iri")?
+        .ok_or_else(|| HttpError::bad_param("iri", "give the record's IRI: iri=..."))?;
+    let node = crate::model::NamedNode::new(iri.trim())
+        .map_err(|e| HttpError::bad_param("iri", format!("invalid IRI {iri:?}: {e}")))?;
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let (seq, commits, changes) = blocking(move || {
+        let graph = engine.graph(&name)?;
+        let seq = graph.resolve_seq(options.as_of, options.as_of_time)?;
+        let mut by_commit: std::collections::BTreeMap<u64, (Vec<String>, Vec<String>)> =
+            std::collections::BTreeMap::new();
+        for (quad, added, removed) in graph.history_of(seq, &node.into()) {
+            let text = format!("{quad} .");
+            if let Some(removed) = removed {
+                by_commit.entry(removed).or_default().1.push(text.clone());
+            }
+            by_commit.entry(added).or_default().0.push(text);
+        }
+        let total = by_commit.len();
+        let mut changes = Vec::new();
+        for (commit, (added, removed)) in by_commit.into_iter().rev().skip(offset).take(limit) {
+            let mut entry = commit_json(&graph.commit_info(commit)?);
+            entry["added"] = added.into();
+            entry["removed"] = removed.into();
+            changes.push(entry);
+        }
+        Ok((seq, total, changes))
+    })
+    .await?;
+    let next = (offset + limit < commits).then(|| {
+        format!(
+            "/graphs/{graph}/history?iri={}&as_of={seq}&offset={}&limit={limit}",
+            percent_encode(iri),
+            offset + limit
+        )
+    });
+    let mut response = Json(serde_json::json!({
+        "iri": iri,
+        "served_at_seq": seq,
+        "commit_count": commits,
+        "changes": changes,
+        "next": next,
+    }))
+    .into_response();
+    response
+        .headers_mut()
+        .insert("strata-commit", axum::http::HeaderValue::from(seq));
+    Ok(response)
+}
+
+/// `GET /graphs/{g}/indexes`: every declared search index with its state, progress, rate,
+/// records and lag behind the head (as MCP `embeddings` `list`).
+pub async fn indexes(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let engine = state.engine.clone();
+    let name = graph.clone();
+    let statuses = blocking(move || Ok(engine.graph(&name)?.index_status())).await?;
+    Ok(Json(serde_json::json!({
+        "graph": graph,
+        "indexes": statuses
+            .iter()
+            .map(crate::api::index_status::index_status_json)
+            .collect::<Vec<_>>(),
+    }))
+    .into_response())
+}
+
+/// `text` with every byte but the URL's unreserved characters percent-encoded.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }

@@ -102,6 +102,8 @@ pub fn router(state: AppState) -> Router {
         .route("/graphs/{g}/commits", get(history::commits))
         .route("/graphs/{g}/commits/{seq}", get(history::commit))
         .route("/graphs/{g}/diff", get(history::diff))
+        .route("/graphs/{g}/history", get(history::record_history))
+        .route("/graphs/{g}/indexes", get(history::indexes))
         .route(
             "/graphs/{g}/shapes",
             get(shacl::get_shapes)

@@ -156,30 +156,6 @@ fn resolve_property(
     })
 }
 
-fn status_json(s: &IndexStatus) -> Value {
-    json!({
-        "name": s.declaration.name,
-        "class": s.declaration.class.as_str(),
-        "from": s.declaration.from.iter().map(NamedNode::as_str).collect::<Vec<_>>(),
-        "exclude": s.declaration.exclude.iter().map(NamedNode::as_str).collect::<Vec<_>>(),
-        "hnsw": {"m": s.declaration.hnsw.max_connections, "ef_construction": s.declaration.hnsw.ef_construction, "ef_search": s.declaration.hnsw.ef_search},
-        "state": s.progress.state,
-        "progress": {
-            "done": s.progress.done,
-            "total": s.progress.total,
-            "records_per_second": (s.progress.records_per_second() * 10.0).round() / 10.0,
-        },
-        "error": s.progress.error,
-        "records": s.records,
-        "published_seq": s.published_seq,
-        "head_seq": s.head_seq,
-        "lag": s.head_seq.saturating_sub(s.published_seq),
-        "embedder": s.embedder,
-        "semantic": s.semantic,
-        "dimension": s.dim,
-    })
-}
-
 fn status_of(graph: &Graph, name: &str) -> Option<IndexStatus> {
     graph
         .index_status()
@@ -208,7 +184,7 @@ pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs, admin: bool) -> Result<E
                         ""
                     }
                 ),
-                json!({ "indexes": statuses.iter().map(status_json).collect::<Vec<_>>() }),
+                json!({ "indexes": statuses.iter().map(crate::api::index_status::index_status_json).collect::<Vec<_>>() }),
                 head,
             ))
         }
@@ -221,7 +197,7 @@ pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs, admin: bool) -> Result<E
                     "index {index}: {} record(s), {} at commit {} (head {})",
                     status.records, status.progress.state, status.published_seq, status.head_seq
                 ),
-                status_json(&status),
+                crate::api::index_status::index_status_json(&status),
                 status.head_seq,
             ))
         }

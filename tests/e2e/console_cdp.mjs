@@ -1,0 +1,139 @@
+// Drives the console in headless Chromium over the Chrome DevTools Protocol (Node's built-in
+// WebSocket; no npm package): keys in session storage, typing and Ctrl-Enter, sorting.
+//
+//   node --experimental-websocket tests/e2e/console_cdp.mjs CHROMIUM BASE_URL READ_KEY WRITE_KEY
+//
+// Prints one line per check and exits non-zero when one fails.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const [browserPath, base, readKey, writeKey] = process.argv.slice(2);
+const profile = mkdtempSync(join(tmpdir(), "strata-cdp-"));
+const browser = spawn(browserPath, [
+  "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+  "--remote-debugging-port=0", `--user-data-dir=${profile}`, "--window-size=1200,800", "about:blank",
+], { stdio: "ignore" });
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let failures = 0;
+function check(name, ok, detail) {
+  console.log(`${ok ? "ok  " : "FAIL"} ${name}${ok ? "" : `: ${JSON.stringify(detail)}`}`);
+  if (!ok) failures++;
+}
+
+async function devtoolsPort() {
+  for (let i = 0; i < 200; i++) {
+    try {
+      return Number(readFileSync(join(profile, "DevToolsActivePort"), "utf8").split("\n")[0]);
+    } catch {
+      await sleep(50);
+    }
+  }
+  throw new Error("Chromium did not open its DevTools port");
+}
+
+async function connect() {
+  const port = await devtoolsPort();
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  const page = targets.find((t) => t.type === "page");
+  const socket = new WebSocket(page.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => { socket.onopen = resolve; socket.onerror = reject; });
+  let id = 0;
+  const pending = new Map();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.id && pending.has(message.id)) {
+      const { resolve, reject } = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error) reject(new Error(message.error.message));
+      else resolve(message.result);
+    }
+  };
+  const send = (method, params = {}) => new Promise((resolve, reject) => {
+    id += 1;
+    pending.set(id, { resolve, reject });
+    socket.send(JSON.stringify({ id, method, params }));
+  });
+  return { send, close: () => socket.close() };
+}
+
+async function main() {
+  const cdp = await connect();
+  const evaluate = async (expression) => {
+    const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+    if (exceptionDetails) throw new Error(`${expression}: ${exceptionDetails.text}`);
+    return result.value;
+  };
+  const waitFor = async (expression, what) => {
+    for (let i = 0; i < 200; i++) {
+      if (await evaluate(expression).catch(() => false)) return true;
+      await sleep(50);
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const open = async (url) => {
+    await cdp.send("Page.navigate", { url });
+    await sleep(100);
+    await waitFor(`document.body && document.body.dataset.ready === "true"`, `${url} to load`);
+  };
+  const key = async (type, keyName, code, modifiers = 0, text) => cdp.send("Input.dispatchKeyEvent", {
+    type, key: keyName, code, modifiers, windowsVirtualKeyCode: keyName === "Enter" ? 13 : keyName.toUpperCase().charCodeAt(0), text,
+  });
+  await cdp.send("Page.enable");
+  await cdp.send("Runtime.enable");
+
+  // A read-only key: no update controls.
+  await open(`${base}/?graph=main&view=query`);
+  await evaluate(`sessionStorage.setItem("strata.apiKey", ${JSON.stringify(readKey)})`);
+  await open(`${base}/?graph=main&view=query`);
+  check("read key: page is read-only", await evaluate(`document.body.classList.contains("read-only")`));
+  check("read key: no Update choice", await evaluate(`getComputedStyle(document.querySelector('#mode option[value="update"]')).display === "none"`));
+  check("read key: graphs listed", await evaluate(`document.querySelector("#graph").options.length >= 1`));
+
+  // Typing a query and running it with Ctrl-Enter.
+  await evaluate(`document.querySelector(".cm-content").focus()`);
+  await key("keyDown", "a", "KeyA", 2);
+  await key("keyUp", "a", "KeyA", 2);
+  await cdp.send("Input.insertText", { text: "SELECT ?label WHERE { ?t a <http://example.org/support/Ticket> ; <http://www.w3.org/2000/01/rdf-schema#label> ?label }" });
+  await key("keyDown", "Enter", "Enter", 2);
+  await key("keyUp", "Enter", "Enter", 2);
+  await waitFor(`/rows? at commit/.test(document.querySelector("#status").textContent)`, "the answer");
+  const status = await evaluate(`document.querySelector("#status").textContent`);
+  check("Ctrl-Enter runs the typed query", /^4 rows at commit \d+/.test(status), status);
+  check("the URL holds the query", await evaluate(`new URLSearchParams(location.search).get("query").includes("rdfs#label") || new URLSearchParams(location.search).get("query").includes("label")`));
+
+  // Sorting by a column, both ways.
+  await evaluate(`document.querySelector('th[data-var="label"]').click()`);
+  const down = await evaluate(`[...document.querySelectorAll("table.results tbody tr td:nth-child(2)")].map((td) => td.textContent)`);
+  await evaluate(`document.querySelector('th[data-var="label"]').click()`);
+  const up = await evaluate(`[...document.querySelectorAll("table.results tbody tr td:nth-child(2)")].map((td) => td.textContent)`);
+  check("sorting ascending", JSON.stringify(down) === JSON.stringify([...down].sort()), down);
+  check("sorting descending", JSON.stringify(up) === JSON.stringify([...down].reverse()), up);
+
+  // A key with the write scope sees the update controls.
+  await evaluate(`sessionStorage.setItem("strata.apiKey", ${JSON.stringify(writeKey)})`);
+  await open(`${base}/?graph=main&view=query`);
+  check("write key: update controls shown", !(await evaluate(`document.body.classList.contains("read-only")`)));
+  check("write key: Update choice visible", await evaluate(`getComputedStyle(document.querySelector('#mode option[value="update"]')).display !== "none"`));
+
+  // No key at all on a server that needs one: the page says so.
+  await evaluate(`sessionStorage.removeItem("strata.apiKey")`);
+  await open(`${base}/?graph=main&view=query`);
+  check("no key: asks for one", (await evaluate(`document.querySelector("#connection").textContent`)).includes("needs an API key"));
+  cdp.close();
+}
+
+try {
+  await main();
+} catch (error) {
+  console.log(`FAIL ${error.message}`);
+  failures++;
+} finally {
+  browser.kill("SIGKILL");
+  await sleep(200);
+  rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failures ? 1 : 0);
