@@ -102,12 +102,17 @@ async function loadGraphs() {
 function renderPin() {
   const pin = $("pin");
   const head = state.headSeq === null ? "?" : state.headSeq;
+  const input = h("input", {
+    id: "as-of", type: "number", min: 0, max: state.headSeq ?? undefined, value: state.asOf,
+    placeholder: String(head), "aria-label": "read as of commit",
+    onchange: (e) => pinTo(e.target.value.trim()),
+  });
   pin.replaceChildren(
     state.asOf
       ? h("span", { class: "pinned" }, `pinned at commit ${state.asOf} of ${head} `,
         h("button", { onclick: () => pinTo("") }, "back to head"))
       : h("span", {}, `reading the head (commit ${head})`),
-  );
+    h("label", { class: "as-of" }, " as of ", input));
 }
 
 function pinTo(seq) {
@@ -569,6 +574,9 @@ async function show(view) {
       onRun: run,
       prefixes: () => state.namespaces,
     });
+    // The graph's own namespaces are looked up once, when someone starts typing (a
+    // DISTINCT over every predicate is not free on a large graph).
+    editor.view.contentDOM.addEventListener("focus", () => loadNamespaces(), { once: true });
     if (params.get("query")) run();
   } else if (view === "history") {
     main.replaceChildren(historyView());
@@ -581,7 +589,11 @@ async function show(view) {
   }
 }
 
+let namespacesLoaded = false;
+
 async function loadNamespaces() {
+  if (namespacesLoaded) return;
+  namespacesLoaded = true;
   // Prefixes the graph's own IRIs use: namespaces of its predicates and classes.
   try {
     const body = await (await sparql(state.graph,
@@ -611,6 +623,8 @@ async function start() {
   });
   $("graph").addEventListener("change", async (e) => {
     state.graph = e.target.value;
+    namespacesLoaded = false;
+    state.namespaces = PREFIXES.map(([prefix, namespace]) => ({ prefix, namespace }));
     state.asOf = "";
     writeUrl();
     await loadGraphs();
@@ -622,7 +636,6 @@ async function start() {
     show(b.dataset.view);
   }));
   await loadGraphs();
-  await loadNamespaces();
   await show(state.view);
   document.body.dataset.ready = "true";
 }

@@ -113,6 +113,12 @@ async function main() {
   check("sorting ascending", JSON.stringify(down) === JSON.stringify([...down].sort()), down);
   check("sorting descending", JSON.stringify(up) === JSON.stringify([...down].reverse()), up);
 
+  // Pinning from the header: every read is then at that commit.
+  await evaluate(`(() => { const input = document.querySelector("#as-of"); input.value = "1"; input.dispatchEvent(new Event("change")); })()`);
+  await waitFor(`document.querySelector("#pin .pinned") !== null`, "the pin");
+  check("header pin", (await evaluate(`document.querySelector("#pin .pinned").textContent`)).startsWith("pinned at commit 1 of"));
+  check("the URL holds the pin", await evaluate(`new URLSearchParams(location.search).get("as_of") === "1"`));
+
   // A key with the write scope sees the update controls.
   await evaluate(`sessionStorage.setItem("strata.apiKey", ${JSON.stringify(writeKey)})`);
   await open(`${base}/?graph=main&view=query`);
