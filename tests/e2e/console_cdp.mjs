@@ -125,6 +125,19 @@ async function main() {
   check("write key: update controls shown", !(await evaluate(`document.body.classList.contains("read-only")`)));
   check("write key: Update choice visible", await evaluate(`getComputedStyle(document.querySelector('#mode option[value="update"]')).display !== "none"`));
 
+  // An update from the console is one commit; the header's head moves with it.
+  await evaluate(`(() => { const mode = document.querySelector("#mode"); mode.value = "update"; mode.dispatchEvent(new Event("change")); })()`);
+  await evaluate(`document.querySelector(".cm-content").focus()`);
+  await key("keyDown", "a", "KeyA", 2);
+  await key("keyUp", "a", "KeyA", 2);
+  await cdp.send("Input.insertText", { text: 'INSERT DATA { <http://example.org/support/t-1002> <http://www.w3.org/2000/01/rdf-schema#comment> "seen in the console" }' });
+  await key("keyDown", "Enter", "Enter", 2);
+  await key("keyUp", "Enter", "Enter", 2);
+  await waitFor(`/^commit \d+: /.test(document.querySelector("#status").textContent)`, "the update's commit");
+  const committed = await evaluate(`document.querySelector("#status").textContent`);
+  check("Ctrl-Enter commits an update", /^commit 3: \+1 −0$/.test(committed), committed);
+  check("the header shows the new head", (await evaluate(`document.querySelector("#pin").textContent`)).includes("commit 3"));
+
   // No key at all on a server that needs one: the page says so.
   await evaluate(`sessionStorage.removeItem("strata.apiKey")`);
   await open(`${base}/?graph=main&view=query`);
