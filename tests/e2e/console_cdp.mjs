@@ -37,8 +37,19 @@ async function devtoolsPort() {
 
 async function connect() {
   const port = await devtoolsPort();
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-  const page = targets.find((t) => t.type === "page");
+  // The port file can appear before the browser answers on it, and the first page target
+  // a moment later: ask again for up to ten seconds.
+  let page;
+  for (let i = 0; i < 200 && !page; i++) {
+    try {
+      const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+      page = targets.find((t) => t.type === "page");
+    } catch {
+      // not listening yet
+    }
+    if (!page) await sleep(50);
+  }
+  if (!page) throw new Error(`no page target on DevTools port ${port}`);
   const socket = new WebSocket(page.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => { socket.onopen = resolve; socket.onerror = reject; });
   let id = 0;
@@ -133,7 +144,7 @@ async function main() {
   await cdp.send("Input.insertText", { text: 'INSERT DATA { <http://example.org/support/t-1002> <http://www.w3.org/2000/01/rdf-schema#comment> "seen in the console" }' });
   await key("keyDown", "Enter", "Enter", 2);
   await key("keyUp", "Enter", "Enter", 2);
-  await waitFor(`/^commit \d+: /.test(document.querySelector("#status").textContent)`, "the update's commit");
+  await waitFor(`/^commit \\d+: /.test(document.querySelector("#status").textContent)`, "the update's commit");
   const committed = await evaluate(`document.querySelector("#status").textContent`);
   check("Ctrl-Enter commits an update", /^commit 3: \+1 −0$/.test(committed), committed);
   check("the header shows the new head", (await evaluate(`document.querySelector("#pin").textContent`)).includes("commit 3"));
