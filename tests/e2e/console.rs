@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::util::{Server, Strata, agent};
+use crate::util::{Server, Strata, agent, percent_encode};
 
 fn chromium() -> Option<&'static str> {
     let found = ["chromium", "chromium-browser", "google-chrome"]
@@ -80,21 +80,10 @@ fn screenshot(browser: &str, profile: &Path, url: &str, name: &str) {
 fn page(server: &Server, params: &[(&str, &str)]) -> String {
     let query: String = params
         .iter()
-        .map(|(k, v)| format!("{k}={}", urlencoding(v)))
+        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
         .collect::<Vec<_>>()
         .join("&");
     server.url(&format!("/?{query}"))
-}
-
-fn urlencoding(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// The text of the element with `id` (its first tag's content up to the next tag).

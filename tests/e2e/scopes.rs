@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::util::{Server, Strata, agent};
+use crate::util::{Server, Strata, agent, percent_encode};
 
 const SHAPES: &str = "https://strata.dev/ns#shapes";
 const EMBEDDINGS: &str = "https://strata.dev/ns#embeddings";
@@ -651,7 +651,7 @@ fn cases() -> Vec<Case> {
                     "INSERT DATA {{ GRAPH <{EMBEDDINGS}> {{ <http://e/D-{}> <http://e/p> 1 }} }}",
                     c.tag()
                 );
-                let form = format!("update={}", urlencode(&update));
+                let form = format!("update={}", percent_encode(&update));
                 f.http(
                     c,
                     "POST",
@@ -852,17 +852,6 @@ fn harmless_shapes(tag: &str) -> String {
     format!(
         "@prefix sh: <{SH}> . <http://e/Shape-{tag}> a sh:NodeShape ; sh:targetClass <http://e/Nobody> ; sh:property [ sh:path <http://e/p> ; sh:minCount 1 ] ."
     )
-}
-
-fn urlencode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// What a README cell promises.

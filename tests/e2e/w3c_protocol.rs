@@ -26,7 +26,7 @@ use oxrdf::{Graph, NamedNode, NamedOrBlankNodeRef, TermRef, dataset::Canonicaliz
 use oxrdfio::{RdfFormat, RdfParser};
 use sparesults::{QueryResultsFormat, QueryResultsParser, SliceQueryResultsParserOutput};
 
-use super::util::{Server, Strata};
+use super::util::{Server, Strata, percent_encode};
 
 const MF: &str = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#";
 const QT: &str = "http://www.w3.org/2001/sw/DataAccess/tests/test-query#";
@@ -855,18 +855,6 @@ fn isomorphic(a: &Graph, b: &Graph) -> bool {
     a.canonicalize(CanonicalizationAlgorithm::Unstable);
     b.canonicalize(CanonicalizationAlgorithm::Unstable);
     a == b
-}
-
-fn percent_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() * 3);
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 // ---------------------------------------------------------------------------------------
