@@ -372,11 +372,10 @@ async function recordView(iri) {
   }
   const history = h("div", { class: "record-part" }, h("h3", {}, "History"));
   out.append(history);
-  try {
-    const answer = await json(`/graphs/${encodeURIComponent(state.graph)}/history`, { params: { iri, as_of: state.asOf, limit: 50 } });
-    history.append(h("p", { class: "hint" }, `changed in ${answer.commit_count} commit${answer.commit_count === 1 ? "" : "s"} up to commit ${answer.served_at_seq}`));
+  const older = h("button", { class: "more", hidden: true }, "older changes");
+  const showChanges = (answer) => {
     for (const change of answer.changes) {
-      history.append(h("div", { class: "record-change" },
+      older.before(h("div", { class: "record-change" },
         h("div", { class: "change-head" },
           h("button", { class: "link pin", onclick: () => pinTo(change.commit_seq) }, `commit ${change.commit_seq}`),
           ` ${change.committed_at.replace("T", " ").replace(/\.\d+Z$/, "Z")} · ${change.author || ""} · ${change.message || ""}`),
@@ -384,6 +383,19 @@ async function recordView(iri) {
           ...change.removed.map((q) => h("div", { class: "removed" }, `− ${q}`)),
           ...change.added.map((q) => h("div", { class: "added" }, `+ ${q}`)))));
     }
+    older.hidden = !answer.next;
+    older.onclick = async () => {
+      try {
+        showChanges(await json(answer.next));
+      } catch (error) {
+        showError(history, error);
+      }
+    };
+  };
+  try {
+    const answer = await json(`/graphs/${encodeURIComponent(state.graph)}/history`, { params: { iri, as_of: state.asOf, limit: HISTORY_PAGE } });
+    history.append(h("p", { class: "hint" }, `changed in ${answer.commit_count} commit${answer.commit_count === 1 ? "" : "s"} up to commit ${answer.served_at_seq}`), older);
+    showChanges(answer);
   } catch (error) {
     const message = h("div");
     showError(message, error);
