@@ -10,6 +10,9 @@ pub use oxrdf::{
     Term, Triple, TripleRef,
 };
 
+/// `rdf:type`, the one spelling of it in the crate.
+pub const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+
 /// The position of a commit in its graph's log. The first commit is 1; 0 means "before any
 /// commit" (the empty graph).
 pub type CommitSeq = u64;

@@ -27,7 +27,7 @@ use crate::model::{CommitSeq, Literal, NamedNode, Quad, RdfGraphName, Term, Trip
 use crate::shacl::{self, Report, SHAPES_GRAPH, Shapes, VALIDATION_MODE, ValidationMode};
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot, TermId, Transaction};
 
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const RDFS_SUBCLASS: &str = "http://www.w3.org/2000/01/rdf-schema#subClassOf";
 
 /// Graphs with at most this many quads are always validated whole: it is as fast as

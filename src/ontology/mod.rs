@@ -19,7 +19,7 @@ use crate::store::{GraphFilter, Pattern, Snapshot};
 
 /// The `strata:` vocabulary (see `ontologies/strata.ttl`).
 pub const STRATA: &str = "https://strata.dev/ns#";
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
 const RDFS_COMMENT: &str = "http://www.w3.org/2000/01/rdf-schema#comment";
 const RDFS_SUBCLASS: &str = "http://www.w3.org/2000/01/rdf-schema#subClassOf";

@@ -59,7 +59,7 @@ impl Declaration {
         vec![
             Quad::new(
                 node.clone(),
-                NamedNode::new_unchecked("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                NamedNode::new_unchecked(crate::model::RDF_TYPE),
                 iri("EmbeddingDeclaration"),
                 graph.clone(),
             ),
@@ -130,7 +130,7 @@ impl Declaration {
         let mut out: Vec<Declaration> = triples
             .iter()
             .filter(|t| {
-                t.predicate.as_str() == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+                t.predicate.as_str() == crate::model::RDF_TYPE
                     && matches!(&t.object, Term::NamedNode(n) if n.as_str() == format!("{STRATA}EmbeddingDeclaration"))
             })
             .filter_map(|t| {

@@ -7,7 +7,7 @@ use super::Declaration;
 use crate::model::{NamedNode, Term};
 use crate::store::{GraphFilter, Pattern, Snapshot, TermId};
 
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const RDFS_SUBCLASS: &str = "http://www.w3.org/2000/01/rdf-schema#subClassOf";
 /// Properties that name a record, in order of preference.
 pub const LABELS: [&str; 4] = [

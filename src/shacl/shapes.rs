@@ -11,7 +11,7 @@ use super::ShaclError;
 use crate::model::{NamedNode, NamedOrBlankNode, Term, Triple};
 
 const SH: &str = "http://www.w3.org/ns/shacl#";
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const RDF_FIRST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#first";
 const RDF_REST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#rest";
 const RDFS_CLASS: &str = "http://www.w3.org/2000/01/rdf-schema#Class";

@@ -12,7 +12,7 @@ use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern, Variable};
 
 use crate::model::NamedNode;
 
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const SUBCLASS: &str = "http://www.w3.org/2000/01/rdf-schema#subClassOf";
 const SUBPROPERTY: &str = "http://www.w3.org/2000/01/rdf-schema#subPropertyOf";
 const DOMAIN: &str = "http://www.w3.org/2000/01/rdf-schema#domain";

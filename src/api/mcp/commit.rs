@@ -22,7 +22,7 @@ use crate::engine::{CommitRequest, Graph};
 use crate::model::{Literal, NamedNode, Quad, RdfGraphName, Term, Triple};
 use crate::ontology::{self, Ontology, RecordIris, STRATA, convert_value};
 
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const RDF_REIFIES: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies";
 const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
 

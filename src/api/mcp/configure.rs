@@ -425,7 +425,7 @@ fn plan_evolution(
         validation: None,
     };
     let rdf_type = Term::from(crate::model::NamedNode::new_unchecked(
-        "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
+        crate::model::RDF_TYPE,
     ));
     let Definitions {
         types,

@@ -17,7 +17,7 @@ use crate::model::{Literal, NamedNode, Term};
 use crate::ontology::RecordIris;
 use crate::sparql::{CancellationToken, QueryResults};
 
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
 
 /// A point in history: a commit, a date (its end, UTC) or a moment.

@@ -10,7 +10,7 @@ use crate::api::error::{ApiError, ErrorCode};
 use crate::model::{Literal, NamedNode};
 use crate::ontology::{Ontology, RecordIris};
 
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 
 /// A structured query.

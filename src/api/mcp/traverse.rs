@@ -11,7 +11,7 @@ use crate::api::error::ApiError;
 use crate::model::{Literal, NamedNode};
 use crate::ontology::{Ontology, RecordIris};
 
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+use crate::model::RDF_TYPE;
 const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
 
 /// A traversal.
