@@ -13,6 +13,20 @@ pub use oxrdf::{
 /// `rdf:type`, the one spelling of it in the crate.
 pub const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 
+/// `text` with every byte but the unreserved characters (`A-Z a-z 0-9 - . _ ~`)
+/// percent-encoded: safe in an IRI path segment and in a URL query value.
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 /// The position of a commit in its graph's log. The first commit is 1; 0 means "before any
 /// commit" (the empty graph).
 pub type CommitSeq = u64;

@@ -41,13 +41,17 @@ impl RecordIris {
             "{}/entity/{}/{}",
             self.base,
             local(type_name),
-            encode(name)
+            crate::model::percent_encode(name)
         ))
     }
 
     /// A record identified by a key alone.
     pub fn keyed(&self, key: &str) -> NamedNode {
-        NamedNode::new_unchecked(format!("{}/entity/key/{}", self.base, encode(key)))
+        NamedNode::new_unchecked(format!(
+            "{}/entity/key/{}",
+            self.base,
+            crate::model::percent_encode(key)
+        ))
     }
 
     pub fn class_prefix(&self) -> String {
@@ -65,20 +69,7 @@ impl RecordIris {
 
 /// The lowercase, encoded local name of a type, relation or field.
 pub fn local(name: &str) -> String {
-    encode(&name.trim().to_lowercase().replace(' ', "_"))
-}
-
-/// Percent-encodes everything but unreserved IRI characters.
-fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    crate::model::percent_encode(&name.trim().to_lowercase().replace(' ', "_"))
 }
 
 #[cfg(test)]

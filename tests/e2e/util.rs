@@ -231,15 +231,4 @@ pub fn agent() -> ureq::Agent {
         .into()
 }
 
-/// `text` with every byte but the URL's unreserved characters percent-encoded.
-pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 3);
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
+pub use strata::model::percent_encode;

@@ -1650,18 +1650,6 @@ pub struct HttpInput {
     pub body: Vec<u8>,
 }
 
-fn percent_encode(text: &str) -> String {
-    let mut out = String::new();
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
-
 fn graph_segment() -> impl Strategy<Value = String> {
     prop_oneof![
         8 => Just("main".to_owned()),
@@ -1670,7 +1658,7 @@ fn graph_segment() -> impl Strategy<Value = String> {
         1 => Just("..".to_owned()),
         1 => Just("%00".to_owned()),
         1 => Just("%FF%FE".to_owned()),
-        1 => string_body().prop_map(|s| percent_encode(&s)),
+        1 => string_body().prop_map(|s| strata::model::percent_encode(&s)),
     ]
 }
 
@@ -1691,7 +1679,7 @@ fn query_param() -> BoxedStrategy<String> {
     ];
     (name, value, prop::bool::weighted(0.15))
         .prop_map(|(n, v, raw)| {
-            let encoded = percent_encode(&v);
+            let encoded = strata::model::percent_encode(&v);
             if raw {
                 // Broken percent-encoding now and then: a `%` left as it is.
                 format!("{n}={}", encoded.replace("%25", "%").replace("%20", "+"))
@@ -1886,9 +1874,11 @@ fn coherent_http(max_depth: usize) -> BoxedStrategy<HttpInput> {
             ][..],
         )
     };
-    let form = |name: &'static str, text: String| format!("{name}={}", percent_encode(&text));
+    let form = |name: &'static str, text: String| {
+        format!("{name}={}", strata::model::percent_encode(&text))
+    };
     let request = prop_oneof![
-        3 => (g(), sparql_query(max_depth), accept()).prop_map(|(g, q, a)| ("GET", format!("/graphs/{g}/sparql?query={}", percent_encode(&q)), Some(a), None, Vec::new())),
+        3 => (g(), sparql_query(max_depth), accept()).prop_map(|(g, q, a)| ("GET", format!("/graphs/{g}/sparql?query={}", strata::model::percent_encode(&q)), Some(a), None, Vec::new())),
         2 => (g(), sparql_query(max_depth), accept()).prop_map(|(g, q, a)| ("POST", format!("/graphs/{g}/sparql"), Some(a), Some("application/sparql-query"), q.into_bytes())),
         1 => (g(), sparql_query(max_depth), accept()).prop_map(move |(g, q, a)| ("POST", format!("/graphs/{g}/sparql"), Some(a), Some("application/x-www-form-urlencoded"), form("query", q).into_bytes())),
         3 => (g(), sparql_update(max_depth)).prop_map(|(g, u)| ("POST", format!("/graphs/{g}/update"), None, Some("application/sparql-update"), u.into_bytes())),
@@ -1959,11 +1949,14 @@ fn random_http(max_depth: usize) -> BoxedStrategy<HttpInput> {
                 "/sparql".to_owned(),
                 "/update".to_owned(),
                 "/store".to_owned(),
-                format!("/store/{}", percent_encode(&tail)),
+                format!("/store/{}", strata::model::percent_encode(&tail)),
                 format!("/graphs/{g}/sparql"),
                 format!("/graphs/{g}/update"),
                 format!("/graphs/{g}/store"),
-                format!("/graphs/{g}/store/person/{}.ttl", percent_encode(&tail)),
+                format!(
+                    "/graphs/{g}/store/person/{}.ttl",
+                    strata::model::percent_encode(&tail)
+                ),
                 format!("/graphs/{g}/commits"),
                 format!("/graphs/{g}/commits/{seq}"),
                 format!("/graphs/{g}/diff"),
@@ -1974,7 +1967,7 @@ fn random_http(max_depth: usize) -> BoxedStrategy<HttpInput> {
                 "/healthz".to_owned(),
                 "/metrics".to_owned(),
                 "/mcp".to_owned(),
-                format!("/{}", percent_encode(&tail)),
+                format!("/{}", strata::model::percent_encode(&tail)),
                 "//sparql".to_owned(),
             ])
         });

@@ -310,11 +310,11 @@ pub async fn record_history(
     let next = (offset + limit < commits).then(|| {
         format!(
             "/graphs/{graph}/history?iri={}&as_of={seq}&offset={}&limit={limit}",
-            percent_encode(iri),
+            crate::model::percent_encode(iri),
             offset + limit
         )
     });
-    let mut response = Json(serde_json::json!({
+    let response = Json(serde_json::json!({
         "iri": iri,
         "served_at_seq": seq,
         "commit_count": commits,
@@ -322,10 +322,7 @@ pub async fn record_history(
         "next": next,
     }))
     .into_response();
-    response
-        .headers_mut()
-        .insert("strata-commit", axum::http::HeaderValue::from(seq));
-    Ok(response)
+    Ok(super::with_commit(response, seq))
 }
 
 /// `GET /graphs/{g}/indexes`: every declared search index with its state, progress, rate,
@@ -348,16 +345,4 @@ pub async fn indexes(
             .collect::<Vec<_>>(),
     }))
     .into_response())
-}
-
-/// `text` with every byte but the URL's unreserved characters percent-encoded.
-fn percent_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                char::from(b).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

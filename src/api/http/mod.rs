@@ -226,6 +226,14 @@ async fn mcp_auth(
         .await
 }
 
+/// `response` with the `Strata-Commit` header naming the commit it was read at.
+fn with_commit(mut response: axum::response::Response, seq: u64) -> axum::response::Response {
+    response
+        .headers_mut()
+        .insert("strata-commit", axum::http::HeaderValue::from(seq));
+    response
+}
+
 async fn not_found() -> HttpError {
     HttpError::new(
         StatusCode::NOT_FOUND,

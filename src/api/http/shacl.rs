@@ -41,13 +41,6 @@ fn number(params: &Params, key: &str) -> Result<Option<u64>, HttpError> {
         .transpose()
 }
 
-fn with_commit(mut response: Response, seq: u64) -> Response {
-    if let Ok(value) = HeaderValue::from_str(&seq.to_string()) {
-        response.headers_mut().insert("strata-commit", value);
-    }
-    response
-}
-
 /// `GET /graphs/{g}/shapes[?as_of=N]`: the shapes as Turtle; the mode in
 /// `Strata-Validation-Mode`.
 pub async fn get_shapes(
@@ -78,7 +71,7 @@ pub async fn get_shapes(
         "strata-validation-mode",
         HeaderValue::from_static(active.mode.name()),
     );
-    Ok(with_commit(response, seq))
+    Ok(super::with_commit(response, seq))
 }
 
 /// `PUT /graphs/{g}/shapes?mode=off|warn|reject[&dry_run=true]`: publishes the body
@@ -162,7 +155,7 @@ pub async fn put_shapes(
     })
     .await?;
     let (seq, answer) = answer;
-    Ok(with_commit(Json(answer).into_response(), seq))
+    Ok(super::with_commit(Json(answer).into_response(), seq))
 }
 
 /// `DELETE /graphs/{g}/shapes`: stops validation by removing the shapes (one commit).
@@ -189,7 +182,7 @@ pub async fn delete_shapes(
     if !existed {
         return Err(shapes_not_found(&graph));
     }
-    Ok(with_commit(
+    Ok(super::with_commit(
         Json(outcome_json(&outcome)).into_response(),
         outcome.head_seq,
     ))
@@ -212,7 +205,7 @@ pub async fn conformance(
     let conformance = conformance.ok_or_else(|| shapes_not_found(&graph))?;
     let mut body = conformance_json(&conformance, offset, limit);
     body["graph"] = graph.clone().into();
-    Ok(with_commit(
+    Ok(super::with_commit(
         Json(body).into_response(),
         conformance.validated_at_seq,
     ))
