@@ -155,10 +155,11 @@ async function run() {
   try {
     if (isUpdate) {
       const answer = await update(state.graph, text);
+      // The header's head first, so the page is settled when the status says it is done.
+      await loadGraphs();
       status.textContent = answer.commit_seq
         ? `commit ${answer.commit_seq}: +${answer.inserted} −${answer.deleted}`
         : "nothing changed";
-      await loadGraphs();
       return;
     }
     const response = await sparql(state.graph, text, state.asOf,

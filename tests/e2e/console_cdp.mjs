@@ -147,7 +147,9 @@ async function main() {
   await waitFor(`/^commit \\d+: /.test(document.querySelector("#status").textContent)`, "the update's commit");
   const committed = await evaluate(`document.querySelector("#status").textContent`);
   check("Ctrl-Enter commits an update", /^commit 3: \+1 −0$/.test(committed), committed);
-  check("the header shows the new head", (await evaluate(`document.querySelector("#pin").textContent`)).includes("commit 3"));
+  await waitFor(`document.querySelector("#pin").textContent.includes("commit 3")`, "the header's new head").catch(() => {});
+  check("the header shows the new head", (await evaluate(`document.querySelector("#pin").textContent`)).includes("commit 3"),
+    await evaluate(`document.querySelector("#pin").textContent`));
 
   // No key at all on a server that needs one: the page says so.
   await evaluate(`sessionStorage.removeItem("strata.apiKey")`);
