@@ -1,7 +1,10 @@
 //! `ErrorCode` and `ApiError`: the public, stable face of every failure.
 //!
-//! Codes are chosen in exactly one place, `From<EngineError> for ApiError`; each surface
-//! renders an `ApiError` its own way (the CLI as one line on stderr).
+//! Codes are chosen in exactly one place, `From<EngineError> for ApiError` (plus the few
+//! failures only a surface can have, like a missing API key over HTTP); what each code
+//! means on each surface (HTTP status, MCP error `type`, CLI exit code) is decided here,
+//! on `ErrorCode`, and each surface renders an `ApiError` its own way (the CLI as one
+//! `error[code]` line on stderr, HTTP and MCP as `{"error": {code, message, param?}}`).
 
 use std::fmt;
 
@@ -48,9 +51,77 @@ pub enum ErrorCode {
     /// A graph's log ends before a commit its checkpoint proves was acknowledged.
     LogTruncated,
     Internal,
+    // Failures of the HTTP surface itself (its protocol, its keys and its routes).
+    /// No or an unknown API key.
+    Unauthorized,
+    /// The `Host` header names no allowed host (DNS rebinding protection).
+    HostNotAllowed,
+    /// A browser `Origin` that is not allowed.
+    OriginNotAllowed,
+    /// A request body in a media type the endpoint does not take.
+    UnsupportedMediaType,
+    /// No answer format the client accepts.
+    NotAcceptable,
+    MethodNotAllowed,
+    /// No such route or file.
+    NotFound,
+    /// The request took longer than the server's request time limit.
+    RequestTimeout,
+    /// The Graph Store Protocol's named RDF graph does not exist (the Strata graph does).
+    RdfGraphNotFound,
+    /// No SHACL shapes are published for the graph.
+    ShapesNotFound,
 }
 
 impl ErrorCode {
+    /// Every code, in the order of the README's table.
+    pub const ALL: [ErrorCode; 44] = [
+        Self::InvalidArgument,
+        Self::InvalidGraphName,
+        Self::GraphNotFound,
+        Self::GraphExists,
+        Self::CommitNotFound,
+        Self::InvalidSparql,
+        Self::InvalidRdf,
+        Self::QueryFailed,
+        Self::QueryTimeout,
+        Self::QueryTooComplex,
+        Self::QueryMemoryLimit,
+        Self::Cancelled,
+        Self::Unsupported,
+        Self::ServiceNotAllowed,
+        Self::UpdateFailed,
+        Self::IdempotencyConflict,
+        Self::DataDirLocked,
+        Self::CursorMismatch,
+        Self::Forbidden,
+        Self::UnknownType,
+        Self::UnknownRelation,
+        Self::UnknownField,
+        Self::ValueTypeMismatch,
+        Self::CardinalityViolation,
+        Self::OntologyConflict,
+        Self::ApprovalRequired,
+        Self::ApprovalDeclined,
+        Self::PayloadTooLarge,
+        Self::InvalidShapes,
+        Self::ShaclViolation,
+        Self::Corruption,
+        Self::LogCorrupt,
+        Self::LogTruncated,
+        Self::Internal,
+        Self::Unauthorized,
+        Self::HostNotAllowed,
+        Self::OriginNotAllowed,
+        Self::UnsupportedMediaType,
+        Self::NotAcceptable,
+        Self::MethodNotAllowed,
+        Self::NotFound,
+        Self::RequestTimeout,
+        Self::RdfGraphNotFound,
+        Self::ShapesNotFound,
+    ];
+
     /// The snake_case name clients match on.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -88,7 +159,74 @@ impl ErrorCode {
             Self::LogCorrupt => "log_corrupt",
             Self::LogTruncated => "log_truncated",
             Self::Internal => "internal",
+            Self::Unauthorized => "unauthorized",
+            Self::HostNotAllowed => "host_not_allowed",
+            Self::OriginNotAllowed => "origin_not_allowed",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::NotAcceptable => "not_acceptable",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::NotFound => "not_found",
+            Self::RequestTimeout => "request_timeout",
+            Self::RdfGraphNotFound => "rdf_graph_not_found",
+            Self::ShapesNotFound => "shapes_not_found",
         }
+    }
+
+    /// The HTTP status of an answer with this code.
+    pub fn http_status(self) -> u16 {
+        match self {
+            Self::Unauthorized => 401,
+            Self::ServiceNotAllowed
+            | Self::Forbidden
+            | Self::HostNotAllowed
+            | Self::OriginNotAllowed => 403,
+            Self::GraphNotFound
+            | Self::CommitNotFound
+            | Self::NotFound
+            | Self::RdfGraphNotFound
+            | Self::ShapesNotFound => 404,
+            Self::MethodNotAllowed => 405,
+            Self::NotAcceptable => 406,
+            Self::RequestTimeout => 408,
+            Self::GraphExists | Self::IdempotencyConflict => 409,
+            Self::PayloadTooLarge => 413,
+            Self::UnsupportedMediaType => 415,
+            Self::ShaclViolation => 422,
+            Self::DataDirLocked
+            | Self::Corruption
+            | Self::LogCorrupt
+            | Self::LogTruncated
+            | Self::Internal => 500,
+            Self::Unsupported => 501,
+            Self::QueryTimeout => 503,
+            Self::QueryMemoryLimit => 507,
+            _ => 400,
+        }
+    }
+
+    /// The kind of failure an agent reads first (MCP's error `type`): whether to fix the
+    /// request, narrow it, ask the person, or report a fault.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Self::ApprovalRequired | Self::ApprovalDeclined => "approval",
+            Self::QueryTimeout
+            | Self::QueryTooComplex
+            | Self::QueryMemoryLimit
+            | Self::Cancelled => "limit",
+            Self::Internal
+            | Self::Corruption
+            | Self::LogCorrupt
+            | Self::LogTruncated
+            | Self::DataDirLocked => "internal",
+            _ => "invalid_request",
+        }
+    }
+
+    /// The CLI's exit status for a command that failed with this code: 1 for every code,
+    /// so scripts test for success; the code itself is on stderr as `error[code]`.
+    /// (`strata validate` has its own statuses: 1 for violations, 2 for unusable input.)
+    pub fn exit_code(self) -> u8 {
+        1
     }
 }
 
@@ -186,6 +324,40 @@ impl From<EngineError> for ApiError {
             message,
             param,
             validation,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_distinct_and_statuses_are_errors() {
+        let names: std::collections::HashSet<&str> =
+            ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(names.len(), ErrorCode::ALL.len());
+        for code in ErrorCode::ALL {
+            assert!((400..600).contains(&code.http_status()), "{code:?}");
+            assert_eq!(code.exit_code(), 1);
+        }
+        assert_eq!(ErrorCode::Unauthorized.http_status(), 401);
+        assert_eq!(ErrorCode::HostNotAllowed.http_status(), 403);
+        assert_eq!(ErrorCode::RdfGraphNotFound.http_status(), 404);
+        assert_eq!(ErrorCode::UnsupportedMediaType.http_status(), 415);
+        assert_eq!(ErrorCode::QueryTimeout.kind(), "limit");
+        assert_eq!(ErrorCode::ApprovalRequired.kind(), "approval");
+    }
+
+    /// The README's table of error codes is the one list users read: every code is in
+    /// it, with the status this module answers.
+    #[test]
+    fn the_readme_lists_every_code_with_its_status() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        for code in ErrorCode::ALL {
+            let row = format!("| `{}` | {} |", code.as_str(), code.http_status());
+            assert!(readme.contains(&row), "README lacks the row {row:?}");
         }
     }
 }

@@ -1,11 +1,13 @@
-//! The MCP server driven by the official Python MCP SDK (`mcp_client.py`), over stdio and
-//! streamable HTTP, with the installed SDK (2.x in CI) and with a 1.x SDK in a cached
-//! virtual environment: tool listing, the guide, a support-desk question answered with
-//! SPARQL, paging pinned to one commit while others land, pinned reads, approval of
-//! removals by elicitation (declined, accepted, impossible) and bad input.
+//! The MCP server driven by the official SDKs over stdio and streamable HTTP: Python
+//! (`mcp_client.py`, with the installed SDK, 2.x in CI, and a 1.x SDK in a cached virtual
+//! environment) and TypeScript (`mcp_ts/client.mjs`, the same scenario; that SDK also
+//! validates error results against the output schema): tool listing, the guide, a
+//! support-desk question answered with SPARQL, paging pinned to one commit while others
+//! land, pinned reads, approval of removals by elicitation (declined, accepted,
+//! impossible) and bad input.
 //!
-//! Skipped (with a message) when `python3` cannot import `mcp`, or the 1.x environment
-//! cannot be built, unless `STRATA_REQUIRE_MCP` is set.
+//! Skipped (with a message) when `python3` cannot import `mcp`, the 1.x environment or the
+//! npm install cannot be built, unless `STRATA_REQUIRE_MCP` is set.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -205,25 +207,68 @@ const CHECKS: &[&str] = &[
     "missing-action",
 ];
 
-/// Runs the script with `python` and `args`; asserts it passed every check.
-fn run_script(python: &Path, args: &[&str], extra_checks: &[&str]) {
+/// An official MCP SDK with the client script that runs the shared scenario.
+enum Client {
+    /// `python` runs `mcp_client.py`.
+    Python(PathBuf),
+    /// `node` runs `client.mjs` beside its installed `node_modules`.
+    TypeScript(PathBuf),
+}
+
+impl Client {
+    fn command(&self) -> Command {
+        match self {
+            Client::Python(python) => {
+                let mut command = Command::new(python);
+                command.arg(script()).env("PYTHONDONTWRITEBYTECODE", "1");
+                command
+            }
+            Client::TypeScript(script) => {
+                let mut command = Command::new("node");
+                command.arg(script);
+                command
+            }
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Client::Python(_) => "mcp_client.py",
+            Client::TypeScript(_) => "mcp_ts/client.mjs",
+        }
+    }
+}
+
+/// Checks only the TypeScript client makes (its SDK validates every result, errors
+/// included, against the declared output schema, and warns about unknown formats).
+const TS_CHECKS: &[&str] = &[
+    "tools-list-under-budget",
+    "no-unknown-formats",
+    "error-result-validated",
+    "valid-at-alias",
+];
+
+/// Runs the client's script with `args`; asserts it passed every check.
+fn run_script(client: &Client, args: &[&str], extra_checks: &[&str]) {
     let started = Instant::now();
+    let name = client.name();
     let (code, stdout, stderr) = run_with_timeout(
-        Command::new(python)
-            .arg(script())
+        client
+            .command()
             .args(args)
-            .env("PYTHONDONTWRITEBYTECODE", "1")
             .env_remove("STRATA_DESTRUCTIVE")
             .env_remove("STRATA_LOG"),
-        Duration::from_secs(120),
+        Duration::from_secs(180),
     );
     let elapsed = started.elapsed();
     assert_eq!(
         code, 0,
-        "mcp_client.py {args:?} failed after {elapsed:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        "{name} {args:?} failed after {elapsed:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
     let lines: Vec<&str> = stdout.lines().collect();
-    for check in CHECKS.iter().chain(extra_checks) {
+    let typescript = matches!(client, Client::TypeScript(_));
+    let own: &[&str] = if typescript { TS_CHECKS } else { &[] };
+    for check in CHECKS.iter().chain(extra_checks).chain(own) {
         let line = format!("CHECK {check} ok");
         assert!(
             lines.contains(&line.as_str()),
@@ -235,7 +280,7 @@ fn run_script(python: &Path, args: &[&str], extra_checks: &[&str]) {
         .find(|l| l.starts_with("ALL CHECKS PASSED "))
         .unwrap_or_else(|| panic!("no 'ALL CHECKS PASSED' line in\n{stdout}"));
     // What is worth a look on success: the SDK, the observations and the total.
-    eprintln!("mcp_client.py {} took {elapsed:?}", args[0]);
+    eprintln!("{name} {} took {elapsed:?}", args[0]);
     for line in &lines {
         if line.starts_with("mcp SDK") || line.starts_with("NOTE") || line == summary {
             eprintln!("  {line}");
@@ -271,15 +316,15 @@ const T41: &str = "ASK { <http://example.org/desk/T-41> ?p ?o }";
 /// Over stdio (each session starts `strata serve --stdio` on one data directory). The
 /// script's writes are the graph's history afterwards: import, insert, approved delete,
 /// insert, delete allowed by the operator, idempotent insert.
-fn over_stdio(test: &str, python: Result<PathBuf, String>) {
-    let python = match python {
-        Ok(python) => python,
+fn over_stdio(test: &str, client: Result<Client, String>) {
+    let client = match client {
+        Ok(client) => client,
         Err(why) => return skip(test, &why),
     };
     let strata = Strata::new();
     let data = strata.data_dir();
     run_script(
-        &python,
+        &client,
         &[
             "stdio",
             binary().to_str().expect("binary path"),
@@ -299,14 +344,14 @@ fn over_stdio(test: &str, python: Result<PathBuf, String>) {
 
 /// Over streamable HTTP at `/mcp` of `strata serve`; then the SPARQL endpoint sees what
 /// the tools did: five commits, T-42 gone at the head and present at commit 2.
-fn over_http(test: &str, python: Result<PathBuf, String>) {
-    let python = match python {
-        Ok(python) => python,
+fn over_http(test: &str, client: Result<Client, String>) {
+    let client = match client {
+        Ok(client) => client,
         Err(why) => return skip(test, &why),
     };
     let strata = Strata::new();
     let server = strata.serve(&[]);
-    run_script(&python, &["http", &server.base], &[]);
+    run_script(&client, &["http", &server.base], &[]);
     assert_eq!(ask_desk(&server.base, T42, None), (5, false));
     assert_eq!(ask_desk(&server.base, T42, Some("2")), (2, true));
     assert_eq!(ask_desk(&server.base, T41, None), (5, true));
@@ -315,22 +360,93 @@ fn over_http(test: &str, python: Result<PathBuf, String>) {
 
 #[test]
 fn mcp_python_sdk_over_stdio() {
-    over_stdio("mcp_python_sdk_over_stdio", system_python());
+    over_stdio(
+        "mcp_python_sdk_over_stdio",
+        system_python().map(Client::Python),
+    );
 }
 
 #[test]
 fn mcp_python_sdk_over_http() {
-    over_http("mcp_python_sdk_over_http", system_python());
+    over_http(
+        "mcp_python_sdk_over_http",
+        system_python().map(Client::Python),
+    );
 }
 
 #[test]
 fn mcp_python_sdk1_over_stdio() {
-    over_stdio("mcp_python_sdk1_over_stdio", sdk1_python());
+    over_stdio(
+        "mcp_python_sdk1_over_stdio",
+        sdk1_python().map(Client::Python),
+    );
 }
 
 #[test]
 fn mcp_python_sdk1_over_http() {
-    over_http("mcp_python_sdk1_over_http", sdk1_python());
+    over_http(
+        "mcp_python_sdk1_over_http",
+        sdk1_python().map(Client::Python),
+    );
+}
+
+#[test]
+fn mcp_typescript_sdk_over_stdio() {
+    over_stdio("mcp_typescript_sdk_over_stdio", typescript_client());
+}
+
+#[test]
+fn mcp_typescript_sdk_over_http() {
+    over_http("mcp_typescript_sdk_over_http", typescript_client());
+}
+
+/// The official TypeScript SDK (the client library most MCP hosts are built on), installed
+/// once with `npm ci` from the pinned `tests/e2e/mcp_ts/package-lock.json` under Cargo's
+/// test tmpdir; `client.mjs` is copied beside its `node_modules` on every run.
+fn typescript_client() -> Result<Client, String> {
+    static INSTALLED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp_ts");
+    let dir = INSTALLED
+        .get_or_init(|| {
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-ts");
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let lock = std::fs::read(source.join("package-lock.json"))
+                .map_err(|e| format!("tests/e2e/mcp_ts/package-lock.json: {e}"))?;
+            let installed = dir.join("node_modules/.package-lock.json");
+            // npm writes its own copy of the lock into node_modules: same input, same tree.
+            let current = std::fs::read(dir.join("package-lock.json")).ok() == Some(lock.clone())
+                && installed.exists();
+            if !current {
+                for file in ["package.json", "package-lock.json"] {
+                    std::fs::copy(source.join(file), dir.join(file))
+                        .map_err(|e| format!("copy {file}: {e}"))?;
+                }
+                let started = Instant::now();
+                let (code, stdout, stderr) = run_with_timeout(
+                    Command::new("npm")
+                        .args(["ci", "--no-audit", "--no-fund", "--silent"])
+                        .current_dir(&dir),
+                    Duration::from_secs(300),
+                );
+                if code != 0 {
+                    return Err(format!(
+                        "`npm ci` in {} exited with {code}\n{stdout}{stderr}",
+                        dir.display()
+                    ));
+                }
+                eprintln!(
+                    "installed the MCP TypeScript SDK in {:?}",
+                    started.elapsed()
+                );
+            }
+            Ok(dir)
+        })
+        .clone()
+        .map_err(|why| format!("no MCP TypeScript SDK: {why} (needs node and npm)"))?;
+    let script = dir.join("client.mjs");
+    std::fs::copy(source.join("client.mjs"), &script)
+        .map_err(|e| format!("copy client.mjs: {e}"))?;
+    Ok(Client::TypeScript(script))
 }
 
 /// The agent query modes on ~50,000 records with history over 200 commits, each checked

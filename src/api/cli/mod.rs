@@ -46,7 +46,7 @@ fn run_here(cli: &Cli) -> ExitCode {
             if let Some(validation) = &error.validation {
                 eprint!("{}", shacl_lines(validation));
             }
-            ExitCode::from(1)
+            ExitCode::from(error.code.exit_code())
         }
     }
 }

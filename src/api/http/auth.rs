@@ -1,6 +1,7 @@
 //! Bearer API keys: who is calling, and may they do this to that graph.
 
-use axum::http::{HeaderMap, StatusCode, header};
+use crate::api::error::ErrorCode;
+use axum::http::{HeaderMap, header};
 use sha2::{Digest, Sha256};
 
 use super::config::{ApiKeyConfig, HttpConfig, Scope};
@@ -58,8 +59,7 @@ pub fn authorize(
     let key = find_key(config, headers)?;
     if !key.scopes.contains(&scope) {
         return Err(HttpError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden",
+            ErrorCode::Forbidden,
             format!("API key {:?} lacks the {scope:?} scope", key.name).to_lowercase(),
         ));
     }
@@ -68,8 +68,7 @@ pub fn authorize(
         && !rights.sees(graph)
     {
         return Err(HttpError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden",
+            ErrorCode::Forbidden,
             format!("API key {:?} may not access graph {graph:?}", key.name),
         ));
     }
@@ -119,9 +118,7 @@ fn find_key<'a>(
     config: &'a HttpConfig,
     headers: &HeaderMap,
 ) -> Result<&'a ApiKeyConfig, HttpError> {
-    let unauthorized = |message: &str| {
-        HttpError::new(StatusCode::UNAUTHORIZED, "unauthorized", message.to_owned())
-    };
+    let unauthorized = |message: &str| HttpError::new(ErrorCode::Unauthorized, message.to_owned());
     let value = headers
         .get(header::AUTHORIZATION)
         .ok_or_else(|| unauthorized("missing Authorization: Bearer <api key>"))?;
@@ -154,6 +151,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::StatusCode;
 
     fn config() -> HttpConfig {
         HttpConfig {

@@ -2,6 +2,7 @@
 //! (committed, so `cargo build` never needs Node) and compiled into the binary, so it works
 //! on a machine with no internet. It uses only the public HTTP API.
 
+use crate::api::error::ErrorCode;
 use std::io::Write;
 use std::sync::OnceLock;
 
@@ -58,8 +59,7 @@ pub async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Result<Respo
         .map(|a| serve(a, &headers))
         .ok_or_else(|| {
             HttpError::new(
-                StatusCode::NOT_FOUND,
-                "not_found",
+                ErrorCode::NotFound,
                 format!("the console has no file {file:?}"),
             )
         })

@@ -12,7 +12,7 @@ use crate::engine::EngineError;
 #[derive(Debug)]
 pub struct HttpError {
     pub status: StatusCode,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
     pub param: Option<String>,
     /// The SHACL report of a `shacl_violation`.
@@ -44,9 +44,10 @@ impl MissingGraph {
 }
 
 impl HttpError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    /// An error with `code`, answered with the code's status (`ErrorCode::http_status`).
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            status,
+            status: status_of(code),
             code,
             message: message.into(),
             param: None,
@@ -59,31 +60,20 @@ impl HttpError {
     pub fn bad_param(param: &str, message: impl Into<String>) -> Self {
         Self {
             param: Some(param.to_owned()),
-            ..Self::new(StatusCode::BAD_REQUEST, "invalid_argument", message)
+            ..Self::new(ErrorCode::InvalidArgument, message)
         }
     }
 }
 
+fn status_of(code: ErrorCode) -> StatusCode {
+    StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
 impl From<ApiError> for HttpError {
     fn from(error: ApiError) -> Self {
-        let status = match error.code {
-            ErrorCode::GraphNotFound | ErrorCode::CommitNotFound => StatusCode::NOT_FOUND,
-            ErrorCode::GraphExists | ErrorCode::IdempotencyConflict => StatusCode::CONFLICT,
-            ErrorCode::QueryTimeout => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::QueryMemoryLimit => StatusCode::INSUFFICIENT_STORAGE,
-            ErrorCode::ServiceNotAllowed | ErrorCode::Forbidden => StatusCode::FORBIDDEN,
-            ErrorCode::Unsupported => StatusCode::NOT_IMPLEMENTED,
-            ErrorCode::ShaclViolation => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::DataDirLocked
-            | ErrorCode::Corruption
-            | ErrorCode::LogCorrupt
-            | ErrorCode::LogTruncated
-            | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            _ => StatusCode::BAD_REQUEST,
-        };
         Self {
-            status,
-            code: error.code.as_str(),
+            status: status_of(error.code),
+            code: error.code,
             message: error.message,
             param: error.param,
             report: error
@@ -114,9 +104,9 @@ impl From<EngineError> for HttpError {
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         if self.status.is_server_error() {
-            tracing::error!(code = self.code, message = %self.message, "request failed");
+            tracing::error!(code = self.code.as_str(), message = %self.message, "request failed");
         }
-        let mut error = serde_json::json!({ "code": self.code, "message": self.message });
+        let mut error = serde_json::json!({ "code": self.code.as_str(), "message": self.message });
         if let Some(param) = self.param {
             error["param"] = param.into();
         }

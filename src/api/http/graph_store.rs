@@ -16,6 +16,7 @@ use super::negotiate::{self, GRAPHS};
 use super::params::{Params, commit_request, content_type, read_body};
 use super::stream::{Head, blocking, stream};
 use super::{AppState, DEFAULT_GRAPH_NAME, outcome_json, request_base_iri};
+use crate::api::error::ErrorCode;
 use crate::engine::{GraphWrite, ImportFormat, ImportOptions};
 use crate::model::NamedNode;
 use crate::sparql::QueryResults;
@@ -363,8 +364,7 @@ async fn read(
         let seq = graph.resolve_seq(options.as_of, options.as_of_time)?;
         let quads = graph.graph_quads(seq, name.as_ref()).ok_or_else(|| {
             HttpError::new(
-                StatusCode::NOT_FOUND,
-                "rdf_graph_not_found",
+                ErrorCode::RdfGraphNotFound,
                 format!(
                     "no graph {} at commit {seq}",
                     name.as_ref().map_or("", |n| n.as_str())
@@ -469,8 +469,7 @@ async fn write(
     .await?;
     if mode == GraphWrite::Delete && !existed && name.is_some() {
         return Err(HttpError::new(
-            StatusCode::NOT_FOUND,
-            "rdf_graph_not_found",
+            ErrorCode::RdfGraphNotFound,
             format!("no graph {}", name.as_ref().map_or("", |n| n.as_str())),
         ));
     }
@@ -592,8 +591,7 @@ fn rdf_format(media: Option<&str>) -> Result<ImportFormat, HttpError> {
     };
     format.ok_or_else(|| {
         HttpError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             format!(
                 "Content-Type {} is not accepted; use text/turtle, application/n-triples, application/rdf+xml, application/ld+json (or multipart/form-data of those for POST)",
                 media.unwrap_or("(none)")

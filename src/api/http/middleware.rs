@@ -1,6 +1,7 @@
 //! What every request goes through: Host and Origin allow-lists (DNS-rebinding
 //! protection), the request timeout, coded error bodies, metrics and one log line.
 
+use crate::api::error::ErrorCode;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
@@ -63,8 +64,7 @@ fn check_host_and_origin(state: &AppState, request: &Request) -> Result<(), Http
         .any(|allowed| allowed == host || allowed == host_name)
     {
         return Err(HttpError::new(
-            StatusCode::FORBIDDEN,
-            "host_not_allowed",
+            ErrorCode::HostNotAllowed,
             format!("Host {host:?} is not allowed; add it to allowed_hosts"),
         ));
     }
@@ -85,8 +85,7 @@ fn check_host_and_origin(state: &AppState, request: &Request) -> Result<(), Http
             .any(|o| o == origin);
         if !same_site && !listed {
             return Err(HttpError::new(
-                StatusCode::FORBIDDEN,
-                "origin_not_allowed",
+                ErrorCode::OriginNotAllowed,
                 format!(
                     "Origin {origin:?} is not allowed; add it to allowed_origins or cors_origins"
                 ),
@@ -122,8 +121,7 @@ pub async fn observe(State(state): State<AppState>, request: Request, next: Next
     let response = match tokio::time::timeout(timeout, next.run(request)).await {
         Ok(response) => response,
         Err(_) => HttpError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
+            ErrorCode::RequestTimeout,
             format!("no response within {timeout:?}"),
         )
         .into_response(),
@@ -168,21 +166,26 @@ async fn coded(response: Response) -> Response {
         .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
         .unwrap_or_default();
     let code = match status {
-        StatusCode::NOT_FOUND => "not_found",
-        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
-        StatusCode::NOT_ACCEPTABLE => "not_acceptable",
-        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
-        StatusCode::REQUEST_TIMEOUT => "request_timeout",
-        s if s.is_server_error() => "internal",
-        _ => "invalid_argument",
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::NOT_ACCEPTABLE => ErrorCode::NotAcceptable,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
+        StatusCode::REQUEST_TIMEOUT => ErrorCode::RequestTimeout,
+        s if s.is_server_error() => ErrorCode::Internal,
+        _ => ErrorCode::InvalidArgument,
     };
     let message = if text.is_empty() {
         status.canonical_reason().unwrap_or("error").to_owned()
     } else {
         text
     };
-    let mut coded = HttpError::new(status, code, message).into_response();
+    // axum's own status stands (a 414, say, keeps it), under the closest code.
+    let mut coded = HttpError {
+        status,
+        ..HttpError::new(code, message)
+    }
+    .into_response();
     for (name, value) in &parts.headers {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             coded.headers_mut().append(name, value.clone());

@@ -29,10 +29,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::routing::{get, post};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
+use crate::api::error::ErrorCode;
 use crate::engine::{CommitOutcome, Engine};
 use error::HttpError;
 use metrics::Metrics;
@@ -236,16 +237,14 @@ fn with_commit(mut response: axum::response::Response, seq: u64) -> axum::respon
 
 async fn not_found() -> HttpError {
     HttpError::new(
-        StatusCode::NOT_FOUND,
-        "not_found",
+        ErrorCode::NotFound,
         "no such route; see the README for the routes",
     )
 }
 
 async fn method_not_allowed() -> HttpError {
     HttpError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
+        ErrorCode::MethodNotAllowed,
         "this route does not accept that method",
     )
 }

@@ -1,6 +1,7 @@
 //! Content negotiation: pick the best media type the server offers for an Accept header.
 
-use axum::http::{HeaderMap, StatusCode, header};
+use crate::api::error::ErrorCode;
+use axum::http::{HeaderMap, header};
 
 use super::error::HttpError;
 
@@ -96,8 +97,7 @@ pub fn choose<T: Copy>(
     }
     best.map(|(offer, _, _)| offer).ok_or_else(|| {
         HttpError::new(
-            StatusCode::NOT_ACCEPTABLE,
-            "not_acceptable",
+            ErrorCode::NotAcceptable,
             format!(
                 "no acceptable format for Accept: {accept}; available: {}",
                 offers.iter().map(|o| o.0).collect::<Vec<_>>().join(", ")
@@ -109,6 +109,7 @@ pub fn choose<T: Copy>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::StatusCode;
 
     fn pick(accept: &str) -> Result<&'static str, StatusCode> {
         let mut headers = HeaderMap::new();

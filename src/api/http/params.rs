@@ -2,10 +2,11 @@
 //! commit metadata headers, pinned-read parameters, and bounded body reads.
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 
 use super::auth::Rights;
 use super::error::HttpError;
+use crate::api::error::ErrorCode;
 use crate::engine::{CommitRequest, ReadOptions};
 use crate::model::NamedNode;
 
@@ -152,8 +153,7 @@ pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, HttpError> {
 /// The 413 of a body over the limit.
 pub fn too_large(limit: usize) -> HttpError {
     HttpError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "payload_too_large",
+        ErrorCode::PayloadTooLarge,
         format!("request body larger than {limit} bytes (body_limit_bytes)"),
     )
 }

@@ -7,7 +7,7 @@
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use super::auth::authorize;
@@ -16,6 +16,7 @@ use super::error::HttpError;
 use super::params::{Params, commit_request, content_type, read_body};
 use super::stream::blocking;
 use super::{AppState, outcome_json};
+use crate::api::error::ErrorCode;
 use crate::api::report::{conformance_json, report_json, shapes_turtle};
 use crate::engine::{GraphWrite, ImportFormat, ImportOptions, parse_triples};
 use crate::model::NamedNode;
@@ -23,8 +24,7 @@ use crate::shacl::{SHAPES_GRAPH, ValidationMode};
 
 fn shapes_not_found(graph: &str) -> HttpError {
     HttpError::new(
-        StatusCode::NOT_FOUND,
-        "shapes_not_found",
+        ErrorCode::ShapesNotFound,
         format!(
             "graph {graph:?} has no SHACL shapes; publish some with PUT /graphs/{graph}/shapes"
         ),
@@ -107,8 +107,7 @@ pub async fn put_shapes(
     }
     .ok_or_else(|| {
         HttpError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             format!(
                 "Content-Type {} is not accepted for shapes; use text/turtle, application/n-triples, application/n-quads or application/trig",
                 media.as_deref().unwrap_or("(none)")

@@ -3,7 +3,7 @@
 
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 
 use super::auth::authorize;
@@ -13,6 +13,7 @@ use super::negotiate::{self, GRAPHS, SOLUTIONS};
 use super::params::{Params, content_type, read_body, utf8_body};
 use super::stream::{Head, stream};
 use super::{AppState, DEFAULT_GRAPH_NAME, request_base_iri};
+use crate::api::error::ErrorCode;
 use crate::engine::EngineError;
 use crate::sparql::{Query, QueryError, write_results};
 
@@ -53,8 +54,7 @@ pub async fn get(
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     if params.contains("update") {
         return Err(HttpError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
+            ErrorCode::MethodNotAllowed,
             "updates must be sent with POST to the update endpoint",
         ));
     }
@@ -99,8 +99,7 @@ pub async fn post(
         }
         other => {
             return Err(HttpError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
+                ErrorCode::UnsupportedMediaType,
                 format!(
                     "Content-Type {} is not accepted; use application/sparql-query or application/x-www-form-urlencoded",
                     other.unwrap_or("(none)")

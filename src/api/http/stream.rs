@@ -11,6 +11,7 @@
 //! are chunked; their last chunk and the chunked terminator may leave in separate
 //! writes, which is why accepted sockets have `TCP_NODELAY` (see `serve`).
 
+use crate::api::error::ErrorCode;
 use std::io::Write;
 
 use axum::body::{Body, Bytes};
@@ -149,7 +150,7 @@ where
                     let _ = first.send(Err(error));
                 }
                 None => {
-                    tracing::warn!(code = error.code, message = %error.message, "response cut short");
+                    tracing::warn!(code = error.code.as_str(), message = %error.message, "response cut short");
                     let _ = writer
                         .rest
                         .blocking_send(Err(std::io::Error::other(error.message)));
@@ -182,8 +183,7 @@ where
         }
         Ok(Err(error)) => error.into_response(),
         Err(_) => HttpError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
+            ErrorCode::Internal,
             "the request's worker stopped without an answer",
         )
         .into_response(),
@@ -198,8 +198,7 @@ where
 {
     tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
         Err(HttpError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
+            ErrorCode::Internal,
             "the request's worker failed",
         ))
     })

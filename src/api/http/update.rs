@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use spargebra::GraphUpdateOperation;
 
@@ -14,6 +14,7 @@ use super::error::HttpError;
 use super::params::{Params, commit_request, content_type, read_body, utf8_body};
 use super::stream::blocking;
 use super::{AppState, DEFAULT_GRAPH_NAME, outcome_json, request_base_iri};
+use crate::api::error::ErrorCode;
 use crate::engine::EngineError;
 use crate::sparql::UpdateOptions;
 
@@ -61,8 +62,7 @@ pub async fn post(
         }
         other => {
             return Err(HttpError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
+                ErrorCode::UnsupportedMediaType,
                 format!(
                     "Content-Type {} is not accepted; use application/sparql-update or application/x-www-form-urlencoded",
                     other.unwrap_or("(none)")

@@ -30,35 +30,26 @@ const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommitArgs {
-    /// The graph to write (default `main`).
     #[serde(default)]
     pub graph: Option<String>,
-    /// Links to add: `{"source": {"type": "Ticket", "name": "T-42"}, "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "BUG-7"}}`.
     #[serde(default)]
     pub triplets: Vec<Triplet>,
-    /// Field values to set (replacing earlier values of those fields).
+    /// Field values to set (replacing earlier values).
     #[serde(default)]
     pub entity_properties: Vec<EntityProperties>,
-    /// Vectors computed by the caller, used instead of the model's embedding of those
-    /// records in a search index: `{"record": {"type": "Ticket", "name": "T-42"}, "vector":
-    /// [...], "index": "ticket"}` (or `"iri"` instead of `record`; `index` may be left out
-    /// when the graph has one). The vector must have the index's dimension.
+    /// Your vectors for records, instead of the model's.
     #[serde(default)]
     pub entity_embeddings: Vec<EntityEmbedding>,
-    /// Links to remove (asks the person first).
     #[serde(default)]
     pub retract_edges: Vec<Edge>,
-    /// Records to remove with all their links and values (asks the person first).
     #[serde(default)]
     pub retract_entities: Vec<RecordRef>,
-    /// Report what would change without writing (and without asking).
     #[serde(default)]
     pub dry_run: bool,
     /// When the facts were observed (RFC 3339).
     #[serde(default)]
     pub observed_at: Option<String>,
-    /// A retry with the same key and content returns the first commit; derived from the
-    /// graph and the content when absent.
+    /// A retry with the same key returns the first commit (default: from the content).
     #[serde(default)]
     pub idempotency_key: Option<String>,
     #[serde(default)]
@@ -83,11 +74,11 @@ pub struct RecordRef {
 pub struct EntityEmbedding {
     #[serde(default)]
     pub record: Option<RecordRef>,
-    /// The record's IRI (any record, RDF data too), instead of `record`.
+    /// Instead of `record`: any record's IRI.
     #[serde(default)]
     pub iri: Option<String>,
     pub vector: Vec<f32>,
-    /// The search index (see the embeddings tool); optional when there is one.
+    /// The index (optional when there is one).
     #[serde(default)]
     pub index: Option<String>,
 }
@@ -98,13 +89,13 @@ pub struct Triplet {
     pub source: RecordRef,
     pub relation: String,
     pub target: RecordRef,
-    /// Why the link holds (quoted text, a URL).
+    /// Why it holds (a quote, a URL).
     #[serde(default)]
     pub evidence: Option<String>,
     /// How sure, from 0 to 1.
     #[serde(default)]
     pub confidence: Option<f64>,
-    /// When the link holds in the world (not when it was committed).
+    /// When it holds in the world.
     #[serde(default)]
     pub valid_time: Option<ValidTime>,
 }
@@ -116,10 +107,9 @@ pub struct ValidTime {
     pub start: Option<String>,
     #[serde(default)]
     pub end: Option<String>,
-    /// e.g. day, month, year.
+    /// day, month, year…
     #[serde(default)]
     pub granularity: Option<String>,
-    /// The text the time was read from.
     #[serde(default)]
     pub source_text: Option<String>,
 }
@@ -128,7 +118,7 @@ pub struct ValidTime {
 #[serde(deny_unknown_fields)]
 pub struct EntityProperties {
     pub entity: RecordRef,
-    /// Field name → value (or array of values), converted to the field's value type.
+    /// Field name → value or values.
     pub properties: BTreeMap<String, Value>,
 }
 

@@ -20,8 +20,6 @@ use crate::shacl::ValidationMode;
 #[serde(deny_unknown_fields)]
 pub struct ConfigureArgs {
     pub action: ConfigureAction,
-    /// The graph to configure (default `main`; created by the first write, which over
-    /// HTTP needs an API key with the admin scope).
     #[serde(default)]
     pub graph: Option<String>,
     #[serde(default)]
@@ -30,20 +28,17 @@ pub struct ConfigureArgs {
     pub relations: Vec<RelationSpec>,
     #[serde(default)]
     pub fields: Vec<FieldSpec>,
-    /// `evolve_ontology`: the changes, applied in order.
     #[serde(default)]
     pub changes: Vec<Change>,
-    /// `publish_schema`: the SHACL shapes document (replaces the published shapes).
+    /// `publish_schema`: the SHACL document (replaces the published one).
     #[serde(default)]
     pub shapes: Option<String>,
-    /// `publish_schema`: the shapes' format: `turtle` (default), `ntriples`, `nquads`, `trig`.
+    /// `publish_schema`: turtle (default), ntriples, nquads or trig.
     #[serde(default)]
     pub format: Option<String>,
-    /// `publish_schema`: `off`, `warn` (default: commits land, violations are reported) or
-    /// `reject` (commits that would violate the shapes fail; asks the person first).
+    /// `publish_schema`: off, warn (default) or reject (asks the person first).
     #[serde(default)]
     pub desired_mode: Option<ModeArg>,
-    /// Report what would change (and what data conflicts) without writing.
     #[serde(default)]
     pub dry_run: bool,
 }
@@ -71,18 +66,15 @@ impl From<ModeArg> for ValidationMode {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Change {
-    /// Rename a type, relation or field; data follows (record IRIs stay).
     Rename {
         kind: TermKind,
         from: String,
         to: String,
     },
-    /// Remove a type, relation or field and the data that uses it (asks the person).
     Remove {
         kind: TermKind,
         name: String,
     },
-    /// `one` narrows (refused while a source has several targets), `many` widens.
     SetCardinality {
         relation: String,
         cardinality: Cardinality,
@@ -91,12 +83,10 @@ pub enum Change {
         relation: String,
         inverse: Option<String>,
     },
-    /// Converts existing values; refused while some value does not convert.
     SetValueType {
         field: String,
         value_type: String,
     },
-    /// Refused while some existing value is not allowed; empty allows any value.
     SetAllowedValues {
         field: String,
         allowed_values: Vec<String>,
@@ -129,7 +119,7 @@ pub enum ConfigureAction {
     PublishSchema,
 }
 
-/// A type of record, e.g. `{"name": "Bug", "super_types": ["Issue"]}`.
+/// A type of record.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TypeSpec {
@@ -140,14 +130,14 @@ pub struct TypeSpec {
     pub description: Option<String>,
 }
 
-/// A relation, e.g. `{"name": "FIXED_IN", "domain": "Bug", "range": "Release", "cardinality": "one"}`.
+/// A relation between types.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RelationSpec {
     pub name: String,
     pub domain: String,
     pub range: String,
-    /// `one` (at most one target per source) or `many` (default).
+    /// `one` target per source, or `many` (default).
     #[serde(default)]
     pub cardinality: Option<Cardinality>,
     #[serde(default)]
@@ -167,12 +157,12 @@ pub enum Cardinality {
     Many,
 }
 
-/// A field of a type, e.g. `{"name": "severity", "type": "Bug", "value_type": "i64"}`.
+/// A field of a type.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldSpec {
     pub name: String,
-    /// The type the field belongs to.
+    /// The type that has it.
     #[serde(rename = "type")]
     pub type_name: String,
     /// bool, i64, f64, date_time, keyword or text.

@@ -16,31 +16,27 @@ use crate::sparql::QueryResults;
 #[serde(deny_unknown_fields)]
 pub struct InspectArgs {
     pub action: InspectAction,
-    /// The graph to inspect (default `main`).
     #[serde(default)]
     pub graph: Option<String>,
-    /// For `entity`: the record's IRI (or give `type` and `name`).
+    /// `entity`, `history`, `why`: the record's IRI (or `type` and `name`).
     #[serde(default)]
     pub iri: Option<String>,
-    /// For `entity`: the record's type, with `name`.
     #[serde(default, rename = "type")]
     pub type_name: Option<String>,
-    /// For `entity`: the record's name, with `type`.
     #[serde(default)]
     pub name: Option<String>,
-    /// For `why`: the link's relation (name or IRI); the link starts at the record.
+    /// `why`: the link's relation, from the record.
     #[serde(default)]
     pub relation: Option<String>,
-    /// For `why`: where the link ends.
+    /// `why`: where the link ends.
     #[serde(default)]
     pub target: Option<super::modes::Node>,
-    /// For `commit`: the commit number.
     #[serde(default)]
     pub commit_seq: Option<u64>,
-    /// For `entity` and `guide`: read at this commit instead of the head.
+    /// Read at this commit instead of the head.
     #[serde(default)]
     pub as_of_commit_seq: Option<u64>,
-    /// For `log` and `commit`: the `cursor` from a previous answer's `next`.
+    /// From the previous answer's `next`.
     #[serde(default)]
     pub cursor: Option<String>,
     /// `compact` (default), `standard` or `full`.

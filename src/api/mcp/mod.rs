@@ -13,6 +13,7 @@ mod modes;
 mod query;
 mod rdf;
 mod render;
+mod schema;
 mod search;
 mod structured;
 mod traverse;
@@ -20,7 +21,6 @@ mod traverse;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
@@ -205,9 +205,9 @@ impl StrataMcp {
 
     #[tool(
         name = "inspect",
-        description = "Look at a graph before querying it. Actions: `guide` (counts, main types and properties, suggested next calls — start here), `graphs` (which graphs exist), `publication` (head commit and index lag), `log` (commits, newest first, paged), `commit` (one commit's inserted and deleted quads; needs `commit_seq`), `entity` (one record's properties and incoming links; needs `iri`, or `type` and `name`; pinnable with `as_of_commit_seq`), `ontology` (types, relations, fields; paged), `history` (one record's changes over commits, with the commit, author and message of each), `why` (the commits and the evidence/confidence annotations behind one link: the record, `relation`, `target`), `schema` (the published SHACL shapes as Turtle, their mode and target classes; pinnable), `conformance` (the SHACL report of the whole graph: conforms, result_count, results with focus node, path, value, constraint, message, severity; paged). Every answer names the commit it was read at (`served_at_seq`). Example: {\"action\": \"guide\", \"graph\": \"main\"}",
-        input_schema = input_schema::<InspectArgs>(),
-        output_schema = schema_for_output::<Envelope>(),
+        description = "Look at a graph before querying it; start with `guide`. Actions: `guide` (counts, main types and properties, suggested calls), `graphs`, `publication` (head, index lag), `log` (commits, newest first), `commit` (one commit's quads), `entity` (a record's properties and incoming links), `ontology`, `history` (a record's changes: commit, author, message), `why` (the commits and evidence behind a link), `schema` (published SHACL shapes, mode), `conformance` (the graph's SHACL report). Example: {\"action\": \"guide\", \"graph\": \"main\"}",
+        input_schema = schema::input_schema::<InspectArgs>(),
+        output_schema = schema::output_schema(),
         annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn inspect(
@@ -249,9 +249,9 @@ impl StrataMcp {
 
     #[tool(
         name = "query",
-        description = "Read a graph. Mode `sparql` runs SELECT, ASK, CONSTRUCT or DESCRIBE (`sparql`) at the head, or at an earlier commit with `as_of_commit_seq`; answers are pages: when `next` is present, call again with exactly those arguments (its cursor pins the commit, so later commits never change later pages); `detail` (compact|standard|full) sets rows per page (20/100/1000) and string lengths. Mode `structured` takes a JSON query in `structured`: {\"patterns\": [{\"subject\": {\"var\": \"t\"}, \"predicate\": \"REPORTED_AS\", \"object\": {\"var\": \"b\"}}], \"filters\": [{\"op\": \"ge\", \"left\": {\"field\": {\"var\": \"b\", \"name\": \"severity\"}}, \"right\": {\"value\": 2}}], \"group_by\": [\"b\"], \"aggregates\": [{\"func\": \"count\", \"as\": \"n\"}], \"order_by\": [{\"var\": \"n\", \"descending\": true}]} (terms: {\"var\"}, {\"type\", \"name\"}, {\"iri\"}, {\"value\", \"datatype\"}; predicates: relation or field names, \"type\", or {\"iri\"}; filters nest with and/or/not; group_keys bucket date fields by year/month/week/day/hour; `detail` full returns the compiled SPARQL). Mode `traverse` runs a pipeline in `traverse`: {\"steps\": [{\"from_type\": \"Ticket\"}, {\"filter\": {\"properties\": [[{\"field\": \"status\", \"op\": \"==\", \"value\": \"open\"}]]}}, {\"out\": \"REPORTED_AS\"}, {\"out\": \"FIXED_IN\"}], \"fields\": [\"version\"]} — steps from_type | from_records | out (to_type) | in (from_type) | filter (properties: OR of AND lists, a list value means any of; exists: sub-traversals) | order_by {field, order} | limit | count | group_by | aggregate_by | collect; items come back with iri, type, label and the requested fields. Mode `analyze` counts by `by` = type, relation or structured (a grouped `structured` query) and returns the values with a Vega-Lite `chart` (bar or pie) spec. Mode `describe` shows, for a `class`, which fields and links its sampled instances hold (counts, value kinds, examples, the values of small sets) or, for a `property`, what it connects. Mode `names` resolves `name` to candidate records (exact, case-insensitive, prefix, contains). Mode `commit_at` maps `at` (a date or RFC 3339 moment) to the commit that was the head then. Mode `compare` runs the SELECT in `sparql` at `from` and `to` ({\"as_of_commit_seq\": N} | {\"date\": \"2026-06-01\"} | {\"moment\": …}; `to` defaults to the head) and returns rows added, removed, and changed by the variable `key`. Mode `paths` finds up to `max_paths` (≤ 20) paths of at most `max_depth` (≤ 8) links from `source` to `target` ({\"iri\"} | {\"type\", \"name\"}), shortest first, over `relations` in `direction` (out|in|both); mode `neighborhood` returns the nodes and links within `max_depth` (≤ 4) of `source`, at most `max_nodes`. `as_of` (a date or moment) on `structured` and `traverse` keeps only links valid in the world then (valid time, from commit annotations), independently of `as_of_commit_seq` (commit time). `entailment` (none|subclass|rdfs) on `sparql` and `structured` makes type patterns match subclass instances (and, with rdfs, domain/range types and sub-properties). Mode `search` finds records near some words: `text`, optional `class` (a searchable class: see the embeddings tool, action list), `lane` dense (meaning) | sparse (BM25 keywords) | hybrid (default), `filters` ([{\"via\": \"REPORTED_AS\", \"to\": {\"iri\": …}, \"direction\": \"out\"}, {\"field\": \"severity\", \"op\": \"ge\", \"value\": 2}, {\"field\": \"status\", \"op\": \"any_of\", \"value\": [\"open\", \"pending\"]}]; ops eq ne lt le gt ge between any_of), `top_k` (≤ 200), `min_score`, `embedding` (a vector instead of text), `explain` (the plan without running), `consistency` strong (wait for the index); hits carry iri, label, score and lane scores; the plan is nearest, filter_first (few candidates scored exactly) or filtered_nearest (the filter applied inside the HNSW search). Cite `served_at_seq` when you report a fact. Examples: {\"mode\": \"search\", \"text\": \"users cannot sign in\", \"top_k\": 5}; {\"mode\": \"sparql\", \"sparql\": \"SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 50\"}; {\"mode\": \"names\", \"name\": \"t-1002\"}; {\"mode\": \"commit_at\", \"at\": \"2026-06-01\"}; {\"mode\": \"compare\", \"sparql\": \"SELECT ?t ?status WHERE { ?t <http://example.org/support/status> ?status }\", \"from\": {\"as_of_commit_seq\": 1}, \"key\": \"t\"}; {\"mode\": \"paths\", \"source\": {\"iri\": \"http://example.org/support/t-1002\"}, \"target\": {\"iri\": \"http://example.org/support/r2-4-1\"}}; {\"mode\": \"neighborhood\", \"source\": {\"iri\": \"http://example.org/support/bug-117\"}, \"max_depth\": 1}; {\"mode\": \"describe\", \"class\": \"http://example.org/support/Ticket\"}; {\"mode\": \"analyze\", \"by\": \"type\", \"chart\": \"pie\"}",
-        input_schema = input_schema::<QueryArgs>(),
-        output_schema = schema_for_output::<Envelope>(),
+        description = "Read a graph. Every answer names the commit read (`served_at_seq`: cite it); `as_of_commit_seq` reads an earlier one. When `next` is present, call again with exactly those arguments for the next page. Modes: `sparql` (SELECT, ASK, CONSTRUCT, DESCRIBE); `structured` (a JSON query); `traverse` (a pipeline of steps); `search` (records nearest to `text`, with `filters`); `names` (a name → records); `describe` (what instances of a `class` hold, or a `property` links); `analyze` (counts `by` type, relation or structured, with a Vega-Lite chart); `commit_at` (a date → the head then); `compare` (`sparql` at `from` and `to` → rows added, removed, changed by `key`); `paths` (`source` to `target`); `neighborhood` (around `source`). Structured: {\"patterns\": [{\"subject\": {\"var\": \"t\"}, \"predicate\": \"REPORTED_AS\", \"object\": {\"var\": \"b\"}}], \"filters\": [{\"op\": \"ge\", \"left\": {\"field\": {\"var\": \"b\", \"name\": \"severity\"}}, \"right\": {\"value\": 2}}], \"group_by\": [\"b\"], \"aggregates\": [{\"func\": \"count\", \"as\": \"n\"}]}; terms {\"var\"}, {\"type\", \"name\"}, {\"iri\"}, {\"value\", \"datatype\"}. Traverse: {\"steps\": [{\"from_type\": \"Ticket\"}, {\"filter\": {\"properties\": [[{\"field\": \"status\", \"op\": \"==\", \"value\": \"open\"}]]}}, {\"out\": \"REPORTED_AS\"}], \"fields\": [\"severity\"]}. Examples: {\"mode\": \"search\", \"text\": \"users cannot sign in\", \"top_k\": 5}; {\"mode\": \"sparql\", \"sparql\": \"SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 50\"}; {\"mode\": \"names\", \"name\": \"t-1002\"}; {\"mode\": \"paths\", \"source\": {\"iri\": \"http://example.org/support/t-1002\"}, \"target\": {\"iri\": \"http://example.org/support/r2-4-1\"}}",
+        input_schema = schema::input_schema::<QueryArgs>(),
+        output_schema = schema::output_schema(),
         annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn query(
@@ -293,9 +293,9 @@ impl StrataMcp {
 
     #[tool(
         name = "rdf",
-        description = "Write RDF. Action `import` parses `content` (turtle, trig with named graphs, ntriples, nquads, rdfxml, jsonld; up to 16 MiB) and commits its quads; action `update` runs a SPARQL 1.1 Update (`sparql`). Each call is one commit; the answer names its `commit_seq`. An update that removes data (DELETE, CLEAR, DROP, MOVE, COPY) first asks the person to approve, listing what will be removed; without a way to ask, it fails with `approval_required` and writes nothing. Pass `idempotency_key` to make retries safe. Example: {\"action\": \"update\", \"sparql\": \"INSERT DATA { <http://example.org/a> <http://example.org/knows> <http://example.org/b> }\"}",
-        input_schema = input_schema::<RdfArgs>(),
-        output_schema = schema_for_output::<Envelope>(),
+        description = "Write RDF; one call is one commit. `import` parses `content` (turtle, trig, ntriples, nquads, rdfxml, jsonld; ≤ 16 MiB); `update` runs a SPARQL Update. An update that removes data asks the person first; without a way to ask it fails with `approval_required`, writing nothing. Example: {\"action\": \"update\", \"sparql\": \"INSERT DATA { <http://example.org/a> <http://example.org/knows> <http://example.org/b> }\"}",
+        input_schema = schema::input_schema::<RdfArgs>(),
+        output_schema = schema::output_schema(),
         annotations(read_only_hint = false, idempotent_hint = false, destructive_hint = true, open_world_hint = false)
     )]
     async fn rdf(
@@ -332,9 +332,9 @@ impl StrataMcp {
 
     #[tool(
         name = "commit",
-        description = "Write records against the ontology (define it first with `configure`). `triplets` add links: {\"source\": {\"type\": \"Ticket\", \"name\": \"T-42\"}, \"relation\": \"REPORTED_AS\", \"target\": {\"type\": \"Bug\", \"name\": \"BUG-7\"}, \"evidence\": \"...\", \"confidence\": 0.9, \"valid_time\": {\"start\": \"2026-06-01\"}}; records are {type, name}, {type, key} or {key}. `entity_properties` set field values, converted to the field's type (\"52\" for an i64 field, \"2026-06-26\" for a date_time). `retract_edges` and `retract_entities` remove links and records (the person is asked first; history stays readable with `as_of_commit_seq`). `dry_run` shows what would change and the SHACL report the commit would get. When the graph's shapes are in `reject` mode, a commit that leaves a violation fails with `shacl_violation` and the report (focus node, path, value, constraint, message), and nothing is written; in `warn` mode it lands and the answer carries the report. One call is one commit; the same content again returns the first commit. Example: {\"triplets\": [{\"source\": {\"type\": \"Bug\", \"name\": \"BUG-7\"}, \"relation\": \"FIXED_IN\", \"target\": {\"type\": \"Release\", \"name\": \"2.1\"}}]}",
-        input_schema = input_schema::<CommitArgs>(),
-        output_schema = schema_for_output::<Envelope>(),
+        description = "Write records against the ontology (see `configure`); one call is one commit, and the same content again returns the first commit. `triplets` add links (with optional `evidence`, `confidence`, `valid_time`); `entity_properties` set field values; `retract_edges` and `retract_entities` remove (asks the person first). Records are {type, name}, {type, key} or {key}. `dry_run` shows the change and its SHACL report. Under `reject` shapes a violating commit fails with `shacl_violation` and the report; under `warn` it lands with the report. Example: {\"triplets\": [{\"source\": {\"type\": \"Bug\", \"name\": \"BUG-7\"}, \"relation\": \"FIXED_IN\", \"target\": {\"type\": \"Release\", \"name\": \"2.1\"}}]}",
+        input_schema = schema::input_schema::<CommitArgs>(),
+        output_schema = schema::output_schema(),
         annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = true, open_world_hint = false)
     )]
     async fn commit(
@@ -371,9 +371,9 @@ impl StrataMcp {
 
     #[tool(
         name = "configure",
-        description = "Define the ontology that `commit` writes against, stored as RDFS/OWL triples in the graph and versioned like data. Action `define_ontology` adds `types` ({name, super_types}), `relations` ({name, domain, range, cardinality one|many, inverse, symmetric, transitive}) and `fields` ({name, type, value_type bool|i64|f64|date_time|keyword|text, unit, allowed_values, required}). Calling it again with the same definitions changes nothing (`changed: false`). Action `evolve_ontology` applies `changes` ({\"op\": \"rename\", \"kind\": \"type\", \"from\": \"Bug\", \"to\": \"Defect\"}, remove, set_cardinality, set_inverse, set_value_type, set_allowed_values, set_required) and any new types, relations, fields; data follows renames and value-type changes; removals and narrowings ask the person; changes that conflict with data are refused (`ontology_conflict`). `dry_run` reports what would change and the conflicts. Action `publish_schema` (over HTTP, an API key with the admin scope) publishes SHACL shapes (`shapes`: a Turtle document, or `format` ntriples|nquads|trig) with `desired_mode` off|warn|reject: in warn mode commits land and their violations are reported, in reject mode commits that would leave a violation fail (publishing reject rules asks the person first); `dry_run` checks the shapes, names classes and properties the ontology and data do not know, and counts current records that would violate them. Examples: {\"action\": \"publish_schema\", \"shapes\": \"@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/support/> . ex:TicketShape a sh:NodeShape ; sh:targetClass ex:Ticket ; sh:property [ sh:path ex:status ; sh:minCount 1 ] .\", \"desired_mode\": \"warn\", \"dry_run\": true}; {\"action\": \"define_ontology\", \"types\": [{\"name\": \"Bug\"}, {\"name\": \"Release\"}], \"relations\": [{\"name\": \"FIXED_IN\", \"domain\": \"Bug\", \"range\": \"Release\", \"cardinality\": \"one\"}], \"fields\": [{\"name\": \"severity\", \"type\": \"Bug\", \"value_type\": \"i64\"}]}",
-        input_schema = input_schema::<ConfigureArgs>(),
-        output_schema = schema_for_output::<Envelope>(),
+        description = "Define the ontology `commit` writes against (RDFS/OWL triples in the graph, versioned like data). `define_ontology` adds `types`, `relations` and `fields` (idempotent). `evolve_ontology` applies `changes` and new definitions; data follows renames and value-type changes; removals and narrowings ask the person; a change that conflicts with data fails with `ontology_conflict`. `publish_schema` publishes SHACL `shapes` in `desired_mode` warn (violations reported) or reject (violating commits fail). `dry_run` reports changes and conflicts without writing. Example: {\"action\": \"define_ontology\", \"types\": [{\"name\": \"Bug\"}, {\"name\": \"Release\"}], \"relations\": [{\"name\": \"FIXED_IN\", \"domain\": \"Bug\", \"range\": \"Release\", \"cardinality\": \"one\"}], \"fields\": [{\"name\": \"severity\", \"type\": \"Bug\", \"value_type\": \"i64\"}]}",
+        input_schema = schema::input_schema::<ConfigureArgs>(),
+        output_schema = schema::output_schema(),
         annotations(read_only_hint = false, idempotent_hint = false, destructive_hint = true, open_world_hint = false)
     )]
     async fn configure(
@@ -417,9 +417,9 @@ impl StrataMcp {
 
     #[tool(
         name = "embeddings",
-        description = "Make classes searchable by meaning and keywords, then search them with `query` mode `search` (or `search:` patterns in SPARQL). Action `declare` ({class, from, exclude?, name?}): `class` is an ontology type name or any class IRI (RDF data too, e.g. http://purl.org/dc/terms/BibliographicResource); `from` lists the fields and links whose values make each record's text (ontology names or property IRIs such as http://purl.org/dc/terms/title; a link contributes its target's label; the record's label always comes first); the declaration is versioned in the log and the index (HNSW embeddings + BM25) builds in the background. `list` shows every index with its state, progress, records and lag behind the head; `get` one (`name`); `preview` the exact text of sample records (no model call; give `class`+`from` to try a recipe, or `name`); `refresh` re-embeds every record; `delete` removes a declaration and its index (asks the person first). Over HTTP, `declare`, `refresh` and `delete` need an API key with the admin scope. Example: {\"action\": \"declare\", \"class\": \"http://example.org/support/Ticket\", \"from\": [\"http://www.w3.org/2000/01/rdf-schema#label\", \"http://example.org/support/reportedAs\"]}",
-        input_schema = input_schema::<search::EmbeddingsArgs>(),
-        output_schema = schema_for_output::<Envelope>(),
+        description = "Make a class searchable by meaning and keywords, then search it with `query` mode `search` or `search:` patterns in SPARQL. `declare`: `class` (an ontology type or any class IRI) and `from` (the fields and links that make a record's text); versioned in the log, indexed in the background. `list` (indexes: state, progress, lag), `get`, `preview` (sample records' text), `refresh` (re-embed), `delete` (asks the person). Example: {\"action\": \"declare\", \"class\": \"http://example.org/support/Ticket\", \"from\": [\"http://www.w3.org/2000/01/rdf-schema#label\", \"http://example.org/support/reportedAs\"]}",
+        input_schema = schema::input_schema::<search::EmbeddingsArgs>(),
+        output_schema = schema::output_schema(),
         annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = true, open_world_hint = false)
     )]
     async fn embeddings(
@@ -558,12 +558,6 @@ impl ServerHandler for StrataMcp {
     }
 }
 
-/// A tool's input schema, from its argument type.
-fn input_schema<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
-    rmcp::handler::server::common::schema_for_input::<T>()
-        .unwrap_or_else(|_| rmcp::handler::server::common::schema_for_type::<T>())
-}
-
 /// Parses tool arguments here rather than in rmcp's extractor, so a bad argument gets a
 /// structured error naming it (`param`) like every other error.
 fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Result<T, ApiError> {
@@ -655,7 +649,7 @@ fn finish(
             }
             let code = error.code.as_str();
             let mut body = serde_json::json!({
-                "type": error_type(&error),
+                "type": error.code.kind(),
                 "code": code,
                 "message": error.message,
             });
@@ -687,16 +681,6 @@ fn finish(
     });
     tracing::info!(target: "strata::audit", "{audit}");
     response
-}
-
-fn error_type(error: &ApiError) -> &'static str {
-    use crate::api::error::ErrorCode::*;
-    match error.code {
-        ApprovalRequired | ApprovalDeclined => "approval",
-        QueryTimeout | QueryTooComplex | QueryMemoryLimit | Cancelled => "limit",
-        Internal | Corruption | LogCorrupt | LogTruncated | DataDirLocked => "internal",
-        _ => "invalid_request",
-    }
 }
 
 fn hint(error: &ApiError) -> Option<&'static str> {
@@ -766,6 +750,28 @@ mod tests {
             .collect();
         tools.sort_by_key(|tool| tool["name"].as_str().unwrap_or_default().to_owned());
         serde_json::to_string_pretty(&tools).unwrap_or_default() + "\n"
+    }
+
+    /// Every agent pays for the whole `tools/list` answer before its first call: the
+    /// static part (before the searchable classes are named) stays under 23,500 bytes, so
+    /// the answer with a few searchable classes stays under 24 KB.
+    #[test]
+    fn tool_list_stays_within_its_budget() {
+        let tools = StrataMcp::tool_router().list_all();
+        let bytes = serde_json::to_vec(&tools).unwrap().len();
+        assert!(
+            bytes <= 23_500,
+            "tools/list is {bytes} bytes, over its 23,500-byte budget: shorten descriptions"
+        );
+        for tool in &tools {
+            let schemas =
+                serde_json::to_string(&(&tool.input_schema, &tool.output_schema)).unwrap();
+            assert!(
+                !schemas.contains("\"format\":\"uint") && !schemas.contains("\"format\":\"int"),
+                "{} declares a non-standard format",
+                tool.name
+            );
+        }
     }
 
     /// The tool contract is a reviewed file: a change to a tool's name, description,

@@ -15,119 +15,102 @@ use crate::sparql::{CancellationToken, Query, QueryResults};
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueryArgs {
-    /// `sparql`: run a SPARQL 1.1 query (SELECT, ASK, CONSTRUCT, DESCRIBE).
+    /// What to do (see the tool's description).
     pub mode: QueryMode,
-    /// The graph to read (default `main`).
     #[serde(default)]
     pub graph: Option<String>,
-    /// The SPARQL query text (mode `sparql`).
+    /// `sparql`, `compare`: the query.
     #[serde(default)]
     pub sparql: Option<String>,
     /// Read at this commit instead of the head.
     #[serde(default)]
     pub as_of_commit_seq: Option<u64>,
-    /// At most this many rows per page (capped by `detail`).
+    /// Rows per page (at most the `detail`'s).
     #[serde(default)]
     pub row_limit: Option<usize>,
-    /// The `cursor` from a previous answer's `next` (pass the other arguments unchanged).
+    /// From the previous answer's `next`.
     #[serde(default)]
     pub cursor: Option<String>,
-    /// `compact` (default), `standard` or `full`: rows per page and string lengths.
+    /// Rows per page and string length: compact (default: 20, 300) | standard (100, 1000) |
+    /// full (1000, 5000; shows compiled SPARQL).
     #[serde(default)]
     pub detail: Option<Detail>,
-    /// `structured`: the JSON query (patterns, filters, group_by, group_keys, aggregates,
-    /// having, order_by, select, distinct).
+    /// `structured`, `analyze`: the JSON query.
     #[serde(default)]
     pub structured: Option<super::structured::Structured>,
-    /// `traverse`: `{"steps": [...], "fields": [...]}`.
+    /// `traverse`: {steps, fields}.
     #[serde(default)]
     pub traverse: Option<super::traverse::Traversal>,
-    /// `structured`, `traverse`: valid time — only links that hold in the world at this
-    /// date or moment (per their `strata:validFrom`/`validUntil` annotations); independent
-    /// of `as_of_commit_seq` (commit time), so both together give bitemporal reads.
-    #[serde(default)]
-    pub as_of: Option<String>,
-    /// `sparql`, `structured`: `none` (default), `subclass` (instances of subclasses match
-    /// their super classes) or `rdfs` (also `rdfs:domain`/`rdfs:range` types and
-    /// sub-properties), computed at query time at the pinned commit.
+    /// `structured`, `traverse`: a date or moment: only links valid in the world then.
+    /// Old name: `as_of`.
+    #[serde(default, alias = "as_of")]
+    pub valid_at: Option<String>,
+    /// `sparql`, `structured`: none (default) | subclass | rdfs (type inference at query
+    /// time).
     #[serde(default)]
     pub entailment: Option<String>,
-    /// `analyze`: what to count — `type`, `relation` or `structured` (with `structured`).
     #[serde(default)]
     pub by: Option<String>,
-    /// `analyze`: `bar` (default) or `pie`.
+    /// `analyze`: bar (default) | pie.
     #[serde(default)]
     pub chart: Option<String>,
-    /// `describe`: the class to describe (name or IRI).
+    /// `describe`: the class; `search`: only hits of this searchable class (name or IRI).
     #[serde(default)]
     pub class: Option<String>,
-    /// `describe`: the property to describe (relation or field name, or IRI).
     #[serde(default)]
     pub property: Option<String>,
-    /// `names`: the name to resolve.
     #[serde(default)]
     pub name: Option<String>,
-    /// `commit_at`: a date (`2026-06-26`, the end of that day, UTC) or an RFC 3339 moment.
+    /// `commit_at`: a date (its end, UTC) or an RFC 3339 moment.
     #[serde(default)]
     pub at: Option<String>,
-    /// `compare`: the earlier point.
     #[serde(default)]
     pub from: Option<super::modes::Point>,
-    /// `compare`: the later point (default: the head).
     #[serde(default)]
     pub to: Option<super::modes::Point>,
-    /// `compare`: the variable that identifies a row, so rows with the same key and other
-    /// values are reported as `changed`.
     #[serde(default)]
     pub key: Option<String>,
-    /// `paths`: where paths start; `neighborhood`: the center.
     #[serde(default)]
     pub source: Option<super::modes::Node>,
-    /// `paths`: where paths end.
     #[serde(default)]
     pub target: Option<super::modes::Node>,
-    /// `paths`, `neighborhood`: only these relations (names or IRIs); default all links.
+    /// `paths`, `neighborhood`: only these relations (default all).
     #[serde(default)]
     pub relations: Vec<String>,
-    /// `paths`, `neighborhood`: `out`, `in` or `both` (default).
+    /// `paths`, `neighborhood`: out | in | both (default).
     #[serde(default)]
     pub direction: Option<super::modes::Direction>,
-    /// `paths` (≤ 8, default 4), `neighborhood` (≤ 4, default 2): hops.
+    /// Hops: `paths` ≤ 8 (default 4), `neighborhood` ≤ 4 (default 2).
     #[serde(default)]
     pub max_depth: Option<usize>,
-    /// `paths`: at most this many paths (≤ 20, default 5), shortest first.
+    /// `paths`: ≤ 20 (default 5).
     #[serde(default)]
     pub max_paths: Option<usize>,
-    /// `neighborhood`: at most this many nodes (≤ 500, default 50).
+    /// `neighborhood`: ≤ 500 (default 50).
     #[serde(default)]
     pub max_nodes: Option<usize>,
-    /// `search`: the words to search for.
     #[serde(default)]
     pub text: Option<String>,
-    /// `search`: a query vector instead of (or with) `text`, of the index's dimension.
+    /// `search`: a vector instead of `text`.
     #[serde(default)]
     pub embedding: Option<Vec<f32>>,
-    /// `search`: `dense` (meaning), `sparse` (BM25 keywords) or `hybrid` (default, both
-    /// fused by reciprocal rank).
+    /// `search`: dense (meaning) | sparse (BM25) | hybrid (default: both, rank-fused).
     #[serde(default)]
     pub lane: Option<String>,
-    /// `search`: filters every hit must pass: links {"via", "to"?, "direction"?} and typed
-    /// fields {"field", "op": eq|ne|lt|le|gt|ge|between|any_of, "value"}.
+    /// `search`: all must pass: links {via, to?, direction?} and fields {field, op:
+    /// eq|ne|lt|le|gt|ge|between|any_of, value}.
     #[serde(default)]
     pub filters: Option<Vec<super::search::SearchFilter>>,
-    /// `search`: how many hits (default 10, at most 200).
+    /// `search`: how many hits (default 10, ≤ 200).
     #[serde(default)]
     pub top_k: Option<usize>,
-    /// `search`: drop hits scoring below this (cosine for dense, BM25 for sparse, fused
-    /// reciprocal-rank score for hybrid).
+    /// `search`: drop hits scoring lower.
     #[serde(default)]
     pub min_score: Option<f32>,
-    /// `search`: return the plan (and how many candidates pass the filters) without
-    /// running the search.
+    /// `search`: the plan (nearest | filter_first | filtered_nearest) without running it.
     #[serde(default)]
     pub explain: Option<bool>,
-    /// `search`: `eventual` (default: read the index as it is) or `strong` (wait until it
-    /// reflects the commit read).
+    /// `search`: eventual (default) | strong (wait for the index).
     #[serde(default)]
     pub consistency: Option<String>,
 }
@@ -193,9 +176,9 @@ fn structured(
     let iris = crate::ontology::RecordIris::for_graph(&graph_name);
     let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
     let valid_at = args
-        .as_of
+        .valid_at
         .as_deref()
-        .map(|t| super::structured::moment_literal(t, "as_of"))
+        .map(|t| super::structured::moment_literal(t, "valid_at"))
         .transpose()?;
     let compiled = super::structured::compile(&body, &iris, &ontology, valid_at.as_deref())?;
     let full = args.detail == Some(Detail::Full);
@@ -319,9 +302,9 @@ fn traverse(
     let iris = crate::ontology::RecordIris::for_graph(&graph_name);
     let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
     let valid_at = args
-        .as_of
+        .valid_at
         .as_deref()
-        .map(|t| super::structured::moment_literal(t, "as_of"))
+        .map(|t| super::structured::moment_literal(t, "valid_at"))
         .transpose()?;
     let (compiled, _) =
         super::traverse::compile(&body, &graph_name, &ontology, valid_at.as_deref())?;

@@ -23,8 +23,6 @@ pub const IMPORT_LIMIT_BYTES: usize = 16 << 20;
 #[serde(deny_unknown_fields)]
 pub struct RdfArgs {
     pub action: RdfAction,
-    /// The graph to write (default `main`; created by the first write, which over HTTP
-    /// needs an API key with the admin scope).
     #[serde(default)]
     pub graph: Option<String>,
     /// `import`: the document text.
@@ -33,16 +31,16 @@ pub struct RdfArgs {
     /// `import`: turtle, trig, ntriples, nquads, rdfxml or jsonld.
     #[serde(default)]
     pub format: Option<String>,
-    /// `import`: base IRI for relative IRIs.
+    /// `import`: for relative IRIs.
     #[serde(default)]
     pub base_iri: Option<String>,
-    /// `import`: put the document's triples into this named graph.
+    /// `import`: the named graph for the document's triples.
     #[serde(default)]
     pub into_graph: Option<String>,
-    /// `update`: the SPARQL 1.1 Update text.
+    /// `update`: the SPARQL Update.
     #[serde(default)]
     pub sparql: Option<String>,
-    /// A retry with the same key and content returns the first commit.
+    /// A retry with the same key returns the first commit.
     #[serde(default)]
     pub idempotency_key: Option<String>,
     /// Commit message.

@@ -26,28 +26,25 @@ use crate::sparql::QueryResults;
 #[serde(deny_unknown_fields)]
 pub struct EmbeddingsArgs {
     pub action: EmbeddingsAction,
-    /// The graph (default `main`).
     #[serde(default)]
     pub graph: Option<String>,
-    /// `declare`: the class to make searchable: an ontology type name or a class IRI.
+    /// `declare`: an ontology type or a class IRI.
     #[serde(default)]
     pub class: Option<String>,
-    /// `declare`: the fields and links whose values make each record's text, in order
-    /// (ontology names or property IRIs); links contribute their target's label. Empty:
-    /// every literal property. The record's label always comes first.
+    /// `declare`: fields and links (names or IRIs) whose values make a record's text, after
+    /// its label; a link gives its target's label. Default: every literal.
     #[serde(default)]
     pub from: Vec<String>,
-    /// `declare`: properties to leave out (names or IRIs).
+    /// `declare`: properties to leave out.
     #[serde(default)]
     pub exclude: Vec<String>,
-    /// The index name (default: the class's local name, lowercase).
+    /// The index (default: the class's local name, lowercase).
     #[serde(default)]
     pub name: Option<String>,
-    /// `preview`: how many records (default 5, at most 50).
+    /// `preview`: records (default 5, ≤ 50).
     #[serde(default)]
     pub limit: Option<usize>,
-    /// `declare`: HNSW parameters {m (links per node, 2..=256, default 16),
-    /// ef_construction (default 200), ef_search (default 64)}.
+    /// `declare`: m (2..=256, default 16), ef_construction (200), ef_search (64).
     #[serde(default)]
     pub hnsw: Option<HnswArgs>,
 }
@@ -85,19 +82,19 @@ pub enum EmbeddingsAction {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchFilter {
-    /// A link filter: the relation (name or IRI) the record must have.
+    /// A link the hit must have (relation name or IRI).
     #[serde(default)]
     pub via: Option<String>,
-    /// With `via`: the record at the other end ({"iri"} or {"type", "name"}); any when absent.
+    /// With `via`: the other end (default any).
     #[serde(default)]
     pub to: Option<super::modes::Node>,
-    /// With `via`: `out` (record → to, default) or `in` (to → record).
+    /// With `via`: out (default) or in.
     #[serde(default)]
     pub direction: Option<String>,
-    /// A field filter: the field (name or IRI).
+    /// A field (name or IRI).
     #[serde(default)]
     pub field: Option<String>,
-    /// `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `between` ([low, high]), `any_of` ([values]).
+    /// `value` is [low, high] for between, a list for any_of.
     #[serde(default)]
     pub op: Option<String>,
     #[serde(default)]

@@ -17,25 +17,23 @@ const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Structured {
-    /// Triple patterns, all of which must match.
     pub patterns: Vec<PatternSpec>,
-    /// Conditions, all of which must hold (use `or`/`not` inside).
+    /// All must hold.
     #[serde(default)]
     pub filters: Vec<Filter>,
-    /// Variables to group by.
     #[serde(default)]
     pub group_by: Vec<String>,
-    /// Computed group keys: a field of a variable, optionally bucketed by date.
+    /// A variable's field, optionally bucketed by date.
     #[serde(default)]
     pub group_keys: Vec<GroupKey>,
     #[serde(default)]
     pub aggregates: Vec<Aggregate>,
-    /// Conditions on groups (operands name aggregates or group variables).
+    /// Conditions on groups.
     #[serde(default)]
     pub having: Vec<Filter>,
     #[serde(default)]
     pub order_by: Vec<OrderBy>,
-    /// Variables to return (default: all pattern variables, or the groups and aggregates).
+    /// Default: every variable, or the groups and aggregates.
     #[serde(default)]
     pub select: Vec<String>,
     #[serde(default)]
@@ -77,7 +75,7 @@ pub enum Filter {
 pub struct GroupKey {
     /// `{"var": "x", "name": "opened"}`.
     pub field: FieldRef,
-    /// `year`, `month`, `week` (ISO, e.g. 2026-W05), `day` or `hour` for date_time fields.
+    /// year, month, week (ISO), day or hour.
     #[serde(default)]
     pub bucket: Option<String>,
     #[serde(rename = "as")]
