@@ -198,36 +198,37 @@ impl Graph {
             digest.update(document.digest);
         }
         let mut existed = false;
-        let outcome = self.commit_with(request, digest.finalize().into(), |txn| {
-            let graph_id = match &target {
-                None => Some(crate::store::DEFAULT_GRAPH),
-                Some(term) => txn.lookup(term),
-            };
-            let current: Vec<crate::store::QuadKey> = match graph_id {
-                None => Vec::new(),
-                Some(graph) => txn
-                    .snapshot()
-                    .quads(crate::store::Pattern {
-                        subject: None,
-                        predicate: None,
-                        object: None,
-                        graph: crate::store::GraphFilter::Is(graph),
-                    })
-                    .collect(),
-            };
-            existed = !current.is_empty();
-            if mode != GraphWrite::Merge {
-                for key in current {
-                    txn.delete(key);
+        let outcome =
+            self.commit_with::<EngineError>(request, digest.finalize().into(), |txn| {
+                let graph_id = match &target {
+                    None => Some(crate::store::DEFAULT_GRAPH),
+                    Some(term) => txn.lookup(term),
+                };
+                let current: Vec<crate::store::QuadKey> = match graph_id {
+                    None => Vec::new(),
+                    Some(graph) => txn
+                        .snapshot()
+                        .quads(crate::store::Pattern {
+                            subject: None,
+                            predicate: None,
+                            object: None,
+                            graph: crate::store::GraphFilter::Is(graph),
+                        })
+                        .collect(),
+                };
+                existed = !current.is_empty();
+                if mode != GraphWrite::Merge {
+                    for key in current {
+                        txn.delete(key);
+                    }
                 }
-            }
-            if let Some(document) = document {
-                for key in document.keys {
-                    txn.insert(key);
+                if let Some(document) = document {
+                    for key in document.keys {
+                        txn.insert(key);
+                    }
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            })?;
         Ok((outcome, existed))
     }
 

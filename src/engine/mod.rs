@@ -23,7 +23,7 @@ pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
 pub use repair::{CheckpointCheck, GraphCheck, RepairPlan};
 pub use search::{
     EXACT_MAX_CANDIDATES, IndexProgress, IndexStatus, MAX_K, SearchHit, SearchOutcome,
-    SearchRequest, VECTORS_GRAPH, embedder_for, vector_predicate, vector_quad,
+    SearchRequest, VECTORS_GRAPH, declarations_in, embedder_for, vector_predicate, vector_quad,
 };
 pub use validation::{ActiveShapes, CommitValidation, Conformance, ShapesPreview};
 pub use write::{CONTROL_GRAPHS, CommitOutcome, CommitRequest, UpdatePreview};

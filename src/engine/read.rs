@@ -509,25 +509,8 @@ impl Graph {
         predicate: Option<&crate::model::Term>,
         object: Option<&crate::model::Term>,
     ) -> Vec<Quad> {
-        let snapshot = self.snapshot(seq);
-        let mut ids = [None; 3];
-        for (slot, term) in ids.iter_mut().zip([subject, predicate, object]) {
-            if let Some(term) = term {
-                match snapshot.lookup(term) {
-                    Some(id) => *slot = Some(id),
-                    None => return Vec::new(),
-                }
-            }
-        }
-        snapshot
-            .quads(Pattern {
-                subject: ids[0],
-                predicate: ids[1],
-                object: ids[2],
-                graph: GraphFilter::All,
-            })
-            .filter_map(|key| snapshot.dict().quad(&key))
-            .collect()
+        self.snapshot(seq)
+            .quads_matching(subject, predicate, object)
     }
 
     /// The history up to `seq` of the quads whose subject or object is `term`: each
@@ -559,28 +542,7 @@ impl Graph {
 
     /// Every quad at `seq` whose subject or object is `term` (in any graph).
     pub fn quads_mentioning(&self, seq: CommitSeq, term: &crate::model::Term) -> Vec<Quad> {
-        let snapshot = self.snapshot(seq);
-        let Some(id) = snapshot.lookup(term) else {
-            return Vec::new();
-        };
-        let by_subject = snapshot.quads(Pattern {
-            subject: Some(id),
-            predicate: None,
-            object: None,
-            graph: GraphFilter::All,
-        });
-        let by_object = snapshot.quads(Pattern {
-            subject: None,
-            predicate: None,
-            object: Some(id),
-            graph: GraphFilter::All,
-        });
-        let mut keys: Vec<QuadKey> = by_subject.chain(by_object).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        keys.iter()
-            .filter_map(|k| snapshot.dict().quad(k))
-            .collect()
+        self.snapshot(seq).quads_mentioning(term)
     }
 
     /// Number of quads visible at `seq`.

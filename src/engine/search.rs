@@ -208,23 +208,7 @@ impl Graph {
 
     /// Declarations at a commit.
     pub fn declarations_at(&self, seq: CommitSeq) -> Vec<Declaration> {
-        let snapshot = self.snapshot(seq);
-        let Some(g) = snapshot.lookup(&Term::NamedNode(NamedNode::new_unchecked(EMBEDDINGS_GRAPH)))
-        else {
-            return Vec::new();
-        };
-        let dict = snapshot.dict();
-        let triples: Vec<Triple> = snapshot
-            .quads(Pattern {
-                subject: None,
-                predicate: None,
-                object: None,
-                graph: GraphFilter::Is(g),
-            })
-            .filter_map(|k| dict.quad(&k))
-            .map(Triple::from)
-            .collect();
-        Declaration::read_all(&triples)
+        declarations_in(&self.snapshot(seq))
     }
 
     /// Starts the graph's index worker (at open). Without declarations it only checks
@@ -868,4 +852,24 @@ impl Graph {
             })
             .unwrap_or_default()
     }
+}
+
+/// The search declarations a snapshot holds (graph `strata:embeddings`).
+pub fn declarations_in(snapshot: &Snapshot) -> Vec<Declaration> {
+    let Some(g) = snapshot.lookup(&Term::NamedNode(NamedNode::new_unchecked(EMBEDDINGS_GRAPH)))
+    else {
+        return Vec::new();
+    };
+    let dict = snapshot.dict();
+    let triples: Vec<Triple> = snapshot
+        .quads(Pattern {
+            subject: None,
+            predicate: None,
+            object: None,
+            graph: GraphFilter::Is(g),
+        })
+        .filter_map(|k| dict.quad(&k))
+        .map(Triple::from)
+        .collect();
+    Declaration::read_all(&triples)
 }

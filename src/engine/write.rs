@@ -21,7 +21,7 @@ use crate::model::{CommitHash, CommitSeq, NamedNode, Quad, Term};
 use crate::search::EMBEDDINGS_GRAPH;
 use crate::shacl::SHAPES_GRAPH;
 use crate::sparql::{self, UpdateOptions};
-use crate::store::{PreparedInserts, QuadKey, TermId, Transaction};
+use crate::store::{PreparedInserts, QuadKey, Snapshot, TermId, Transaction};
 
 /// Commits inserting at least this many quads build their indexes in parallel with the
 /// log encoding; below it a thread costs more than it saves.
@@ -212,6 +212,32 @@ impl Graph {
         self.commit_keys(insert_keys, delete_keys, request, digest)
     }
 
+    /// One commit whose changes are planned under the writer lock, against the state they
+    /// land on: `plan` reads the applied head (the snapshot it is given) and returns the
+    /// quads to insert and to delete. A plan made earlier (to show a person, say) can be
+    /// stale by the time the lock is free; planning again here is what makes the commit
+    /// match its base, and lets the caller refuse when it no longer matches what was shown.
+    pub fn commit_planned<E: From<EngineError>>(
+        &self,
+        request: &CommitRequest,
+        digest: [u8; 32],
+        plan: impl FnOnce(&Snapshot) -> Result<(Vec<Quad>, Vec<Quad>), E>,
+    ) -> Result<CommitOutcome, E> {
+        let dict = self.store.dict().clone();
+        self.commit_with(request, digest, move |txn| {
+            let (inserts, deletes) = plan(txn.base())?;
+            for quad in &deletes {
+                if let Some(key) = dict.lookup_quad(quad) {
+                    txn.delete(key);
+                }
+            }
+            for quad in inserts {
+                txn.insert(dict.intern_quad(quad));
+            }
+            Ok(())
+        })
+    }
+
     /// The actual changes `commit_quads` would make now: `(inserted, deleted)` quads.
     pub fn preview_quads(&self, inserts: &[Quad], deletes: &[Quad]) -> (Vec<Quad>, Vec<Quad>) {
         let mut txn = self.store.begin();
@@ -249,23 +275,25 @@ impl Graph {
 
     /// The one write path: `build` fills a transaction under the writer lock; a non-empty
     /// transaction becomes the next commit.
-    pub(crate) fn commit_with(
+    pub(crate) fn commit_with<E: From<EngineError>>(
         &self,
         request: &CommitRequest,
         digest: [u8; 32],
-        build: impl FnOnce(&mut Transaction) -> Result<(), EngineError>,
-    ) -> Result<CommitOutcome, EngineError> {
+        build: impl FnOnce(&mut Transaction) -> Result<(), E>,
+    ) -> Result<CommitOutcome, E> {
         validate_request(request)?;
         if self.read_only {
             return Err(EngineError::ReadOnly {
                 action: "a commit".into(),
-            });
+            }
+            .into());
         }
         let mut writer = self.writer.lock();
         if self.poisoned.load(Ordering::Acquire) {
             return Err(EngineError::Poisoned {
                 graph: self.name.to_string(),
-            });
+            }
+            .into());
         }
         if let Some(mut outcome) = self.idempotent_replay(request, digest)? {
             drop(writer);
@@ -288,7 +316,8 @@ impl Graph {
         {
             return Err(EngineError::ControlGraphRefused {
                 graph: (*graph).to_owned(),
-            });
+            }
+            .into());
         }
         if txn.is_empty() {
             drop(writer);
@@ -344,7 +373,7 @@ impl Graph {
         };
         let hash = header.hash();
         let record = encode_record(&header, hash, &quads);
-        let offset = self.log.append(&record)?;
+        let offset = self.log.append(&record).map_err(EngineError::from)?;
         self.store.apply_prepared(seq, prepared, &deletes);
         self.apply_checked(seq, &checked);
         writer.head_hash = hash;

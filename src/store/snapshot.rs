@@ -107,6 +107,59 @@ impl Snapshot {
         self.segments.iter().any(|s| s.contains_at(key, self.seq))
     }
 
+    /// True when the quad is visible in this snapshot.
+    pub fn contains_quad(&self, quad: &crate::model::Quad) -> bool {
+        self.dict()
+            .lookup_quad(quad)
+            .is_some_and(|key| self.contains(&key))
+    }
+
+    /// Quads matching a pattern of terms (`None` matches anything), in any graph.
+    pub fn quads_matching(
+        &self,
+        subject: Option<&Term>,
+        predicate: Option<&Term>,
+        object: Option<&Term>,
+    ) -> Vec<crate::model::Quad> {
+        let mut ids = [None; 3];
+        for (slot, term) in ids.iter_mut().zip([subject, predicate, object]) {
+            if let Some(term) = term {
+                match self.lookup(term) {
+                    Some(id) => *slot = Some(id),
+                    None => return Vec::new(),
+                }
+            }
+        }
+        self.quads(Pattern {
+            subject: ids[0],
+            predicate: ids[1],
+            object: ids[2],
+            graph: segment::GraphFilter::All,
+        })
+        .filter_map(|key| self.dict().quad(&key))
+        .collect()
+    }
+
+    /// Every quad whose subject or object is `term` (in any graph), each once.
+    pub fn quads_mentioning(&self, term: &Term) -> Vec<crate::model::Quad> {
+        let Some(id) = self.lookup(term) else {
+            return Vec::new();
+        };
+        let pattern = |subject, object| Pattern {
+            subject,
+            predicate: None,
+            object,
+            graph: segment::GraphFilter::All,
+        };
+        let mut keys: Vec<QuadKey> = self
+            .quads(pattern(Some(id), None))
+            .chain(self.quads(pattern(None, Some(id))))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.iter().filter_map(|k| self.dict().quad(k)).collect()
+    }
+
     /// Every version of the quads matching `pattern` added at or before this snapshot,
     /// with `(added, removed)`; removals after the snapshot show as `None`.
     pub fn history(&self, pattern: Pattern) -> Vec<(QuadKey, CommitSeq, Option<CommitSeq>)> {

@@ -12,6 +12,7 @@ mod mcp;
 mod mcp_conformance;
 mod mcp_modes;
 mod mcp_mrtr;
+mod records;
 mod scopes;
 mod search;
 mod shacl;

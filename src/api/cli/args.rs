@@ -76,6 +76,14 @@ pub enum Command {
     Query(QueryArgs),
     /// Run a SPARQL update; each update is one commit.
     Update(UpdateArgs),
+    /// Write records against the ontology from a JSON file: the arguments of the MCP
+    /// `commit` tool (and of `POST /graphs/{g}/records`). One commit; prints the answer.
+    Commit(JsonFileArgs),
+    /// Define or evolve the ontology from a JSON file: the arguments of the MCP
+    /// `configure` tool (and of `POST /graphs/{g}/ontology`).
+    Configure(JsonFileArgs),
+    /// Find records near some words in a searchable class (meaning, keywords or both).
+    Search(SearchArgs),
     /// List commits, newest first.
     Log(LogArgs),
     /// Show quads added and removed between two commits.
@@ -131,6 +139,8 @@ impl Cli {
             Command::Import(a) => a.dir.data.clone(),
             Command::Query(a) => a.dir.data.clone(),
             Command::Update(a) => a.dir.data.clone(),
+            Command::Commit(a) | Command::Configure(a) => a.dir.data.clone(),
+            Command::Search(a) => a.dir.data.clone(),
             Command::Log(a) => a.dir.data.clone(),
             Command::Backup(a) => a.dir.data.clone(),
             Command::Diff(a) => a.dir.data.clone(),
@@ -238,11 +248,26 @@ pub struct QueryArgs {
     #[command(flatten)]
     pub dir: DataDir,
     /// The SPARQL query.
-    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    #[arg(
+        required_unless_present_any = ["file", "structured", "traverse", "json"],
+        conflicts_with_all = ["file", "structured", "traverse", "json"]
+    )]
     pub query: Option<String>,
     /// Read the query from a file.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with_all = ["structured", "traverse", "json"])]
     pub file: Option<PathBuf>,
+    /// A structured JSON query from a file (`{"patterns": …}`, as the MCP `query` tool's
+    /// `structured`); prints the answer as JSON.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["traverse", "json"])]
+    pub structured: Option<PathBuf>,
+    /// A traversal from a file (`{"steps": …, "fields": …}`, as the `query` tool's
+    /// `traverse`); prints the answer as JSON.
+    #[arg(long, value_name = "FILE", conflicts_with = "json")]
+    pub traverse: Option<PathBuf>,
+    /// The whole arguments of the MCP `query` tool from a file (any mode, with `cursor`
+    /// for the next page); prints the answer as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
     /// Output: table, json, xml, csv, tsv (solutions); turtle, ntriples, rdfxml, jsonld (graphs).
@@ -251,6 +276,46 @@ pub struct QueryArgs {
     /// Base IRI for relative IRIs in the query.
     #[arg(long)]
     pub base: Option<String>,
+}
+
+/// A subcommand whose input is one JSON file of tool arguments.
+#[derive(Args, Debug)]
+pub struct JsonFileArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
+    /// The JSON file ("-" reads standard input).
+    pub file: PathBuf,
+    /// Commit author.
+    #[arg(long)]
+    pub author: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub dir: DataDir,
+    /// The words to search for.
+    pub text: String,
+    /// Only hits of this searchable class (name or IRI).
+    #[arg(long)]
+    pub class: Option<String>,
+    /// dense (meaning), sparse (BM25 keywords) or hybrid (default).
+    #[arg(long)]
+    pub lane: Option<String>,
+    /// How many hits (default 10, at most 200).
+    #[arg(long)]
+    pub top_k: Option<usize>,
+    /// Filters as JSON: `[{"field": "severity", "op": "ge", "value": 2}, {"via": …}]`.
+    #[arg(long, value_name = "JSON")]
+    pub filters: Option<String>,
+    /// Wait until the index reflects the commit read.
+    #[arg(long)]
+    pub strong: bool,
+    /// Show the plan without running the search.
+    #[arg(long)]
+    pub explain: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 #[derive(Args, Debug)]

@@ -7,6 +7,7 @@ mod args;
 mod history;
 mod import;
 mod query;
+mod records;
 mod serve;
 mod validate;
 
@@ -90,6 +91,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
     let reads_only = matches!(
         cli.command,
         Command::Query(_)
+            | Command::Search(_)
             | Command::Log(_)
             | Command::Diff(_)
             | Command::Export(_)
@@ -113,7 +115,13 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
     let engine = std::sync::Arc::new(engine);
     let result = match &cli.command {
         Command::Import(args) => import::run(&engine, cli, args),
-        Command::Query(args) => query::run_query(&engine, cli, args),
+        Command::Query(args) => match records::run_json_query(&engine, cli, args) {
+            Some(result) => result,
+            None => query::run_query(&engine, cli, args),
+        },
+        Command::Commit(args) => records::run_commit(&engine, cli, args),
+        Command::Configure(args) => records::run_configure(&engine, cli, args),
+        Command::Search(args) => records::run_search(&engine, cli, args),
         Command::Update(args) => query::run_update(&engine, cli, args),
         Command::Log(args) => history::run_log(&engine, cli, args),
         Command::Diff(args) => history::run_diff(&engine, cli, args),

@@ -16,6 +16,7 @@ mod metrics;
 mod middleware;
 mod negotiate;
 mod params;
+mod records;
 mod shacl;
 mod sparql;
 mod stream;
@@ -112,6 +113,9 @@ pub fn router(state: AppState) -> Router {
                 .delete(shacl::delete_shapes),
         )
         .route("/graphs/{g}/conformance", get(shacl::conformance))
+        .route("/graphs/{g}/records", post(records::post_records))
+        .route("/graphs/{g}/ontology", post(records::post_ontology))
+        .route("/graphs/{g}/query", post(records::post_query))
         .route(
             "/sparql",
             get(sparql::get_default).post(sparql::post_default),

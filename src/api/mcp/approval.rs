@@ -57,6 +57,44 @@ pub enum Approval {
     InputRequired(InputRequiredResult),
 }
 
+/// Who approves a removal.
+pub enum Approver<'a> {
+    /// The person behind an MCP client, asked by elicitation (or `input_required`).
+    Person(&'a RequestContext<RoleServer>, Retry),
+    /// The request itself: an HTTP or CLI caller names what to remove, as a SPARQL
+    /// `DELETE` does (with `dry_run` to see it first); no one else is there to ask.
+    /// `author` goes into the commit.
+    Request { author: Option<String> },
+}
+
+impl Approver<'_> {
+    /// Asks (a person) or approves (a request).
+    pub async fn approve(
+        self,
+        context: &super::Context,
+        question: Question<'_>,
+    ) -> Result<Approval, ApiError> {
+        match self {
+            Approver::Person(ctx, retry) => ask(ctx, context, question, retry).await,
+            Approver::Request { .. } => Ok(Approval::Approved("request")),
+        }
+    }
+
+    /// True when a person is shown the removal: the commit must then remove nothing
+    /// else, even if the data moved while they were asked.
+    pub fn is_person(&self) -> bool {
+        matches!(self, Approver::Person(..))
+    }
+
+    /// The commit's author: `mcp` for tool calls, what the request says otherwise.
+    pub fn author(&self) -> Option<String> {
+        match self {
+            Approver::Person(..) => Some("mcp".into()),
+            Approver::Request { author } => author.clone(),
+        }
+    }
+}
+
 /// What is asked about, to bind an answer to its question.
 pub struct Question<'a> {
     pub graph: &'a str,

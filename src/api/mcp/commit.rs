@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 
-use rmcp::service::{RequestContext, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -18,9 +17,10 @@ use sha2::{Digest, Sha256};
 use super::{Context, Step, approval, blocking, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
-use crate::engine::{CommitRequest, Graph};
+use crate::engine::{CommitRequest, EngineError, Graph};
 use crate::model::{Literal, NamedNode, Quad, RdfGraphName, Term, Triple};
 use crate::ontology::{self, Ontology, RecordIris, STRATA, convert_value};
+use crate::store::Snapshot;
 
 use crate::model::RDF_TYPE;
 const RDF_REIFIES: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies";
@@ -158,8 +158,7 @@ fn error(code: ErrorCode, param: String, message: String) -> ApiError {
 
 /// Resolves a record reference to its IRI and type (when known), checking the type.
 fn resolve(
-    graph: &Graph,
-    seq: u64,
+    snapshot: &Snapshot,
     iris: &RecordIris,
     ontology: &Ontology,
     record: &RecordRef,
@@ -210,8 +209,8 @@ fn resolve(
         }
         (None, None, Some(key)) => {
             let iri = iris.keyed(key);
-            let known_type = graph
-                .quads_mentioning(seq, &iri.clone().into())
+            let known_type = snapshot
+                .quads_mentioning(&iri.clone().into())
                 .into_iter()
                 .find_map(|q| match (&q.predicate, &q.object) {
                     (p, Term::NamedNode(class)) if p.as_str() == RDF_TYPE => class
@@ -257,13 +256,15 @@ fn reifier(iris: &RecordIris, triple: &Triple) -> NamedNode {
     ))
 }
 
+/// What `args` writes, read against `snapshot` (the state the commit lands on). `graph`
+/// gives what is not in the data: the search indexes' dimensions.
 fn plan(
     graph: &Graph,
+    snapshot: &Snapshot,
     iris: &RecordIris,
     ontology: &Ontology,
     args: &CommitArgs,
 ) -> Result<Plan, ApiError> {
-    let seq = graph.head_seq();
     let mut inserts = Vec::new();
     let mut deletes = Vec::new();
     let mut destructive = false;
@@ -291,8 +292,7 @@ fn plan(
             )
         })?;
         let (source, source_type) = resolve(
-            graph,
-            seq,
+            snapshot,
             iris,
             ontology,
             &triplet.source,
@@ -300,8 +300,7 @@ fn plan(
             Some(&mut inserts),
         )?;
         let (target, target_type) = resolve(
-            graph,
-            seq,
+            snapshot,
             iris,
             ontology,
             &triplet.target,
@@ -335,7 +334,7 @@ fn plan(
         }
         let predicate = iris.relation(&relation.name);
         if relation.functional {
-            let existing = graph.quads_mentioning(seq, &source.clone().into());
+            let existing = snapshot.quads_mentioning(&source.clone().into());
             if existing.iter().any(|q| {
                 q.predicate == predicate
                     && q.subject == source.clone().into()
@@ -419,15 +418,14 @@ fn plan(
     for (idx, item) in args.entity_properties.iter().enumerate() {
         let param = format!("entity_properties[{idx}]");
         let (entity, entity_type) = resolve(
-            graph,
-            seq,
+            snapshot,
             iris,
             ontology,
             &item.entity,
             &format!("{param}.entity"),
             Some(&mut inserts),
         )?;
-        let existing = graph.quads_mentioning(seq, &entity.clone().into());
+        let existing = snapshot.quads_mentioning(&entity.clone().into());
         for (field_name, value) in &item.properties {
             let field_local = iris
                 .field(field_name)
@@ -518,8 +516,7 @@ fn plan(
             ));
         }
         let (source, _) = resolve(
-            graph,
-            seq,
+            snapshot,
             iris,
             ontology,
             &edge.source,
@@ -527,8 +524,7 @@ fn plan(
             None,
         )?;
         let (target, _) = resolve(
-            graph,
-            seq,
+            snapshot,
             iris,
             ontology,
             &edge.target,
@@ -538,20 +534,19 @@ fn plan(
         let predicate = iris.relation(&edge.relation);
         let triple = Triple::new(source.clone(), predicate.clone(), target.clone());
         deletes.push(quad(&source, predicate.as_str(), target));
-        deletes.extend(graph.quads_mentioning(seq, &reifier(iris, &triple).into()));
+        deletes.extend(snapshot.quads_mentioning(&reifier(iris, &triple).into()));
         destructive = true;
     }
     for (idx, record) in args.retract_entities.iter().enumerate() {
         let (entity, _) = resolve(
-            graph,
-            seq,
+            snapshot,
             iris,
             ontology,
             record,
             &format!("retract_entities[{idx}]"),
             None,
         )?;
-        let mentions = graph.quads_mentioning(seq, &entity.into());
+        let mentions = snapshot.quads_mentioning(&entity.into());
         // The annotations of the record's links go with them.
         for mention in &mentions {
             if let Term::NamedNode(object) = &mention.object {
@@ -560,7 +555,7 @@ fn plan(
                     mention.predicate.clone(),
                     object.clone(),
                 );
-                deletes.extend(graph.quads_mentioning(seq, &reifier(iris, &triple).into()));
+                deletes.extend(snapshot.quads_mentioning(&reifier(iris, &triple).into()));
             }
         }
         deletes.extend(mentions);
@@ -568,7 +563,7 @@ fn plan(
     }
     if !args.entity_embeddings.is_empty() {
         let statuses = graph.index_status();
-        let declared = graph.declarations_at(seq);
+        let declared = crate::engine::declarations_in(snapshot);
         for (idx, item) in args.entity_embeddings.iter().enumerate() {
             let param = format!("entity_embeddings[{idx}]");
             let record = match (&item.iri, &item.record) {
@@ -580,8 +575,7 @@ fn plan(
                 })?,
                 (None, Some(record)) => {
                     resolve(
-                        graph,
-                        seq,
+                        snapshot,
                         iris,
                         ontology,
                         record,
@@ -633,8 +627,7 @@ fn plan(
                 ));
             }
             let predicate = crate::engine::vector_predicate(&index);
-            deletes.extend(graph.quads_matching(
-                seq,
+            deletes.extend(snapshot.quads_matching(
                 Some(&Term::NamedNode(record.clone())),
                 Some(&Term::NamedNode(predicate)),
                 None,
@@ -651,9 +644,8 @@ fn plan(
 
 pub async fn run(
     ctx: &Context,
-    request_ctx: &RequestContext<RoleServer>,
+    approver: approval::Approver<'_>,
     args: CommitArgs,
-    retry: approval::Retry,
     admin: bool,
 ) -> Result<Step, ApiError> {
     if args.triplets.is_empty()
@@ -697,18 +689,21 @@ pub async fn run(
     let engine = ctx.engine.clone();
     let graph_name_owned = name.clone();
     let planned_args = args.clone();
-    let (graph, plan, added, removed, validation) = blocking(move || {
+    // A preview at the head: what a dry run reports and what the person is asked about.
+    // The commit plans again under the writer lock (see below).
+    let (graph, destructive, added, removed, validation) = blocking(move || {
         let graph = engine.graph(&graph_name_owned)?;
         let iris = RecordIris::for_graph(&graph_name_owned);
-        let ontology = ontology::read(&graph.snapshot(graph.head_seq()), &iris);
-        let plan = plan(&graph, &iris, &ontology, &planned_args)?;
+        let snapshot = graph.snapshot(graph.head_seq());
+        let ontology = ontology::read(&snapshot, &iris);
+        let plan = plan(&graph, &snapshot, &iris, &ontology, &planned_args)?;
         let (added, removed) = graph.preview_quads(&plan.inserts, &plan.deletes);
         let validation = if planned_args.dry_run {
             graph.check_quads(&plan.inserts, &plan.deletes)?
         } else {
             None
         };
-        Ok((graph, plan, added, removed, validation))
+        Ok((graph, plan.destructive, added, removed, validation))
     })
     .await?;
     let sample = |quads: &[Quad]| {
@@ -751,7 +746,9 @@ pub async fn run(
             None,
         ));
     }
-    let approved_by = if plan.destructive && !removed.is_empty() {
+    let shown_to_a_person = approver.is_person();
+    let author = approver.author();
+    let approved_by = if destructive && !removed.is_empty() {
         let content = format!("{digest:?}");
         let question = approval::Question::new(
             &name,
@@ -760,7 +757,7 @@ pub async fn run(
             removed.len(),
             &["commit", &content],
         );
-        match approval::ask(request_ctx, ctx, question, retry).await? {
+        match approver.approve(ctx, question).await? {
             approval::Approval::Approved(by) => Some(by),
             approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
         }
@@ -768,15 +765,36 @@ pub async fn run(
         None
     };
     let request = CommitRequest {
-        author: Some("mcp".into()),
+        author,
         message: args.message.clone(),
         observed_at,
         idempotency_key,
         admin,
     };
-    let outcome =
-        blocking(move || Ok(graph.commit_quads(plan.inserts, &plan.deletes, &request, digest)?))
-            .await?;
+    // Planned again under the writer lock, against the state the commit lands on: a
+    // removal the person did not see (the data moved while they were asked) fails with
+    // `approval_declined` and nothing is written; one they saw but that is gone is not
+    // removed twice.
+    let approved: rustc_hash::FxHashSet<Quad> = removed.into_iter().collect();
+    let name_owned = name.clone();
+    let outcome = blocking(move || {
+        graph.commit_planned(&request, digest, |snapshot| {
+            let iris = RecordIris::for_graph(&name_owned);
+            let ontology = ontology::read(snapshot, &iris);
+            let plan = plan(&graph, snapshot, &iris, &ontology, &args)?;
+            if shown_to_a_person
+                && plan.destructive
+                && plan
+                    .deletes
+                    .iter()
+                    .any(|q| !approved.contains(q) && snapshot.contains_quad(q))
+            {
+                return Err(ApiError::from(EngineError::ApprovalStale));
+            }
+            Ok::<_, ApiError>((plan.inserts, plan.deletes))
+        })
+    })
+    .await?;
     let summary = match outcome.commit_seq {
         Some(seq) if outcome.idempotent_replay => {
             format!("already committed as commit {seq} of graph {name} (idempotent replay)")

@@ -6,8 +6,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use rmcp::service::{RequestContext, RoleServer};
-
 use super::{Context, Step, approval, blocking, graph_name};
 use crate::api::envelope::Envelope;
 use crate::api::error::{ApiError, ErrorCode};
@@ -179,9 +177,8 @@ pub struct FieldSpec {
 
 pub async fn run(
     ctx: &Context,
-    request_ctx: &RequestContext<RoleServer>,
+    approver: approval::Approver<'_>,
     args: ConfigureArgs,
-    retry: approval::Retry,
     admin: bool,
 ) -> Result<Step, ApiError> {
     match args.action {
@@ -193,14 +190,13 @@ pub async fn run(
                 query_timeout: ctx.query_timeout,
                 destructive_allowed: ctx.destructive_allowed,
             };
-            blocking(move || define(&context, args, admin))
+            let author = approver.author();
+            blocking(move || define(&context, args, admin, author))
                 .await
                 .map(|e| Step::Done(e, None))
         }
-        ConfigureAction::EvolveOntology => evolve(ctx, request_ctx, args, retry, admin).await,
-        ConfigureAction::PublishSchema => {
-            publish_schema(ctx, request_ctx, args, retry, admin).await
-        }
+        ConfigureAction::EvolveOntology => evolve(ctx, approver, args, admin).await,
+        ConfigureAction::PublishSchema => publish_schema(ctx, approver, args, admin).await,
     }
 }
 
@@ -208,9 +204,8 @@ pub async fn run(
 /// them as one commit. Publishing `reject` rules asks the person first.
 async fn publish_schema(
     ctx: &Context,
-    request_ctx: &RequestContext<RoleServer>,
+    approver: approval::Approver<'_>,
     args: ConfigureArgs,
-    retry: approval::Retry,
     admin: bool,
 ) -> Result<Step, ApiError> {
     let Some(text) = args.shapes.clone().filter(|t| !t.trim().is_empty()) else {
@@ -338,7 +333,7 @@ async fn publish_schema(
             question_text,
             &["publish_schema", &name, &shapes_digest],
         );
-        match approval::ask(request_ctx, ctx, question, retry).await? {
+        match approver.approve(ctx, question).await? {
             approval::Approval::Approved(by) => Some(by),
             approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
         }
@@ -396,13 +391,12 @@ fn type_local(iris: &RecordIris, name: &str) -> String {
 }
 
 fn plan_evolution(
-    graph: &crate::engine::Graph,
+    snapshot: &crate::store::Snapshot,
     iris: &RecordIris,
     args: &ConfigureArgs,
 ) -> Result<(Evolution, ontology::Ontology), ApiError> {
     use crate::model::{Quad, Term};
-    let seq = graph.head_seq();
-    let old = ontology::read(&graph.snapshot(seq), iris);
+    let old = ontology::read(snapshot, iris);
     let mut new = old.clone();
     let mut inserts = Vec::new();
     let mut deletes = Vec::new();
@@ -463,8 +457,7 @@ fn plan_evolution(
                         new.fields
                             .values_mut()
                             .for_each(|f| rename(&mut f.type_name));
-                        for quad in graph.quads_matching(
-                            seq,
+                        for quad in snapshot.quads_matching(
                             None,
                             Some(&rdf_type),
                             Some(&iris.class(from).into()),
@@ -490,8 +483,7 @@ fn plan_evolution(
                         def.name = to.clone();
                         new.relations.insert(to_local, def);
                         rename_predicate(
-                            graph,
-                            seq,
+                            snapshot,
                             &iris.relation(from),
                             &iris.relation(to),
                             &mut inserts,
@@ -510,8 +502,7 @@ fn plan_evolution(
                         def.name = to.clone();
                         new.fields.insert(to_local, def);
                         rename_predicate(
-                            graph,
-                            seq,
+                            snapshot,
                             &iris.field(from),
                             &iris.field(to),
                             &mut inserts,
@@ -562,8 +553,7 @@ fn plan_evolution(
                                 users.join(", ")
                             ));
                         }
-                        deletes.extend(graph.quads_matching(
-                            seq,
+                        deletes.extend(snapshot.quads_matching(
                             None,
                             Some(&rdf_type),
                             Some(&iris.class(name).into()),
@@ -578,8 +568,7 @@ fn plan_evolution(
                                 name,
                             )
                         })?;
-                        deletes.extend(graph.quads_matching(
-                            seq,
+                        deletes.extend(snapshot.quads_matching(
                             None,
                             Some(&iris.relation(name).into()),
                             None,
@@ -594,8 +583,7 @@ fn plan_evolution(
                                 name,
                             )
                         })?;
-                        deletes.extend(graph.quads_matching(
-                            seq,
+                        deletes.extend(snapshot.quads_matching(
                             None,
                             Some(&iris.field(name).into()),
                             None,
@@ -623,7 +611,7 @@ fn plan_evolution(
                     let mut targets: std::collections::BTreeMap<String, usize> =
                         std::collections::BTreeMap::new();
                     for quad in
-                        graph.quads_matching(seq, None, Some(&iris.relation(relation).into()), None)
+                        snapshot.quads_matching(None, Some(&iris.relation(relation).into()), None)
                     {
                         *targets.entry(quad.subject.to_string()).or_default() += 1;
                     }
@@ -672,7 +660,7 @@ fn plan_evolution(
                             | (_, ValueType::Text)
                     );
                 def.value_type = value_type;
-                for quad in graph.quads_matching(seq, None, Some(&iris.field(field).into()), None) {
+                for quad in snapshot.quads_matching(None, Some(&iris.field(field).into()), None) {
                     let Term::Literal(literal) = &quad.object else {
                         continue;
                     };
@@ -716,8 +704,7 @@ fn plan_evolution(
                     })?;
                 def.allowed_values = allowed_values.clone();
                 if !allowed_values.is_empty() {
-                    for quad in
-                        graph.quads_matching(seq, None, Some(&iris.field(field).into()), None)
+                    for quad in snapshot.quads_matching(None, Some(&iris.field(field).into()), None)
                     {
                         if let Term::Literal(literal) = &quad.object
                             && !allowed_values.iter().any(|a| a == literal.value())
@@ -781,14 +768,13 @@ fn plan_evolution(
 
 /// Moves every use of a predicate to its new IRI.
 fn rename_predicate(
-    graph: &crate::engine::Graph,
-    seq: u64,
+    snapshot: &crate::store::Snapshot,
     old: &crate::model::NamedNode,
     new: &crate::model::NamedNode,
     inserts: &mut Vec<crate::model::Quad>,
     deletes: &mut Vec<crate::model::Quad>,
 ) {
-    for quad in graph.quads_matching(seq, None, Some(&old.clone().into()), None) {
+    for quad in snapshot.quads_matching(None, Some(&old.clone().into()), None) {
         inserts.push(crate::model::Quad::new(
             quad.subject.clone(),
             new.clone(),
@@ -860,9 +846,8 @@ fn definitions(args: &ConfigureArgs) -> Result<Definitions, ApiError> {
 
 async fn evolve(
     ctx: &Context,
-    request_ctx: &RequestContext<RoleServer>,
+    approver: approval::Approver<'_>,
     args: ConfigureArgs,
-    retry: approval::Retry,
     admin: bool,
 ) -> Result<Step, ApiError> {
     if args.changes.is_empty()
@@ -882,7 +867,7 @@ async fn evolve(
     let (graph, evolution, added, removed) = blocking(move || {
         let graph = engine.graph(&graph_name_owned)?;
         let iris = RecordIris::for_graph(&graph_name_owned);
-        let (evolution, _) = plan_evolution(&graph, &iris, &planned)?;
+        let (evolution, _) = plan_evolution(&graph.snapshot(graph.head_seq()), &iris, &planned)?;
         let (added, removed) = graph.preview_quads(&evolution.inserts, &evolution.deletes);
         Ok((graph, evolution, added, removed))
     })
@@ -944,6 +929,8 @@ async fn evolve(
             None,
         ));
     }
+    let shown_to_a_person = approver.is_person();
+    let author = approver.author();
     let approved_by = if evolution.destructive && !removed.is_empty() {
         let question = approval::Question::new(
             &name,
@@ -952,7 +939,7 @@ async fn evolve(
             removed.len(),
             &["evolve"],
         );
-        match approval::ask(request_ctx, ctx, question, retry).await? {
+        match approver.approve(ctx, question).await? {
             approval::Approval::Approved(by) => Some(by),
             approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
         }
@@ -960,7 +947,7 @@ async fn evolve(
         None
     };
     let request = CommitRequest {
-        author: Some("mcp".into()),
+        author,
         message: Some("evolve ontology".into()),
         admin,
         ..CommitRequest::default()
@@ -974,8 +961,34 @@ async fn evolve(
         .as_bytes(),
     ))
     .into();
+    // Planned again under the writer lock, against the state the commit lands on (see
+    // `commit::run`): conflicts that appeared meanwhile refuse it, and so does a removal
+    // the person did not see.
+    let approved: rustc_hash::FxHashSet<crate::model::Quad> = removed.into_iter().collect();
+    let name_owned = name.clone();
     let outcome = blocking(move || {
-        Ok(graph.commit_quads(evolution.inserts, &evolution.deletes, &request, digest)?)
+        graph.commit_planned(&request, digest, |snapshot| {
+            let iris = RecordIris::for_graph(&name_owned);
+            let (evolution, _) = plan_evolution(snapshot, &iris, &args)?;
+            if let Some(conflict) = evolution.conflicts.first() {
+                return Err(ApiError {
+                    code: ErrorCode::OntologyConflict,
+                    message: format!("the data changed meanwhile: {conflict}"),
+                    param: Some("changes".into()),
+                    validation: None,
+                });
+            }
+            if shown_to_a_person
+                && evolution.destructive
+                && evolution
+                    .deletes
+                    .iter()
+                    .any(|q| !approved.contains(q) && snapshot.contains_quad(q))
+            {
+                return Err(ApiError::from(crate::engine::EngineError::ApprovalStale));
+            }
+            Ok::<_, ApiError>((evolution.inserts, evolution.deletes))
+        })
     })
     .await?;
     Ok(Step::Done(
@@ -991,7 +1004,12 @@ async fn evolve(
     ))
 }
 
-fn define(ctx: &Context, args: ConfigureArgs, admin: bool) -> Result<Envelope, ApiError> {
+fn define(
+    ctx: &Context,
+    args: ConfigureArgs,
+    admin: bool,
+    author: Option<String>,
+) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     let iris = RecordIris::for_graph(&name);
     let Definitions {
@@ -1045,7 +1063,7 @@ fn define(ctx: &Context, args: ConfigureArgs, admin: bool) -> Result<Envelope, A
         return Ok(Envelope::new(summary, data(None, head), head));
     }
     let request = CommitRequest {
-        author: Some("mcp".into()),
+        author,
         message: Some("define ontology".into()),
         admin,
         ..CommitRequest::default()

@@ -5,12 +5,12 @@
 //! fault; writes that remove data ask the person first. One JSON audit line per call
 //! (tool, action, outcome, code, duration, approval; never argument values).
 
-mod approval;
-mod commit;
-mod configure;
+pub(crate) mod approval;
+pub(crate) mod commit;
+pub(crate) mod configure;
 mod inspect;
 mod modes;
-mod query;
+pub(crate) mod query;
 mod rdf;
 mod render;
 mod schema;
@@ -364,7 +364,10 @@ impl StrataMcp {
         .await
         {
             Err(error) => Err(error),
-            Ok(access) => commit::run(&self.context, &ctx, args, retry, access.admin).await,
+            Ok(access) => {
+                let approver = approval::Approver::Person(&ctx, retry);
+                commit::run(&self.context, approver, args, access.admin).await
+            }
         };
         Ok(finish_step("commit", action, started, result))
     }
@@ -410,7 +413,10 @@ impl StrataMcp {
         .await
         {
             Err(error) => Err(error),
-            Ok(access) => configure::run(&self.context, &ctx, args, retry, access.admin).await,
+            Ok(access) => {
+                let approver = approval::Approver::Person(&ctx, retry);
+                configure::run(&self.context, approver, args, access.admin).await
+            }
         };
         Ok(finish_step("configure", &action, started, result))
     }
@@ -560,7 +566,7 @@ impl ServerHandler for StrataMcp {
 
 /// Parses tool arguments here rather than in rmcp's extractor, so a bad argument gets a
 /// structured error naming it (`param`) like every other error.
-fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Result<T, ApiError> {
+pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(serde_json::Value::Object(raw)).map_err(|error| {
         // The path names where the problem is (`structured.patterns[0].subject`); for an
         // unknown or missing field serde names the field itself in backquotes.

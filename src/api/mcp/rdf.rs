@@ -245,9 +245,17 @@ async fn update(
     let engine = ctx.engine.clone();
     let name = graph.clone();
     if preview.deletes.is_empty() {
+        // Nothing to ask about; but if the data moved and the update now removes
+        // something, the person never saw it: that fails (`approval_declined`).
         let outcome = blocking(move || {
             let graph = engine.graph_to_write(&name, admin)?;
-            Ok(graph.update(&text, None, &UpdateOptions::default(), &commit_request)?)
+            Ok(graph.update_within(
+                &text,
+                None,
+                &UpdateOptions::default(),
+                &commit_request,
+                &FxHashSet::default(),
+            )?)
         })
         .await?;
         return Ok(Step::Done(

@@ -199,11 +199,18 @@ class Approver {
   constructor() {
     this.answer = "decline";
     this.asked = [];
+    // Runs while the question is open (before answering), once: what happens meanwhile.
+    this.meanwhile = null;
   }
 
-  handle(request) {
+  async handle(request) {
     const { message, requestedSchema } = request.params;
     this.asked.push({ message, schema: requestedSchema });
+    if (this.meanwhile) {
+      const meanwhile = this.meanwhile;
+      this.meanwhile = null;
+      await meanwhile();
+    }
     if (this.answer === "accept") return { action: "accept", content: { approve: true } };
     if (this.answer === "accept-false") return { action: "accept", content: { approve: false } };
     if (this.answer === "cancel") return { action: "cancel" };
@@ -817,6 +824,31 @@ async function search(session) {
   check("search-top-k-bounded", error.param === "top_k", error);
 }
 
+/** HTTP only (a second session writes while the first one's question is open): a removal
+ * approved for the data as it was shown must not remove what was added meanwhile. */
+async function staleApproval(transport, approver) {
+  const ontology = { action: "define_ontology", graph: "stale", types: [{ name: "Ticket" }, { name: "Bug" }],
+    relations: [{ name: "REPORTED_AS", domain: "Ticket", range: "Bug" }] };
+  const link = (bug) => ({ graph: "stale", triplets: [{ source: { type: "Ticket", name: "T-1" },
+    relation: "REPORTED_AS", target: { type: "Bug", name: bug } }] });
+  const retract = { graph: "stale", retract_entities: [{ type: "Ticket", name: "T-1" }] };
+  const links = async (session) => (await ok(session, "query", { mode: "sparql", graph: "stale",
+    sparql: "SELECT (COUNT(*) AS ?n) WHERE { ?t <http://strata.local/graphs/stale/rel/reported_as> ?b }" })).data.rows[0].n;
+  await transport.session({ approver }, async (session) => {
+    await ok(session, "configure", ontology);
+    await ok(session, "commit", link("B-1"));
+    const head = (await ok(session, "inspect", { action: "publication", graph: "stale" })).served_at_seq;
+    approver.answer = "accept";
+    approver.meanwhile = () => transport.session({}, (other) => ok(other, "commit", link("B-2")));
+    const error = await fails(session, "commit", retract, "approval_declined");
+    check("approval-stale-refused", error.message.includes("changed since"), error);
+    const now = await ok(session, "inspect", { action: "publication", graph: "stale" });
+    check("approval-stale-nothing-removed", now.served_at_seq === head + 1 && await links(session) === 2, now);
+    const done = await ok(session, "commit", retract);
+    check("approval-stale-retry-removes-all", done.data.commit_seq === head + 2 && await links(session) === 0, done);
+  });
+}
+
 async function main() {
   const transport = new Transport(process.argv.slice(2));
   const started = performance.now();
@@ -832,6 +864,7 @@ async function main() {
   let head = await approval(transport, approver);
   await noElicitation(transport, head);
   head += 1;
+  if (transport.kind === "http") await staleApproval(transport, approver);
   if (transport.kind === "stdio") {
     await operatorAllows(transport, head);
     head += 1;

@@ -1,0 +1,158 @@
+//! The agent tools' JSON contract over plain HTTP: records (`POST /graphs/{g}/records`,
+//! the MCP `commit` body), the ontology (`POST /graphs/{g}/ontology`, the `configure`
+//! body) and JSON queries (`POST /graphs/{g}/query`, the `query` body: structured,
+//! traverse, search and every other mode). Same arguments, same envelope
+//! (`summary`, `data`, `served_at_seq`, `next`…), same cursors (a cursor made over MCP
+//! pages here and back), same error codes.
+//!
+//! What differs is who approves a removal: no person is on the line, so the request
+//! itself is the approval, as a SPARQL `DELETE` is (`dry_run` shows it first).
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::auth::{Rights, authorize};
+use super::config::Scope;
+use super::error::HttpError;
+use super::params::{commit_request, content_type, read_body};
+use super::{AppState, with_commit};
+use crate::api::envelope::Envelope;
+use crate::api::error::{ApiError, ErrorCode};
+use crate::api::mcp::approval::Approver;
+use crate::api::mcp::{CommitArgs, ConfigureArgs, QueryArgs, Step, parse_args};
+
+/// `POST /graphs/{g}/records`: one commit of records, links and field values.
+pub async fn post_records(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
+    let mut args: CommitArgs = json_body(&state, &headers, body, &graph).await?;
+    args.graph = Some(graph);
+    let approver = request_approver(&headers, &rights)?;
+    let step = crate::api::mcp::commit::run(&state.mcp, approver, args, rights.admin).await?;
+    answer(step)
+}
+
+/// `POST /graphs/{g}/ontology`: define or evolve the ontology records are written
+/// against (`publish_schema` too, which needs the admin scope, like `PUT …/shapes`).
+pub async fn post_ontology(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
+    let mut args: ConfigureArgs = json_body(&state, &headers, body, &graph).await?;
+    if args.action == crate::api::mcp::configure::ConfigureAction::PublishSchema {
+        authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+    }
+    args.graph = Some(graph);
+    let approver = request_approver(&headers, &rights)?;
+    let step = crate::api::mcp::configure::run(&state.mcp, approver, args, rights.admin).await?;
+    answer(step)
+}
+
+/// `POST /graphs/{g}/query`: a JSON query in any `query` mode, answered as one page.
+pub async fn post_query(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    super::check_graph_name(&graph)?;
+    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    let mut args: QueryArgs = json_body(&state, &headers, body, &graph).await?;
+    args.graph = Some(graph);
+    let context = state.mcp.clone();
+    // A client that goes away cancels its query: dropping this future drops the guard.
+    let cancellation = crate::sparql::CancellationToken::new();
+    let _cancel_on_drop = CancelOnDrop(cancellation.clone());
+    let envelope = super::stream::blocking(move || {
+        Ok(crate::api::mcp::query::run(&context, args, cancellation)?)
+    })
+    .await?;
+    Ok(with_envelope(envelope))
+}
+
+struct CancelOnDrop(crate::sparql::CancellationToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// Reads a JSON object body into the tool's arguments; a `graph` in it must be the
+/// graph of the path (a `next` from an earlier answer carries it).
+async fn json_body<T: serde::de::DeserializeOwned>(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+    graph: &str,
+) -> Result<T, HttpError> {
+    match content_type(headers).as_deref() {
+        Some("application/json") => {}
+        other => {
+            return Err(HttpError::new(
+                ErrorCode::UnsupportedMediaType,
+                format!(
+                    "Content-Type {} is not accepted; send the arguments as application/json",
+                    other.unwrap_or("(none)")
+                ),
+            ));
+        }
+    }
+    let bytes = read_body(body, state.config.body_limit_bytes).await?;
+    let value: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| HttpError::bad_param("body", format!("not JSON: {e}")))?;
+    let Value::Object(mut object) = value else {
+        return Err(HttpError::bad_param("body", "expected a JSON object"));
+    };
+    match object.get("graph") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(named)) if named == graph => {}
+        Some(other) => {
+            return Err(HttpError::bad_param(
+                "graph",
+                format!("the body names graph {other}, the path {graph:?}; leave it out"),
+            ));
+        }
+    }
+    object.remove("graph");
+    Ok(parse_args(object)?)
+}
+
+/// The request approves its own removals; `Strata-Author` names the commit's author.
+fn request_approver(headers: &HeaderMap, rights: &Rights) -> Result<Approver<'static>, HttpError> {
+    let author = commit_request(headers, rights)?.author;
+    Ok(Approver::Request { author })
+}
+
+fn answer(step: Step) -> Result<Response, HttpError> {
+    match step {
+        Step::Done(envelope, _) => Ok(with_envelope(envelope)),
+        // Only a person is asked; a request approves itself.
+        Step::InputRequired(_) => Err(ApiError {
+            code: ErrorCode::Internal,
+            message: "the write asked for input over HTTP".into(),
+            param: None,
+            validation: None,
+        }
+        .into()),
+    }
+}
+
+/// The envelope as the body, its commit in `Strata-Commit`.
+fn with_envelope(envelope: Envelope) -> Response {
+    let seq = envelope.served_at_seq;
+    with_commit(Json(envelope).into_response(), seq)
+}
