@@ -144,6 +144,62 @@ impl fmt::Display for CommitHash {
     }
 }
 
+/// Which instant of a bare date (`2026-06-26`) is meant: as a value (a date field, a
+/// week bucket) its start; as a point to read at ("the graph as of that day") its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DayEdge {
+    Start,
+    End,
+}
+
+/// An RFC 3339 moment (`2026-06-26T10:00:00Z`, any offset), surrounding spaces ignored:
+/// the one way every surface reads a moment.
+pub fn parse_moment(text: &str) -> Option<time::OffsetDateTime> {
+    time::OffsetDateTime::parse(text.trim(), &time::format_description::well_known::Rfc3339).ok()
+}
+
+/// A bare date (`2026-06-26`, UTC; `edge` says which end of the day) or an RFC 3339 moment.
+pub fn parse_date_or_moment(text: &str, edge: DayEdge) -> Option<time::OffsetDateTime> {
+    let text = text.trim();
+    match parse_date(text) {
+        Some(date) => {
+            let day = date.midnight().assume_utc();
+            Some(match edge {
+                DayEdge::Start => day,
+                DayEdge::End => day + time::Duration::days(1) - time::Duration::nanoseconds(1),
+            })
+        }
+        None => parse_moment(text),
+    }
+}
+
+/// `YYYY-MM-DD`, a real calendar day.
+fn parse_date(text: &str) -> Option<time::Date> {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| -> Option<u32> {
+        let part = text.get(range)?;
+        part.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+        return None;
+    }
+    let month = time::Month::try_from(u8::try_from(digits(5..7)?).ok()?).ok()?;
+    let day = u8::try_from(digits(8..10)?).ok()?;
+    time::Date::from_calendar_date(i32::try_from(digits(0..4)?).ok()?, month, day).ok()
+}
+
+/// A commit number as text (`12`; surrounding spaces ignored): the one way every surface
+/// reads one. 0 is the empty graph before commit 1.
+pub fn parse_commit_seq(text: &str) -> Option<CommitSeq> {
+    let text = text.trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +219,24 @@ mod tests {
         let hash = CommitHash([0xab; 32]);
         assert_eq!(CommitHash::from_hex(&hash.to_hex()), Some(hash));
         assert_eq!(CommitHash::from_hex("zz"), None);
+    }
+
+    #[test]
+    fn times_and_commit_numbers_parse_one_way() {
+        let start = parse_date_or_moment("2026-06-26", DayEdge::Start).unwrap();
+        let end = parse_date_or_moment(" 2026-06-26 ", DayEdge::End).unwrap();
+        assert_eq!(start.to_string(), "2026-06-26 0:00:00.0 +00:00:00");
+        assert_eq!(
+            end - start,
+            time::Duration::days(1) - time::Duration::nanoseconds(1)
+        );
+        let moment = parse_date_or_moment("2026-06-26T10:00:00+02:00", DayEdge::End).unwrap();
+        assert_eq!(moment, parse_moment("2026-06-26T08:00:00Z").unwrap());
+        assert_eq!(parse_date_or_moment("2026-13-01", DayEdge::Start), None);
+        assert_eq!(parse_moment("yesterday"), None);
+        assert_eq!(parse_commit_seq(" 12 "), Some(12));
+        for bad in ["", "-1", "+1", "1.0", "x", "99999999999999999999999"] {
+            assert_eq!(parse_commit_seq(bad), None, "{bad:?}");
+        }
     }
 }

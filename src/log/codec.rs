@@ -161,9 +161,9 @@ pub fn format_time(moment: OffsetDateTime) -> String {
         .unwrap_or_else(|_| String::from("invalid-time"))
 }
 
-/// Parses an RFC 3339 timestamp.
+/// Parses an RFC 3339 timestamp (`model::parse_moment`, the one parser).
 pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
-    OffsetDateTime::parse(text, &Rfc3339).ok()
+    crate::model::parse_moment(text)
 }
 
 /// A commit's quads section as it will be stored: digest of the uncompressed N-Quads,

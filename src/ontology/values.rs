@@ -87,12 +87,8 @@ pub fn convert_value(value: &Value, value_type: ValueType) -> Result<Literal, Fi
             Literal::from(number)
         }
         ValueType::DateTime => {
-            let moment = if text.len() == 10 {
-                crate::log::parse_time(&format!("{text}T00:00:00Z"))
-            } else {
-                crate::log::parse_time(&text)
-            }
-            .ok_or_else(error)?;
+            let moment = crate::model::parse_date_or_moment(&text, crate::model::DayEdge::Start)
+                .ok_or_else(error)?;
             Literal::new_typed_literal(
                 crate::log::format_time(moment),
                 crate::model::NamedNode::new_unchecked(ValueType::DateTime.datatype()),

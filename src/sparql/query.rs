@@ -40,8 +40,7 @@ fn iso_week(args: &[oxrdf::Term]) -> Option<oxrdf::Term> {
         return None;
     };
     let text = literal.value();
-    let moment = crate::log::parse_time(text)
-        .or_else(|| crate::log::parse_time(&format!("{text}T00:00:00Z")))?;
+    let moment = crate::model::parse_date_or_moment(text, crate::model::DayEdge::Start)?;
     let (year, week, _) = moment.to_iso_week_date();
     Some(oxrdf::Literal::new_simple_literal(format!("{year}-W{week:02}")).into())
 }

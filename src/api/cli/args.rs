@@ -430,14 +430,13 @@ pub struct HashKeyArgs {
 
 /// A commit number (0 is the empty graph before commit 1).
 fn commit_number(text: &str) -> Result<u64, String> {
-    text.trim()
-        .parse::<u64>()
-        .map_err(|_| "expected a commit number (1, 2, 3…)".to_owned())
+    crate::model::parse_commit_seq(text)
+        .ok_or_else(|| "expected a commit number (1, 2, 3…)".to_owned())
 }
 
 /// An RFC 3339 moment.
 fn moment(text: &str) -> Result<time::OffsetDateTime, String> {
-    crate::log::parse_time(text.trim())
+    crate::model::parse_moment(text)
         .ok_or_else(|| "expected an RFC 3339 moment such as 2026-01-31T12:00:00Z".to_owned())
 }
 

@@ -152,9 +152,8 @@ pub async fn commits(
         let graph = engine.graph(&name)?;
         // Pin the page to the head seen now, so later pages do not shift.
         let head = match params.one("head")? {
-            Some(v) => v
-                .parse::<u64>()
-                .map_err(|_| HttpError::bad_param("head", "expected a commit number"))?,
+            Some(v) => crate::model::parse_commit_seq(v)
+                .ok_or_else(|| HttpError::bad_param("head", "expected a commit number"))?,
             None => graph.head_seq(),
         };
         let skip = (graph.head_seq().saturating_sub(head)) as usize + offset;

@@ -78,7 +78,7 @@ impl Params {
         let as_of = self
             .one("as_of")?
             .map(|v| {
-                v.trim().parse::<u64>().map_err(|_| {
+                crate::model::parse_commit_seq(v).ok_or_else(|| {
                     HttpError::bad_param("as_of", format!("expected a commit number, got {v:?}"))
                 })
             })
@@ -86,7 +86,7 @@ impl Params {
         let as_of_time = self
             .one("as_of_time")?
             .map(|v| {
-                crate::log::parse_time(v.trim()).ok_or_else(|| {
+                crate::model::parse_moment(v).ok_or_else(|| {
                     HttpError::bad_param(
                         "as_of_time",
                         format!("expected an RFC 3339 moment, got {v:?}"),
@@ -194,7 +194,7 @@ pub fn commit_request(headers: &HeaderMap, rights: &Rights) -> Result<CommitRequ
     };
     let observed_at = text("strata-observed-at")?
         .map(|v| {
-            crate::log::parse_time(&v).ok_or_else(|| {
+            crate::model::parse_moment(&v).ok_or_else(|| {
                 HttpError::bad_param("Strata-Observed-At", "expected an RFC 3339 moment")
             })
         })

@@ -35,8 +35,8 @@ fn number(params: &Params, key: &str) -> Result<Option<u64>, HttpError> {
     params
         .one(key)?
         .map(|v| {
-            v.parse::<u64>()
-                .map_err(|_| HttpError::bad_param(key, format!("expected a number, got {v:?}")))
+            crate::model::parse_commit_seq(v)
+                .ok_or_else(|| HttpError::bad_param(key, format!("expected a number, got {v:?}")))
         })
         .transpose()
 }

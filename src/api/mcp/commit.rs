@@ -663,7 +663,7 @@ pub async fn run(
         .observed_at
         .as_deref()
         .map(|t| {
-            crate::log::parse_time(t).ok_or_else(|| {
+            crate::model::parse_moment(t).ok_or_else(|| {
                 ApiError::invalid_argument("observed_at", "expected an RFC 3339 moment")
             })
         })

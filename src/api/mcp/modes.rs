@@ -57,11 +57,7 @@ pub enum Direction {
 /// A date (`2026-06-26`: the end of that day, UTC) or an RFC 3339 moment.
 fn parse_when(text: &str, param: &str) -> Result<time::OffsetDateTime, ApiError> {
     let text = text.trim();
-    let moment = if text.len() == 10 {
-        crate::log::parse_time(&format!("{text}T23:59:59.999999999Z"))
-    } else {
-        crate::log::parse_time(text)
-    };
+    let moment = crate::model::parse_date_or_moment(text, crate::model::DayEdge::End);
     moment.ok_or_else(|| {
         ApiError::invalid_argument(
             param,

@@ -399,17 +399,13 @@ pub(super) fn valid_time_filter(
 /// Turns a date (its end, UTC) or moment into a SPARQL dateTime literal.
 pub(super) fn moment_literal(text: &str, param: &str) -> Result<String, ApiError> {
     let text = text.trim();
-    let moment = if text.len() == 10 {
-        crate::log::parse_time(&format!("{text}T23:59:59Z"))
-    } else {
-        crate::log::parse_time(text)
-    }
-    .ok_or_else(|| {
-        bad(
-            param,
-            format!("expected a date or an RFC 3339 moment, got {text:?}"),
-        )
-    })?;
+    let moment =
+        crate::model::parse_date_or_moment(text, crate::model::DayEdge::End).ok_or_else(|| {
+            bad(
+                param,
+                format!("expected a date or an RFC 3339 moment, got {text:?}"),
+            )
+        })?;
     Ok(Literal::new_typed_literal(
         crate::log::format_time(moment),
         NamedNode::new_unchecked(format!("{XSD}dateTime")),
