@@ -71,11 +71,15 @@ pub enum ErrorCode {
     RdfGraphNotFound,
     /// No SHACL shapes are published for the graph.
     ShapesNotFound,
+    /// The embedder (in process or a remote endpoint) failed to embed the text.
+    EmbeddingFailed,
+    /// A search asked for `strong` consistency and its index did not catch up in time.
+    IndexNotCaughtUp,
 }
 
 impl ErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [ErrorCode; 44] = [
+    pub const ALL: [ErrorCode; 46] = [
         Self::InvalidArgument,
         Self::InvalidGraphName,
         Self::GraphNotFound,
@@ -120,6 +124,8 @@ impl ErrorCode {
         Self::RequestTimeout,
         Self::RdfGraphNotFound,
         Self::ShapesNotFound,
+        Self::EmbeddingFailed,
+        Self::IndexNotCaughtUp,
     ];
 
     /// The snake_case name clients match on.
@@ -169,6 +175,8 @@ impl ErrorCode {
             Self::RequestTimeout => "request_timeout",
             Self::RdfGraphNotFound => "rdf_graph_not_found",
             Self::ShapesNotFound => "shapes_not_found",
+            Self::EmbeddingFailed => "embedding_failed",
+            Self::IndexNotCaughtUp => "index_not_caught_up",
         }
     }
 
@@ -198,7 +206,8 @@ impl ErrorCode {
             | Self::LogTruncated
             | Self::Internal => 500,
             Self::Unsupported => 501,
-            Self::QueryTimeout => 503,
+            Self::EmbeddingFailed => 502,
+            Self::QueryTimeout | Self::IndexNotCaughtUp => 503,
             Self::QueryMemoryLimit => 507,
             _ => 400,
         }
@@ -217,7 +226,8 @@ impl ErrorCode {
             | Self::Corruption
             | Self::LogCorrupt
             | Self::LogTruncated
-            | Self::DataDirLocked => "internal",
+            | Self::DataDirLocked
+            | Self::EmbeddingFailed => "internal",
             _ => "invalid_request",
         }
     }
@@ -309,6 +319,10 @@ impl From<EngineError> for ApiError {
                 (ErrorCode::LogCorrupt, Some("graph"))
             }
             EngineError::LogBehindCheckpoint { .. } => (ErrorCode::LogTruncated, Some("graph")),
+            EngineError::Embedding(_) => (ErrorCode::EmbeddingFailed, None),
+            EngineError::IndexNotCaughtUp { .. } => {
+                (ErrorCode::IndexNotCaughtUp, Some("consistency"))
+            }
             _ => (ErrorCode::Internal, None),
         };
         let param = match &error {

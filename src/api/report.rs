@@ -127,7 +127,7 @@ pub fn search_json(reports: &[crate::search::sparql_patterns::SearchReport]) -> 
             .map(|r| {
                 json!({
                     "variable": r.variable,
-                    "plan": r.plan,
+                    "plan": r.plan.name(),
                     "hits_asked": r.asked,
                     "hits_bound": r.bound,
                     "complete": r.complete,

@@ -79,8 +79,18 @@ pub enum EngineError {
     },
     #[error("SHACL validation failed: {message}")]
     Shacl { message: String },
-    #[error("search: {message}")]
-    Search { message: String },
+    /// A search index's files or its BM25 engine failed.
+    #[error("search index: {0}")]
+    SearchIndex(#[from] crate::search::IndexError),
+    /// The embedder (the model in process, or a remote endpoint) failed.
+    #[error(transparent)]
+    Embedding(#[from] crate::search::embed::EmbedError),
+    /// `consistency: strong` waited for an index to reach a commit, in vain.
+    #[error(
+        "the search index did not reach commit {seq} within {waited_secs} s (consistency: strong); \
+         its lag shows in `GET /graphs/{{g}}/indexes` and MCP `embeddings list`"
+    )]
+    IndexNotCaughtUp { seq: CommitSeq, waited_secs: u64 },
     #[error(
         "graph {graph:?}: the commit log is corrupt at commit {commit_seq} (byte offset {offset}): \
          {reason}; {intact_after} intact record(s) follow it, so this is not a torn tail and \

@@ -12,6 +12,7 @@ use super::graph::{CommitInfo, Graph, decode_changes};
 use crate::log::format_time;
 use crate::model::{CommitSeq, NamedNode, Quad};
 use crate::search::sparql_patterns::{SearchCall, SearchReport};
+use crate::search::{Candidates, SearchPlan};
 use crate::sparql::{
     self, CancellationToken, Deadline, Query, QueryError, QueryEvaluationError, QueryGuard,
     QueryOptions, QueryResults,
@@ -259,7 +260,7 @@ impl Graph {
             let n = hits.len();
             return Ok((
                 hits,
-                report("nearest", call.k, n, true, outcome.dropped_not_at_seq),
+                report(outcome.plan, call.k, n, true, outcome.dropped_not_at_seq),
             ));
         }
         let allowed = self.pattern_subjects(
@@ -269,14 +270,19 @@ impl Graph {
             super::EXACT_MAX_CANDIDATES + 1,
             options,
         )?;
-        if allowed.len() <= super::EXACT_MAX_CANDIDATES {
+        let plan = SearchPlan::choose(if allowed.len() <= super::EXACT_MAX_CANDIDATES {
+            Candidates::Listed(allowed.len())
+        } else {
+            Candidates::MoreThan(super::EXACT_MAX_CANDIDATES)
+        });
+        if plan == SearchPlan::FilterFirst {
             request.candidates = Some(std::sync::Arc::new(allowed.into_iter().collect()));
             let outcome = self.search(&request)?;
             let hits = as_terms(&outcome);
             let n = hits.len();
             return Ok((
                 hits,
-                report("filter_first", call.k, n, true, outcome.dropped_not_at_seq),
+                report(plan, call.k, n, true, outcome.dropped_not_at_seq),
             ));
         }
         let cap = (call.k * 32).min(super::MAX_K).max(call.k);
@@ -299,7 +305,7 @@ impl Graph {
                 return Ok((
                     kept,
                     report(
-                        "search_first",
+                        SearchPlan::SearchFirst,
                         asked,
                         n,
                         complete,

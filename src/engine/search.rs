@@ -21,13 +21,14 @@ use super::error::EngineError;
 use super::graph::Graph;
 use crate::model::{CommitSeq, NamedNode, Term, Triple};
 use crate::search::embed::{self, Embedder};
-use crate::search::{Declaration, EMBEDDINGS_GRAPH, Hit, Lane, Recipe, SearchIndex};
+use crate::search::{
+    Candidates, Declaration, EMBEDDINGS_GRAPH, Hit, Lane, Recipe, SearchIndex, SearchPlan,
+};
 use crate::store::{GraphFilter, Pattern, Snapshot, TermId};
 
 /// Texts embedded per model call (and per progress step).
 const EMBED_BATCH: usize = 64;
-/// Candidate sets up to this size are scored exactly (`filter_first`).
-pub const EXACT_MAX_CANDIDATES: usize = 2_000;
+pub use crate::search::EXACT_MAX_CANDIDATES;
 /// The most hits one search may ask an index for.
 pub const MAX_K: usize = 1_000;
 
@@ -187,9 +188,8 @@ pub struct SearchHit {
 #[derive(Clone, Debug)]
 pub struct SearchOutcome {
     pub hits: Vec<SearchHit>,
-    /// `nearest` (the index alone), `filter_first` (candidates scored exactly) or
-    /// `filtered_nearest` (the filter applied inside the HNSW search).
-    pub plan: &'static str,
+    /// `Nearest`, `FilterFirst` or `FilteredNearest`.
+    pub plan: SearchPlan,
     /// The lowest commit reflected by the indexes searched.
     pub index_seq: CommitSeq,
     /// Hits dropped because the record did not exist at the commit read.
@@ -312,9 +312,7 @@ impl Graph {
                             d.hnsw,
                             self.index_threads,
                         )
-                        .map_err(|e| EngineError::Search {
-                            message: e.to_string(),
-                        })
+                        .map_err(EngineError::from)
                     };
                     let mut index = open()?;
                     if index.published_seq() > head {
@@ -413,9 +411,7 @@ impl Graph {
                 .map(|(_, t, _, _)| t.as_str())
                 .collect();
             let mut embedded = embed::embed_parallel(embedder, &to_embed, self.index_threads)
-                .map_err(|e| EngineError::Search {
-                    message: e.to_string(),
-                })?
+                .map_err(EngineError::from)?
                 .into_iter();
             let upserts = chunk
                 .iter()
@@ -579,11 +575,7 @@ impl Graph {
 
     /// Embeds texts with the graph's embedder.
     pub fn embed_texts(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
-        self.embedder()
-            .embed(texts)
-            .map_err(|e| EngineError::Search {
-                message: e.to_string(),
-            })
+        self.embedder().embed(texts).map_err(EngineError::from)
     }
 
     /// The text a declaration makes for some of its records (no model call).
@@ -614,10 +606,9 @@ impl Graph {
         let head = self.store.published_seq();
         let read_seq = request.as_of.unwrap_or(head).min(head);
         if request.strong && !self.wait_for_indexes(read_seq, Duration::from_secs(30)) {
-            return Err(EngineError::Search {
-                message: format!(
-                    "the search index did not reach commit {read_seq} within 30 s (consistency: strong)"
-                ),
+            return Err(EngineError::IndexNotCaughtUp {
+                seq: read_seq,
+                waited_secs: 30,
             });
         }
         // After a restart the worker may not have opened the indexes yet: open them now
@@ -663,11 +654,11 @@ impl Graph {
             .candidates
             .as_ref()
             .map(|c| c.iter().cloned().collect());
-        let plan = match &candidates {
-            None => "nearest",
-            Some(c) if c.len() <= EXACT_MAX_CANDIDATES => "filter_first",
-            Some(_) => "filtered_nearest",
-        };
+        let plan = SearchPlan::choose(
+            candidates
+                .as_ref()
+                .map_or(Candidates::All, |c| Candidates::Listed(c.len())),
+        );
         let snapshot = self.snapshot(read_seq);
         let mut hits: Vec<SearchHit> = Vec::new();
         let mut index_seq = CommitSeq::MAX;
@@ -676,7 +667,7 @@ impl Graph {
             let index = entry.index.read();
             index_seq = index_seq.min(index.published_seq());
             let found = match (&candidates, plan) {
-                (Some(c), "filter_first") => index
+                (Some(c), SearchPlan::FilterFirst) => index
                     .score_candidates(request.lane, vector.as_deref(), &request.text, c, k)
                     .map_err(search_error)?,
                 (Some(_), _) => {
@@ -758,9 +749,7 @@ fn index_key(embedder: &dyn Embedder, declaration: &Declaration) -> String {
 }
 
 fn search_error(e: crate::search::IndexError) -> EngineError {
-    EngineError::Search {
-        message: e.to_string(),
-    }
+    EngineError::SearchIndex(e)
 }
 
 impl Graph {

@@ -112,7 +112,7 @@ fn indexes_follow_commits_and_survive_restarts() {
     let mut only = request("sign in", Lane::Hybrid);
     only.candidates = Some(Arc::new(HashSet::from([Arc::<str>::from("http://e/t3")])));
     let outcome = graph.search(&only).unwrap();
-    assert_eq!(outcome.plan, "filter_first");
+    assert_eq!(outcome.plan.name(), "filter_first");
     assert!(outcome.hits.iter().all(|h| &*h.hit.record == "http://e/t3"));
 
     // A read pinned before t3 existed drops it and says so.
@@ -197,20 +197,20 @@ fn search_patterns_in_sparql_pick_a_plan_and_join() {
     );
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|r| r.get("s").is_some()));
-    assert_eq!(reports[0].plan, "nearest");
+    assert_eq!(reports[0].plan.name(), "nearest");
 
     // Few closed tickets: scored exactly, and only they can be hits.
     let (rows, reports) = run(
         "SELECT ?t WHERE { ?t search:nearest \"sign in\" ; search:k 3 ; search:lane \"sparse\" . ?t ex:status \"closed\" }",
     );
-    assert_eq!(reports[0].plan, "filter_first");
+    assert_eq!(reports[0].plan.name(), "filter_first");
     assert_eq!(rows.len(), 3, "5 closed tickets mention sign in");
 
     // Many open tickets: widen k until enough hits are open.
     let (rows, reports) = run(
         "SELECT ?t WHERE { ?t search:nearest \"sign in\" ; search:k 4 ; search:lane \"sparse\" . ?t ex:status \"open\" }",
     );
-    assert_eq!(reports[0].plan, "search_first");
+    assert_eq!(reports[0].plan.name(), "search_first");
     assert_eq!(rows.len(), 4);
     assert!(reports[0].complete);
     assert!(reports[0].asked >= 4);

@@ -9,6 +9,7 @@ pub mod dense;
 pub mod embed;
 mod hnsw;
 mod index;
+mod plan;
 mod recipe;
 pub mod simd;
 pub mod sparql_patterns;
@@ -17,6 +18,7 @@ pub mod sparse;
 pub use declaration::{Declaration, EMBEDDINGS_GRAPH};
 pub use dense::{HnswParams, Scored};
 pub use index::{IndexError, SearchIndex, Upsert, text_hash as text_hash_of};
+pub use plan::{Candidates, EXACT_MAX_CANDIDATES, SearchPlan};
 pub use recipe::{LABELS, Recipe};
 
 /// The `strata:` namespace.

@@ -39,8 +39,8 @@ pub struct SearchCall {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchReport {
     pub variable: String,
-    /// `nearest`, `filter_first` or `search_first`.
-    pub plan: &'static str,
+    /// `Nearest`, `FilterFirst` or `SearchFirst`.
+    pub plan: super::SearchPlan,
     /// Hits asked of the index (the last round, for `search_first`).
     pub asked: usize,
     /// Hits bound into the query.

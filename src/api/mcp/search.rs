@@ -516,11 +516,14 @@ pub fn search(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
         .max()
         .unwrap_or(0);
     if args.explain.unwrap_or(false) {
-        let plan = match &candidates {
-            None => "nearest",
-            Some(c) if c.len() <= EXACT_MAX_CANDIDATES => "filter_first",
-            Some(_) => "filtered_nearest",
-        };
+        let plan = crate::search::SearchPlan::choose(
+            candidates
+                .as_ref()
+                .map_or(crate::search::Candidates::All, |c| {
+                    crate::search::Candidates::Listed(c.len())
+                }),
+        )
+        .name();
         let indexed: usize = statuses
             .iter()
             .filter(|s| index.as_ref().is_none_or(|i| *i == s.declaration.name))
@@ -574,7 +577,7 @@ pub fn search(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
         ),
         json!({
             "hits": hits,
-            "plan": outcome.plan,
+            "plan": outcome.plan.name(),
             "lane": lane.name(),
             "candidates": outcome.candidates,
             "index_seq": outcome.index_seq,
