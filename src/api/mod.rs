@@ -1,10 +1,7 @@
-//! The surfaces: the command line, the HTTP server and the MCP server. Only this layer
-//! knows about JSON bodies, HTTP, MCP and exit codes.
+//! The surfaces: the command line, the HTTP server and the MCP server. They parse their
+//! protocol's arguments, check who may do what, ask people (MCP approvals), and render
+//! the domain's answers and errors (`query`, `records`, `error`) their own way.
 
 pub mod cli;
-pub mod envelope;
-pub mod error;
 pub mod http;
-pub mod index_status;
 pub mod mcp;
-pub mod report;

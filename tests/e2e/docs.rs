@@ -11,6 +11,7 @@ const LAYERS: &[&[&str]] = &[
     &["sparql", "shacl", "ontology"],
     &["search"],
     &["engine"],
+    &["error", "report", "query", "records"],
     &["api"],
 ];
 

@@ -7,8 +7,8 @@ use oxrdfio::RdfFormat;
 
 use super::args::{Cli, DiffArgs, ExportArgs, LogArgs, RepairArgs};
 use super::read_options;
-use crate::api::error::ApiError;
 use crate::engine::{CheckpointCheck, CommitInfo, Engine};
+use crate::error::ApiError;
 use crate::log::format_time;
 
 pub(super) fn run_log(engine: &Engine, cli: &Cli, args: &LogArgs) -> Result<ExitCode, ApiError> {

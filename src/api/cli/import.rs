@@ -10,8 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::args::{Cli, ImportArgs};
 use super::{commit_request, print_outcome};
-use crate::api::error::ApiError;
 use crate::engine::{Engine, ImportFormat, ImportOptions};
+use crate::error::ApiError;
 use crate::model::NamedNode;
 
 pub(super) fn run(engine: &Engine, cli: &Cli, args: &ImportArgs) -> Result<ExitCode, ApiError> {

@@ -15,8 +15,8 @@ pub use args::{Cli, Command};
 
 use std::process::ExitCode;
 
-use crate::api::error::ApiError;
 use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::error::ApiError;
 
 /// Runs a parsed command line and returns the process exit code. The command runs on a
 /// thread whose stack holds the deepest query the limits allow
@@ -236,5 +236,5 @@ fn print_outcome(outcome: &crate::engine::CommitOutcome) {
 /// A commit's SHACL results as compiler-style lines for standard error.
 fn shacl_lines(validation: &crate::engine::CommitValidation) -> String {
     let graph = format!("shacl ({})", validation.mode.name());
-    crate::api::report::report_text(&validation.report, &|_| graph.clone())
+    crate::report::report_text(&validation.report, &|_| graph.clone())
 }

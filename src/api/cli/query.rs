@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use super::args::{Cli, QueryArgs, UpdateArgs};
 use super::{commit_request, print_outcome, read_options, read_text_arg};
-use crate::api::error::ApiError;
 use crate::engine::Engine;
+use crate::error::ApiError;
 use crate::sparql::{QueryResults, ResultsFormat, UpdateOptions, write_results};
 
 pub(super) fn run_query(

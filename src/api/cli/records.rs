@@ -12,11 +12,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::args::{Cli, JsonFileArgs, QueryArgs, ReadArgs, SearchArgs};
-use crate::api::envelope::Envelope;
-use crate::api::error::{ApiError, ErrorCode};
-use crate::api::mcp::approval::Approver;
-use crate::api::mcp::{Context, Step, parse_args};
+use crate::api::mcp::parse_args;
 use crate::engine::Engine;
+use crate::error::ApiError;
+use crate::query::Context;
+use crate::query::envelope::Envelope;
 
 /// `strata commit FILE.json`.
 pub(super) fn run_commit(
@@ -26,14 +26,11 @@ pub(super) fn run_commit(
 ) -> Result<ExitCode, ApiError> {
     let object = json_file(&args.file, &cli.graph)?;
     let tool_args = parse_args(object)?;
-    let context = context(engine);
-    let approver = Approver::Request {
-        author: args.author.clone(),
-    };
-    let step = runtime()?.block_on(crate::api::mcp::commit::run(
-        &context, approver, tool_args, true,
-    ))?;
-    print_step(step)
+    let prepared = crate::records::commit::prepare(engine, tool_args, true)?;
+    print_envelope(&crate::records::commit_as_requested(
+        prepared,
+        args.author.clone(),
+    )?)
 }
 
 /// `strata configure FILE.json`.
@@ -44,14 +41,11 @@ pub(super) fn run_configure(
 ) -> Result<ExitCode, ApiError> {
     let object = json_file(&args.file, &cli.graph)?;
     let tool_args = parse_args(object)?;
-    let context = context(engine);
-    let approver = Approver::Request {
-        author: args.author.clone(),
-    };
-    let step = runtime()?.block_on(crate::api::mcp::configure::run(
-        &context, approver, tool_args, true,
-    ))?;
-    print_step(step)
+    let prepared = crate::records::ontology::prepare(engine, tool_args, true)?;
+    print_envelope(&crate::records::commit_as_requested(
+        prepared,
+        args.author.clone(),
+    )?)
 }
 
 /// `strata query --structured|--traverse|--json FILE.json`; `None` when the query is
@@ -136,8 +130,7 @@ fn query(
     }
     let tool_args = parse_args(object)?;
     let context = context(engine);
-    let envelope =
-        crate::api::mcp::query::run(&context, tool_args, crate::sparql::CancellationToken::new())?;
+    let envelope = crate::query::run(&context, tool_args, crate::sparql::CancellationToken::new())?;
     print_envelope(&envelope)
 }
 
@@ -186,33 +179,6 @@ fn read_json(path: &Path) -> Result<Value, ApiError> {
     serde_json::from_str(&text).map_err(|e| {
         ApiError::invalid_argument("FILE", format!("{} is not JSON: {e}", path.display()))
     })
-}
-
-/// The tools run engine work on blocking threads of a runtime; the CLI makes a small one,
-/// with the stack the deepest allowed query needs.
-fn runtime() -> Result<tokio::runtime::Runtime, ApiError> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .thread_stack_size(crate::sparql::limits::QUERY_STACK_BYTES)
-        .build()
-        .map_err(|e| ApiError {
-            code: ErrorCode::Internal,
-            message: format!("cannot start a runtime: {e}"),
-            param: None,
-            validation: None,
-        })
-}
-
-fn print_step(step: Step) -> Result<ExitCode, ApiError> {
-    match step {
-        Step::Done(envelope, _) => print_envelope(&envelope),
-        Step::InputRequired(_) => Err(ApiError {
-            code: ErrorCode::Internal,
-            message: "the write asked for input on the command line".into(),
-            param: None,
-            validation: None,
-        }),
-    }
 }
 
 fn print_envelope(envelope: &Envelope) -> Result<ExitCode, ApiError> {

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::args::{Cli, CommitLoopArgs, HashKeyArgs, ServeArgs};
-use crate::api::error::ApiError;
 use crate::api::http::{self, AppState, HttpConfig};
 use crate::engine::{CommitRequest, Engine, ImportFormat, ImportOptions};
+use crate::error::ApiError;
 use crate::sparql::UpdateOptions;
 
 const DEMO: &str = include_str!("../../../demo/demo.trig");

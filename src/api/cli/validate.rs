@@ -12,10 +12,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use super::args::{Cli, ValidateArgs};
-use crate::api::error::ApiError;
-use crate::api::report::{report_json, report_junit, report_text, summary_line};
 use crate::engine::{Engine, EngineConfig, ImportFormat, ImportOptions, parse_triples};
+use crate::error::ApiError;
 use crate::model::{Term, Triple};
+use crate::report::{report_json, report_junit, report_text, summary_line};
 use crate::shacl::{Report, Shapes, validate};
 
 const USAGE_ERROR: u8 = 2;

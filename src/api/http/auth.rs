@@ -1,6 +1,6 @@
 //! Bearer API keys: who is calling, and may they do this to that graph.
 
-use crate::api::error::ErrorCode;
+use crate::error::ErrorCode;
 use axum::http::{HeaderMap, header};
 use sha2::{Digest, Sha256};
 

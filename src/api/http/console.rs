@@ -2,7 +2,7 @@
 //! (committed, so `cargo build` never needs Node) and compiled into the binary, so it works
 //! on a machine with no internet. It uses only the public HTTP API.
 
-use crate::api::error::ErrorCode;
+use crate::error::ErrorCode;
 use std::io::Write;
 use std::sync::OnceLock;
 

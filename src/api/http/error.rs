@@ -5,8 +5,8 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::EngineError;
+use crate::error::{ApiError, ErrorCode};
 
 /// An error response.
 #[derive(Debug)]
@@ -79,7 +79,7 @@ impl From<ApiError> for HttpError {
             report: error
                 .validation
                 .as_deref()
-                .map(crate::api::report::validation_json),
+                .map(crate::report::validation_json),
             missing_graph: None,
         }
     }

@@ -16,8 +16,8 @@ use super::negotiate::{self, GRAPHS};
 use super::params::{Params, commit_request, content_type, read_body};
 use super::stream::{Head, blocking, stream};
 use super::{AppState, DEFAULT_GRAPH_NAME, outcome_json, request_base_iri};
-use crate::api::error::ErrorCode;
 use crate::engine::{GraphWrite, ImportFormat, ImportOptions};
+use crate::error::ErrorCode;
 use crate::model::NamedNode;
 use crate::sparql::QueryResults;
 

@@ -340,7 +340,7 @@ pub async fn indexes(
         "graph": graph,
         "indexes": statuses
             .iter()
-            .map(crate::api::index_status::index_status_json)
+            .map(crate::query::index_status::index_status_json)
             .collect::<Vec<_>>(),
     }))
     .into_response())

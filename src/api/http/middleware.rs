@@ -1,7 +1,7 @@
 //! What every request goes through: Host and Origin allow-lists (DNS-rebinding
 //! protection), the request timeout, coded error bodies, metrics and one log line.
 
-use crate::api::error::ErrorCode;
+use crate::error::ErrorCode;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};

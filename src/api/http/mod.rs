@@ -34,8 +34,8 @@ use axum::http::{HeaderMap, header};
 use axum::routing::{get, post};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::api::error::ErrorCode;
 use crate::engine::{CommitOutcome, Engine};
+use crate::error::ErrorCode;
 use error::HttpError;
 use metrics::Metrics;
 
@@ -278,6 +278,6 @@ fn outcome_json(outcome: &CommitOutcome) -> serde_json::Value {
         "inserted": outcome.inserted,
         "deleted": outcome.deleted,
         "idempotent_replay": outcome.idempotent_replay,
-        "validation": outcome.validation.as_deref().map(crate::api::report::validation_json),
+        "validation": outcome.validation.as_deref().map(crate::report::validation_json),
     })
 }

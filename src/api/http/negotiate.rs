@@ -1,6 +1,6 @@
 //! Content negotiation: pick the best media type the server offers for an Accept header.
 
-use crate::api::error::ErrorCode;
+use crate::error::ErrorCode;
 use axum::http::{HeaderMap, header};
 
 use super::error::HttpError;

@@ -6,8 +6,8 @@ use axum::http::{HeaderMap, header};
 
 use super::auth::Rights;
 use super::error::HttpError;
-use crate::api::error::ErrorCode;
 use crate::engine::{CommitRequest, ReadOptions};
+use crate::error::ErrorCode;
 use crate::model::NamedNode;
 
 /// Decoded `key=value` pairs in order, keys repeated as sent.

@@ -6,7 +6,8 @@
 //! pages here and back), same error codes.
 //!
 //! What differs is who approves a removal: no person is on the line, so the request
-//! itself is the approval, as a SPARQL `DELETE` is (`dry_run` shows it first).
+//! itself is the approval, as a SPARQL `DELETE` is (`dry_run` shows it first):
+//! `records::commit_as_requested`.
 
 use axum::Json;
 use axum::body::Body;
@@ -15,15 +16,16 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::auth::{Rights, authorize};
+use super::auth::authorize;
 use super::config::Scope;
 use super::error::HttpError;
 use super::params::{commit_request, content_type, read_body};
 use super::{AppState, with_commit};
-use crate::api::envelope::Envelope;
-use crate::api::error::{ApiError, ErrorCode};
-use crate::api::mcp::approval::Approver;
-use crate::api::mcp::{CommitArgs, ConfigureArgs, QueryArgs, Step, parse_args};
+use crate::api::mcp::parse_args;
+use crate::error::ErrorCode;
+use crate::query::QueryArgs;
+use crate::query::envelope::Envelope;
+use crate::records::{CommitArgs, ConfigureArgs};
 
 /// `POST /graphs/{g}/records`: one commit of records, links and field values.
 pub async fn post_records(
@@ -36,9 +38,14 @@ pub async fn post_records(
     let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
     let mut args: CommitArgs = json_body(&state, &headers, body, &graph).await?;
     args.graph = Some(graph);
-    let approver = request_approver(&headers, &rights)?;
-    let step = crate::api::mcp::commit::run(&state.mcp, approver, args, rights.admin).await?;
-    answer(step)
+    let author = commit_request(&headers, &rights)?.author;
+    let engine = state.engine.clone();
+    let envelope = super::stream::blocking(move || {
+        let prepared = crate::records::commit::prepare(&engine, args, rights.admin)?;
+        Ok(crate::records::commit_as_requested(prepared, author)?)
+    })
+    .await?;
+    Ok(with_envelope(envelope))
 }
 
 /// `POST /graphs/{g}/ontology`: define or evolve the ontology records are written
@@ -52,13 +59,18 @@ pub async fn post_ontology(
     super::check_graph_name(&graph)?;
     let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
     let mut args: ConfigureArgs = json_body(&state, &headers, body, &graph).await?;
-    if args.action == crate::api::mcp::configure::ConfigureAction::PublishSchema {
+    if args.action == crate::records::ontology::ConfigureAction::PublishSchema {
         authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
     }
     args.graph = Some(graph);
-    let approver = request_approver(&headers, &rights)?;
-    let step = crate::api::mcp::configure::run(&state.mcp, approver, args, rights.admin).await?;
-    answer(step)
+    let author = commit_request(&headers, &rights)?.author;
+    let engine = state.engine.clone();
+    let envelope = super::stream::blocking(move || {
+        let prepared = crate::records::ontology::prepare(&engine, args, rights.admin)?;
+        Ok(crate::records::commit_as_requested(prepared, author)?)
+    })
+    .await?;
+    Ok(with_envelope(envelope))
 }
 
 /// `POST /graphs/{g}/query`: a JSON query in any `query` mode, answered as one page.
@@ -76,10 +88,9 @@ pub async fn post_query(
     // A client that goes away cancels its query: dropping this future drops the guard.
     let cancellation = crate::sparql::CancellationToken::new();
     let _cancel_on_drop = CancelOnDrop(cancellation.clone());
-    let envelope = super::stream::blocking(move || {
-        Ok(crate::api::mcp::query::run(&context, args, cancellation)?)
-    })
-    .await?;
+    let envelope =
+        super::stream::blocking(move || Ok(crate::query::run(&context, args, cancellation)?))
+            .await?;
     Ok(with_envelope(envelope))
 }
 
@@ -129,26 +140,6 @@ async fn json_body<T: serde::de::DeserializeOwned>(
     }
     object.remove("graph");
     Ok(parse_args(object)?)
-}
-
-/// The request approves its own removals; `Strata-Author` names the commit's author.
-fn request_approver(headers: &HeaderMap, rights: &Rights) -> Result<Approver<'static>, HttpError> {
-    let author = commit_request(headers, rights)?.author;
-    Ok(Approver::Request { author })
-}
-
-fn answer(step: Step) -> Result<Response, HttpError> {
-    match step {
-        Step::Done(envelope, _) => Ok(with_envelope(envelope)),
-        // Only a person is asked; a request approves itself.
-        Step::InputRequired(_) => Err(ApiError {
-            code: ErrorCode::Internal,
-            message: "the write asked for input over HTTP".into(),
-            param: None,
-            validation: None,
-        }
-        .into()),
-    }
 }
 
 /// The envelope as the body, its commit in `Strata-Commit`.

@@ -16,10 +16,10 @@ use super::error::HttpError;
 use super::params::{Params, commit_request, content_type, read_body};
 use super::stream::blocking;
 use super::{AppState, outcome_json};
-use crate::api::error::ErrorCode;
-use crate::api::report::{conformance_json, report_json, shapes_turtle};
 use crate::engine::{GraphWrite, ImportFormat, ImportOptions, parse_triples};
+use crate::error::ErrorCode;
 use crate::model::NamedNode;
+use crate::report::{conformance_json, report_json, shapes_turtle};
 use crate::shacl::{SHAPES_GRAPH, ValidationMode};
 
 fn shapes_not_found(graph: &str) -> HttpError {
@@ -139,7 +139,7 @@ pub async fn put_shapes(
             "unknown_classes": preview.unknown_classes.iter().map(|n| n.as_str()).collect::<Vec<_>>(),
             "unknown_properties": preview.unknown_properties.iter().map(|n| n.as_str()).collect::<Vec<_>>(),
             "dry_run": dry_run,
-            "report": report_json(&preview.report, 0, crate::api::report::INLINE_RESULTS),
+            "report": report_json(&preview.report, 0, crate::report::INLINE_RESULTS),
         });
         if dry_run {
             return Ok((preview.validated_at_seq, answer));

@@ -13,8 +13,8 @@ use super::negotiate::{self, GRAPHS, SOLUTIONS};
 use super::params::{Params, content_type, read_body, utf8_body};
 use super::stream::{Head, stream};
 use super::{AppState, DEFAULT_GRAPH_NAME, request_base_iri};
-use crate::api::error::ErrorCode;
 use crate::engine::EngineError;
+use crate::error::ErrorCode;
 use crate::sparql::{Query, QueryError, write_results};
 
 /// How long after the query limit a response head may still take before the client is
@@ -162,7 +162,7 @@ async fn run(
             if !answer.search.is_empty() {
                 head = head.with(
                     "strata-search",
-                    crate::api::report::search_header(&answer.search),
+                    crate::report::search_header(&answer.search),
                 );
             }
             writer.set_head(head);

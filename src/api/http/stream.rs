@@ -11,7 +11,7 @@
 //! are chunked; their last chunk and the chunked terminator may leave in separate
 //! writes, which is why accepted sockets have `TCP_NODELAY` (see `serve`).
 
-use crate::api::error::ErrorCode;
+use crate::error::ErrorCode;
 use std::io::Write;
 
 use axum::body::{Body, Bytes};

@@ -14,8 +14,8 @@ use super::error::HttpError;
 use super::params::{Params, commit_request, content_type, read_body, utf8_body};
 use super::stream::blocking;
 use super::{AppState, DEFAULT_GRAPH_NAME, outcome_json, request_base_iri};
-use crate::api::error::ErrorCode;
 use crate::engine::EngineError;
+use crate::error::ErrorCode;
 use crate::sparql::UpdateOptions;
 
 pub async fn post_default(

@@ -19,9 +19,9 @@ use rmcp::service::{ElicitationError, RequestContext, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::api::envelope::{CursorCodec, CursorState};
-use crate::api::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, ErrorCode};
 use crate::model::Quad;
+use crate::query::envelope::{CursorCodec, CursorState};
 
 /// The form shown to the person.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -57,44 +57,6 @@ pub enum Approval {
     InputRequired(InputRequiredResult),
 }
 
-/// Who approves a removal.
-pub enum Approver<'a> {
-    /// The person behind an MCP client, asked by elicitation (or `input_required`).
-    Person(&'a RequestContext<RoleServer>, Retry),
-    /// The request itself: an HTTP or CLI caller names what to remove, as a SPARQL
-    /// `DELETE` does (with `dry_run` to see it first); no one else is there to ask.
-    /// `author` goes into the commit.
-    Request { author: Option<String> },
-}
-
-impl Approver<'_> {
-    /// Asks (a person) or approves (a request).
-    pub async fn approve(
-        self,
-        context: &super::Context,
-        question: Question<'_>,
-    ) -> Result<Approval, ApiError> {
-        match self {
-            Approver::Person(ctx, retry) => ask(ctx, context, question, retry).await,
-            Approver::Request { .. } => Ok(Approval::Approved("request")),
-        }
-    }
-
-    /// True when a person is shown the removal: the commit must then remove nothing
-    /// else, even if the data moved while they were asked.
-    pub fn is_person(&self) -> bool {
-        matches!(self, Approver::Person(..))
-    }
-
-    /// The commit's author: `mcp` for tool calls, what the request says otherwise.
-    pub fn author(&self) -> Option<String> {
-        match self {
-            Approver::Person(..) => Some("mcp".into()),
-            Approver::Request { author } => author.clone(),
-        }
-    }
-}
-
 /// What is asked about, to bind an answer to its question.
 pub struct Question<'a> {
     pub graph: &'a str,
@@ -126,7 +88,7 @@ impl<'a> Question<'a> {
             what,
             quads,
             total,
-            fingerprint: crate::api::envelope::args_digest(&parts),
+            fingerprint: crate::query::envelope::args_digest(&parts),
             text: None,
         }
     }
@@ -139,8 +101,25 @@ impl<'a> Question<'a> {
             what,
             quads: &[],
             total: 0,
-            fingerprint: crate::api::envelope::args_digest(request),
+            fingerprint: crate::query::envelope::args_digest(request),
             text: Some(text),
+        }
+    }
+}
+
+impl<'a> Question<'a> {
+    /// The question about a prepared write's removal.
+    pub fn for_removal(removal: &'a crate::records::Removal) -> Self {
+        let request: Vec<&str> = removal.fingerprint.iter().map(String::as_str).collect();
+        match &removal.text {
+            Some(text) => Question::about(&removal.graph, removal.what, text.clone(), &request),
+            None => Question::new(
+                &removal.graph,
+                removal.what,
+                &removal.quads,
+                removal.quads.len(),
+                &request,
+            ),
         }
     }
 }

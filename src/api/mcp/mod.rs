@@ -6,20 +6,11 @@
 //! (tool, action, outcome, code, duration, approval; never argument values).
 
 pub(crate) mod approval;
-pub(crate) mod commit;
-pub(crate) mod configure;
-mod inspect;
-mod modes;
-pub(crate) mod query;
 mod rdf;
-mod render;
 mod schema;
-mod search;
-mod structured;
-mod traverse;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -30,44 +21,13 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
-use crate::api::envelope::{CursorCodec, Envelope};
-use crate::api::error::ApiError;
 use crate::engine::Engine;
+use crate::error::ApiError;
+use crate::query::envelope::Envelope;
 
-pub use commit::CommitArgs;
-pub use configure::ConfigureArgs;
-pub use inspect::InspectArgs;
-pub use query::QueryArgs;
+pub use crate::query::{Context, InspectArgs, QueryArgs, graph_name};
+pub use crate::records::{CommitArgs, ConfigureArgs};
 pub use rdf::RdfArgs;
-
-/// What the tools share.
-pub struct Context {
-    pub engine: Arc<Engine>,
-    pub cursors: CursorCodec,
-    pub query_timeout: Duration,
-    /// The operator set `STRATA_DESTRUCTIVE=allow`: removals need no approval.
-    pub destructive_allowed: bool,
-}
-
-impl Context {
-    /// Settings from the environment (`STRATA_DESTRUCTIVE`) and a fresh cursor key.
-    pub fn new(engine: Arc<Engine>, query_timeout: Duration) -> Self {
-        // The cursor key lives in the data directory, so a cursor handed out before a
-        // restart still works after it.
-        let data_dir = engine.data_dir();
-        let cursors = if data_dir.is_dir() {
-            CursorCodec::persistent(&data_dir.join("cursor.key"))
-        } else {
-            CursorCodec::random()
-        };
-        Self {
-            engine,
-            cursors,
-            query_timeout,
-            destructive_allowed: std::env::var("STRATA_DESTRUCTIVE").is_ok_and(|v| v == "allow"),
-        }
-    }
-}
 
 /// What an HTTP caller's API key allows, put in the request by the HTTP layer. Calls over
 /// stdio carry none: the person who started the process has full access.
@@ -127,7 +87,7 @@ async fn check_access(
 ) -> Result<McpAccess, ApiError> {
     let access = access_of(ctx);
     let forbidden = |message: String, param: &str| ApiError {
-        code: crate::api::error::ErrorCode::Forbidden,
+        code: crate::error::ErrorCode::Forbidden,
         message,
         param: Some(param.into()),
         validation: None,
@@ -177,16 +137,6 @@ pub enum Step {
     InputRequired(rmcp::model::InputRequiredResult),
 }
 
-/// The graph a call names, `main` when it names none.
-fn graph_name(graph: &Option<String>) -> String {
-    graph
-        .as_deref()
-        .map(str::trim)
-        .filter(|g| !g.is_empty())
-        .unwrap_or(crate::model::GraphName::DEFAULT)
-        .to_owned()
-}
-
 /// The MCP server.
 #[derive(Clone)]
 pub struct StrataMcp {
@@ -223,7 +173,7 @@ impl StrataMcp {
         let action = format!("{:?}", args.action).to_lowercase();
         let context = self.context.clone();
         // `graphs` is about no one graph: it lists the ones the key may see.
-        let checked = if args.action == inspect::InspectAction::Graphs {
+        let checked = if args.action == crate::query::InspectAction::Graphs {
             Ok(access_of(&ctx))
         } else {
             check_access(
@@ -237,7 +187,10 @@ impl StrataMcp {
         };
         let result = match checked {
             Err(error) => Err(error),
-            Ok(access) => blocking(move || inspect::run(&context, args, &access)).await,
+            Ok(access) => {
+                blocking(move || crate::query::inspect::run(&context, args, &|g| access.sees(g)))
+                    .await
+            }
         };
         Ok(finish(
             "inspect",
@@ -285,7 +238,7 @@ impl StrataMcp {
         .await
         {
             Err(error) => Err(error),
-            Ok(_) => blocking(move || query::run(&context, args, cancellation)).await,
+            Ok(_) => blocking(move || crate::query::run(&context, args, cancellation)).await,
         };
         watcher.abort();
         Ok(finish("query", &action, started, result.map(|e| (e, None))))
@@ -365,8 +318,12 @@ impl StrataMcp {
         {
             Err(error) => Err(error),
             Ok(access) => {
-                let approver = approval::Approver::Person(&ctx, retry);
-                commit::run(&self.context, approver, args, access.admin).await
+                let engine = self.context.engine.clone();
+                let admin = access.admin;
+                write(&self.context, &ctx, retry, move || {
+                    crate::records::commit::prepare(&engine, args, admin)
+                })
+                .await
             }
         };
         Ok(finish_step("commit", action, started, result))
@@ -398,7 +355,7 @@ impl StrataMcp {
         };
         // Shapes decide how every later write is judged: publishing them is the admin's.
         let (need, what) = match args.action {
-            configure::ConfigureAction::PublishSchema => {
+            crate::records::ontology::ConfigureAction::PublishSchema => {
                 (Need::Admin, "configure action publish_schema")
             }
             _ => (Need::Write, "configure"),
@@ -414,8 +371,12 @@ impl StrataMcp {
         {
             Err(error) => Err(error),
             Ok(access) => {
-                let approver = approval::Approver::Person(&ctx, retry);
-                configure::run(&self.context, approver, args, access.admin).await
+                let engine = self.context.engine.clone();
+                let admin = access.admin;
+                write(&self.context, &ctx, retry, move || {
+                    crate::records::ontology::prepare(&engine, args, admin)
+                })
+                .await
             }
         };
         Ok(finish_step("configure", &action, started, result))
@@ -424,7 +385,7 @@ impl StrataMcp {
     #[tool(
         name = "embeddings",
         description = "Make a class searchable by meaning and keywords, then search it with `query` mode `search` or `search:` patterns in SPARQL. `declare`: `class` (an ontology type or any class IRI) and `from` (the fields and links that make a record's text); versioned in the log, indexed in the background. `list` (indexes: state, progress, lag), `get`, `preview` (sample records' text), `refresh` (re-embed), `delete` (asks the person). Example: {\"action\": \"declare\", \"class\": \"http://example.org/support/Ticket\", \"from\": [\"http://www.w3.org/2000/01/rdf-schema#label\", \"http://example.org/support/reportedAs\"]}",
-        input_schema = schema::input_schema::<search::EmbeddingsArgs>(),
+        input_schema = schema::input_schema::<crate::query::search::EmbeddingsArgs>(),
         output_schema = schema::output_schema(),
         annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = true, open_world_hint = false)
     )]
@@ -436,7 +397,7 @@ impl StrataMcp {
         Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
-        let args: search::EmbeddingsArgs = match parse_args(raw) {
+        let args: crate::query::search::EmbeddingsArgs = match parse_args(raw) {
             Ok(args) => args,
             Err(error) => return Ok(finish_step("embeddings", "?", started, Err(error))),
         };
@@ -444,12 +405,12 @@ impl StrataMcp {
         // Declarations live in a control graph and decide what gets indexed: changing
         // them (or rebuilding an index) is the admin's; reading them is anyone's.
         let need = match args.action {
-            search::EmbeddingsAction::List
-            | search::EmbeddingsAction::Get
-            | search::EmbeddingsAction::Preview => Need::Read,
-            search::EmbeddingsAction::Declare
-            | search::EmbeddingsAction::Delete
-            | search::EmbeddingsAction::Refresh => Need::Admin,
+            crate::query::search::EmbeddingsAction::List
+            | crate::query::search::EmbeddingsAction::Get
+            | crate::query::search::EmbeddingsAction::Preview => Need::Read,
+            crate::query::search::EmbeddingsAction::Declare
+            | crate::query::search::EmbeddingsAction::Delete
+            | crate::query::search::EmbeddingsAction::Refresh => Need::Admin,
         };
         let what = format!("embeddings action {action}");
         let access = match check_access(
@@ -465,7 +426,7 @@ impl StrataMcp {
             Err(error) => return Ok(finish_step("embeddings", &action, started, Err(error))),
         };
         let mut approved_by = None;
-        if args.action == search::EmbeddingsAction::Delete {
+        if args.action == crate::query::search::EmbeddingsAction::Delete {
             let graph = graph_name(&args.graph);
             let index = args.name.clone().unwrap_or_default();
             let text = format!(
@@ -497,10 +458,11 @@ impl StrataMcp {
         let context = self.context.clone();
         let changes_searchable = matches!(
             args.action,
-            search::EmbeddingsAction::Declare | search::EmbeddingsAction::Delete
+            crate::query::search::EmbeddingsAction::Declare
+                | crate::query::search::EmbeddingsAction::Delete
         );
         let admin = access.admin;
-        let result = blocking(move || search::embeddings(&context, &args, admin))
+        let result = blocking(move || crate::query::search::embeddings(&context, &args, admin))
             .await
             .map(|envelope| Step::Done(envelope, approved_by));
         if changes_searchable && result.is_ok() {
@@ -537,7 +499,7 @@ impl ServerHandler for StrataMcp {
         let engine = self.context.engine.clone();
         let access = access_of(&context);
         let searchable = tokio::task::spawn_blocking(move || {
-            search::searchable_summary(&engine, |graph| access.sees(graph))
+            crate::query::search::searchable_summary(&engine, |graph| access.sees(graph))
         })
         .await
         .unwrap_or_default();
@@ -584,12 +546,47 @@ pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Res
             (path, _) => Some(path.to_owned()),
         };
         ApiError {
-            code: crate::api::error::ErrorCode::InvalidArgument,
+            code: crate::error::ErrorCode::InvalidArgument,
             message: format!("invalid arguments: {message}"),
             param,
             validation: None,
         }
     })
+}
+
+/// A write of the domain: prepared on a blocking thread, its removal (if any) approved by
+/// the person (elicitation, `approval::ask`), then committed on a blocking thread. (HTTP
+/// and the CLI approve their own requests: `records::commit_as_requested`.)
+async fn write<W: crate::records::Write + Send + 'static>(
+    context: &Context,
+    request: &RequestContext<RoleServer>,
+    retry: approval::Retry,
+    prepare: impl FnOnce() -> Result<crate::records::Prepared<W>, ApiError> + Send + 'static,
+) -> Result<Step, ApiError> {
+    use crate::records::{Approved, Prepared};
+    let (removal, write) = match blocking(prepare).await? {
+        Prepared::Answered(envelope) => return Ok(Step::Done(envelope, None)),
+        Prepared::Ready { removal, write } => (removal, write),
+    };
+    // The commit then removes nothing the person was not shown.
+    let approved = Approved {
+        by_person: true,
+        author: Some("mcp".into()),
+    };
+    let approved_by = match &removal {
+        None => None,
+        Some(removal) => {
+            let question = approval::Question::for_removal(removal);
+            match approval::ask(request, context, question, retry).await? {
+                approval::Approval::Approved(by) => Some(by),
+                approval::Approval::InputRequired(result) => {
+                    return Ok(Step::InputRequired(result));
+                }
+            }
+        }
+    };
+    let envelope = blocking(move || write.commit(&approved)).await?;
+    Ok(Step::Done(envelope, approved_by))
 }
 
 /// Runs synchronous engine work on a blocking thread (the engine never runs on the
@@ -599,7 +596,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work).await.unwrap_or_else(|_| {
         Err(ApiError {
-            code: crate::api::error::ErrorCode::Internal,
+            code: crate::error::ErrorCode::Internal,
             message: "the tool's worker failed".into(),
             param: None,
             validation: None,
@@ -666,7 +663,7 @@ fn finish(
                 body["hint"] = hint.into();
             }
             if let Some(validation) = &error.validation {
-                body["report"] = crate::api::report::validation_json(validation);
+                body["report"] = crate::report::validation_json(validation);
             }
             (
                 "error",
@@ -690,7 +687,7 @@ fn finish(
 }
 
 fn hint(error: &ApiError) -> Option<&'static str> {
-    use crate::api::error::ErrorCode::*;
+    use crate::error::ErrorCode::*;
     match error.code {
         GraphNotFound => Some("call inspect with action `graphs` to list graphs"),
         InvalidSparql => {
@@ -795,7 +792,7 @@ mod tests {
         assert!(
             reviewed == current,
             "the MCP tool contract changed; review it and run with STRATA_UPDATE_CONTRACT=1 to accept (digest now {})",
-            crate::api::envelope::args_digest(&[&current])
+            crate::query::envelope::args_digest(&[&current])
         );
         let tools: serde_json::Value = serde_json::from_str(&current).unwrap();
         let names: Vec<&str> = tools

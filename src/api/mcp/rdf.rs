@@ -9,10 +9,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Context, Step, approval, blocking, graph_name};
-use crate::api::envelope::Envelope;
-use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::{CommitOutcome, CommitRequest, ImportFormat, ImportOptions};
+use crate::error::{ApiError, ErrorCode};
 use crate::model::NamedNode;
+use crate::query::envelope::Envelope;
 use crate::sparql::UpdateOptions;
 
 /// Largest document the `import` action takes inline.
@@ -80,7 +80,7 @@ fn outcome_envelope(graph: &str, outcome: &CommitOutcome, what: &str) -> Envelop
             "inserted": outcome.inserted,
             "deleted": outcome.deleted,
             "idempotent_replay": outcome.idempotent_replay,
-            "validation": outcome.validation.as_deref().map(crate::api::report::validation_json),
+            "validation": outcome.validation.as_deref().map(crate::report::validation_json),
         }),
         outcome.head_seq,
     )

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::api::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, ErrorCode};
 use crate::model::{Literal, NamedNode};
 use crate::ontology::{Ontology, RecordIris};
 

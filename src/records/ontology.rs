@@ -1,16 +1,20 @@
-//! The `configure` tool: define the ontology (types, relations, fields) that `commit`
-//! writes against. Stored as RDFS/OWL triples in the graph, versioned like data;
-//! defining the same thing again changes nothing.
+//! The ontology records are written against (the `configure` tool's arguments on every
+//! surface): types, relations and fields, stored as RDFS/OWL triples in the graph and
+//! versioned like data (defining the same thing again changes nothing); its evolution
+//! (data follows renames and value-type changes); and publishing SHACL shapes.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Context, Step, approval, blocking, graph_name};
-use crate::api::envelope::Envelope;
-use crate::api::error::{ApiError, ErrorCode};
+use std::sync::Arc;
+
+use super::{Approved, Prepared, Removal, Write};
 use crate::engine::{CommitRequest, ImportFormat, ImportOptions, parse_triples};
+use crate::engine::{Engine, Graph};
+use crate::error::{ApiError, ErrorCode};
 use crate::ontology::{self, FieldDef, RecordIris, RelationDef, TypeDef, ValueType};
+use crate::query::{Envelope, graph_name};
 use crate::shacl::ValidationMode;
 
 /// Arguments of the `configure` tool.
@@ -175,39 +179,59 @@ pub struct FieldSpec {
     pub description: Option<String>,
 }
 
-pub async fn run(
-    ctx: &Context,
-    approver: approval::Approver<'_>,
+/// Prepares an ontology write against the head (a dry run is answered here).
+pub fn prepare(
+    engine: &Arc<Engine>,
     args: ConfigureArgs,
     admin: bool,
-) -> Result<Step, ApiError> {
+) -> Result<Prepared<OntologyWrite>, ApiError> {
     match args.action {
-        ConfigureAction::DefineOntology => {
-            let engine = ctx.engine.clone();
-            let context = Context {
+        // Definitions only add: nothing to approve, the same call again changes nothing.
+        ConfigureAction::DefineOntology => Ok(Prepared::Ready {
+            removal: None,
+            write: OntologyWrite::Define {
+                engine: engine.clone(),
+                args,
+                admin,
+            },
+        }),
+        ConfigureAction::EvolveOntology => prepare_evolution(engine, args, admin),
+        ConfigureAction::PublishSchema => prepare_publication(engine, args, admin),
+    }
+}
+
+/// A prepared ontology write.
+pub enum OntologyWrite {
+    Define {
+        engine: Arc<Engine>,
+        args: ConfigureArgs,
+        admin: bool,
+    },
+    Evolve(EvolveWrite),
+    Publish(PublishWrite),
+}
+
+impl Write for OntologyWrite {
+    fn commit(self, approved: &Approved) -> Result<Envelope, ApiError> {
+        match self {
+            OntologyWrite::Define {
                 engine,
-                cursors: ctx.cursors.clone(),
-                query_timeout: ctx.query_timeout,
-                destructive_allowed: ctx.destructive_allowed,
-            };
-            let author = approver.author();
-            blocking(move || define(&context, args, admin, author))
-                .await
-                .map(|e| Step::Done(e, None))
+                args,
+                admin,
+            } => define(&engine, args, admin, approved.author.clone()),
+            OntologyWrite::Evolve(write) => write.commit(approved),
+            OntologyWrite::Publish(write) => write.commit(approved),
         }
-        ConfigureAction::EvolveOntology => evolve(ctx, approver, args, admin).await,
-        ConfigureAction::PublishSchema => publish_schema(ctx, approver, args, admin).await,
     }
 }
 
 /// Checks shapes against the ontology and the data, then (unless `dry_run`) publishes
 /// them as one commit. Publishing `reject` rules asks the person first.
-async fn publish_schema(
-    ctx: &Context,
-    approver: approval::Approver<'_>,
+fn prepare_publication(
+    engine: &Arc<Engine>,
     args: ConfigureArgs,
     admin: bool,
-) -> Result<Step, ApiError> {
+) -> Result<Prepared<OntologyWrite>, ApiError> {
     let Some(text) = args.shapes.clone().filter(|t| !t.trim().is_empty()) else {
         return Err(ApiError::invalid_argument(
             "shapes",
@@ -232,31 +256,24 @@ async fn publish_schema(
         })?;
     let mode: ValidationMode = args.desired_mode.unwrap_or(ModeArg::Warn).into();
     let name = graph_name(&args.graph);
-    let engine = ctx.engine.clone();
-    let graph_name_owned = name.clone();
     let dry_run = args.dry_run;
-    let shapes_text = text.clone();
-    let (graph, triples, preview, current) = blocking(move || {
-        let options = ImportOptions {
-            format,
-            base_iri: None,
-            into_graph: None,
-            source_name: "shapes".into(),
-        };
-        let triples = parse_triples(shapes_text.as_bytes(), &options, None)
-            .map_err(|e| ApiError::from(e).with_param("shapes"))?;
-        let graph = if dry_run {
-            engine.graph(&graph_name_owned)?
-        } else {
-            engine.graph_to_write(&graph_name_owned, admin)?
-        };
-        let preview = graph
-            .preview_shapes(triples.clone())
-            .map_err(|e| ApiError::from(e).with_param("shapes"))?;
-        let current = graph.active_shapes();
-        Ok((graph, triples, preview, current))
-    })
-    .await?;
+    let options = ImportOptions {
+        format,
+        base_iri: None,
+        into_graph: None,
+        source_name: "shapes".into(),
+    };
+    let triples = parse_triples(text.as_bytes(), &options, None)
+        .map_err(|e| ApiError::from(e).with_param("shapes"))?;
+    let graph = if dry_run {
+        engine.graph(&name)?
+    } else {
+        engine.graph_to_write(&name, admin)?
+    };
+    let preview = graph
+        .preview_shapes(triples.clone())
+        .map_err(|e| ApiError::from(e).with_param("shapes"))?;
+    let current = graph.active_shapes();
     let names = |set: &[crate::model::NamedNode]| {
         set.iter()
             .map(|n| n.as_str().to_owned())
@@ -277,7 +294,7 @@ async fn publish_schema(
         .collect();
     let unknown_classes = names(&preview.unknown_classes);
     let unknown_properties = names(&preview.unknown_properties);
-    let mut data = json!({
+    let data = json!({
         "mode": mode.name(),
         "shape_count": preview.shapes.shape_count,
         "target_classes": targets,
@@ -285,7 +302,7 @@ async fn publish_schema(
         "unknown_properties": unknown_properties,
         "records_violating": violating.len(),
         "current_mode": current.as_ref().map(|c| c.mode.name()),
-        "report": crate::api::report::report_json(&preview.report, 0, crate::api::report::INLINE_RESULTS),
+        "report": crate::report::report_json(&preview.report, 0, crate::report::INLINE_RESULTS),
     });
     let unknown_note = if unknown_classes.is_empty() && unknown_properties.is_empty() {
         String::new()
@@ -312,9 +329,9 @@ async fn publish_schema(
             },
             violating.len(),
         );
-        return Ok(Step::Done(Envelope::new(summary, data, head), None));
+        return Ok(Prepared::Answered(Envelope::new(summary, data, head)));
     }
-    let approved_by = if mode == ValidationMode::Reject {
+    let removal = if mode == ValidationMode::Reject {
         let question_text = format!(
             "Publish SHACL rules in reject mode on graph \"{name}\"? From now on, commits that leave a violation will be refused for records of: {}. {} current record(s) already violate them ({} result(s)).",
             if targets.is_empty() {
@@ -326,52 +343,86 @@ async fn publish_schema(
             preview.report.results.len()
         );
         // The answer is bound to these exact shapes on this graph.
-        let shapes_digest = text_digest(&text);
-        let question = approval::Question::about(
-            &name,
-            "Publishing reject rules",
-            question_text,
-            &["publish_schema", &name, &shapes_digest],
-        );
-        match approver.approve(ctx, question).await? {
-            approval::Approval::Approved(by) => Some(by),
-            approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
-        }
+        Some(Removal {
+            graph: name.clone(),
+            what: "Publishing reject rules",
+            quads: Vec::new(),
+            text: Some(question_text),
+            fingerprint: vec!["publish_schema".into(), name.clone(), text_digest(&text)],
+        })
     } else {
         None
     };
-    let request = CommitRequest {
-        author: Some("mcp".into()),
-        message: Some(format!("publish SHACL shapes ({} mode)", mode.name())),
-        admin,
-        ..CommitRequest::default()
-    };
-    let outcome = blocking(move || Ok(graph.publish_shapes(triples, mode, &request)?)).await?;
-    data["commit_seq"] = outcome.commit_seq.into();
-    data["head_seq"] = outcome.head_seq.into();
-    if let Some(validation) = &outcome.validation {
-        data["report"] = crate::api::report::validation_json(validation);
+    Ok(Prepared::Ready {
+        removal,
+        write: OntologyWrite::Publish(PublishWrite {
+            graph,
+            name,
+            triples,
+            mode,
+            admin,
+            data,
+            shape_count: preview.shapes.shape_count,
+            violating: violating.len(),
+            unknown_note,
+        }),
+    })
+}
+
+/// Shapes to publish, checked.
+pub struct PublishWrite {
+    graph: Arc<Graph>,
+    name: String,
+    triples: Vec<crate::model::Triple>,
+    mode: ValidationMode,
+    admin: bool,
+    data: serde_json::Value,
+    shape_count: usize,
+    violating: usize,
+    unknown_note: String,
+}
+
+impl PublishWrite {
+    fn commit(self, approved: &Approved) -> Result<Envelope, ApiError> {
+        let PublishWrite {
+            graph,
+            name,
+            triples,
+            mode,
+            admin,
+            mut data,
+            shape_count,
+            violating,
+            unknown_note,
+        } = self;
+        let request = CommitRequest {
+            author: approved.author.clone(),
+            message: Some(format!("publish SHACL shapes ({} mode)", mode.name())),
+            admin,
+            ..CommitRequest::default()
+        };
+        let outcome = graph.publish_shapes(triples, mode, &request)?;
+        data["commit_seq"] = outcome.commit_seq.into();
+        data["head_seq"] = outcome.head_seq.into();
+        if let Some(validation) = &outcome.validation {
+            data["report"] = crate::report::validation_json(validation);
+        }
+        let summary = match outcome.commit_seq {
+            Some(seq) => format!(
+                "published {shape_count} shape(s) in {} mode as commit {seq} of graph {name}; {violating} record(s) currently violate them{unknown_note}",
+                mode.name(),
+            ),
+            None => format!(
+                "these shapes and mode are already published on graph {name} (commit {})",
+                outcome.head_seq
+            ),
+        };
+        Ok(Envelope::new(summary, data, outcome.head_seq))
     }
-    let summary = match outcome.commit_seq {
-        Some(seq) => format!(
-            "published {} shape(s) in {} mode as commit {seq} of graph {name}; {} record(s) currently violate them{unknown_note}",
-            preview.shapes.shape_count,
-            mode.name(),
-            violating.len()
-        ),
-        None => format!(
-            "these shapes and mode are already published on graph {name} (commit {})",
-            outcome.head_seq
-        ),
-    };
-    Ok(Step::Done(
-        Envelope::new(summary, data, outcome.head_seq),
-        approved_by,
-    ))
 }
 
 fn text_digest(text: &str) -> String {
-    crate::api::envelope::args_digest(&[text])
+    crate::query::envelope::args_digest(&[text])
 }
 
 /// The changes an evolution makes.
@@ -844,12 +895,11 @@ fn definitions(args: &ConfigureArgs) -> Result<Definitions, ApiError> {
     })
 }
 
-async fn evolve(
-    ctx: &Context,
-    approver: approval::Approver<'_>,
+fn prepare_evolution(
+    engine: &Arc<Engine>,
     args: ConfigureArgs,
     admin: bool,
-) -> Result<Step, ApiError> {
+) -> Result<Prepared<OntologyWrite>, ApiError> {
     if args.changes.is_empty()
         && args.types.is_empty()
         && args.relations.is_empty()
@@ -861,17 +911,10 @@ async fn evolve(
         ));
     }
     let name = graph_name(&args.graph);
-    let engine = ctx.engine.clone();
-    let planned = args.clone();
-    let graph_name_owned = name.clone();
-    let (graph, evolution, added, removed) = blocking(move || {
-        let graph = engine.graph(&graph_name_owned)?;
-        let iris = RecordIris::for_graph(&graph_name_owned);
-        let (evolution, _) = plan_evolution(&graph.snapshot(graph.head_seq()), &iris, &planned)?;
-        let (added, removed) = graph.preview_quads(&evolution.inserts, &evolution.deletes);
-        Ok((graph, evolution, added, removed))
-    })
-    .await?;
+    let graph = engine.graph(&name)?;
+    let iris = RecordIris::for_graph(&name);
+    let (evolution, _) = plan_evolution(&graph.snapshot(graph.head_seq()), &iris, &args)?;
+    let (added, removed) = graph.preview_quads(&evolution.inserts, &evolution.deletes);
     let head = graph.head_seq();
     let sample = |quads: &[crate::model::Quad]| {
         quads
@@ -895,7 +938,7 @@ async fn evolve(
             removed.len(),
             evolution.conflicts.len()
         );
-        return Ok(Step::Done(Envelope::new(summary, data, head), None));
+        return Ok(Prepared::Answered(Envelope::new(summary, data, head)));
     }
     if !evolution.conflicts.is_empty() {
         return Err(ApiError {
@@ -920,34 +963,21 @@ async fn evolve(
         });
     }
     if added.is_empty() && removed.is_empty() {
-        return Ok(Step::Done(
-            Envelope::new(
-                format!("nothing to change in graph {name} (commit {head})"),
-                data,
-                head,
-            ),
-            None,
-        ));
+        return Ok(Prepared::Answered(Envelope::new(
+            format!("nothing to change in graph {name} (commit {head})"),
+            data,
+            head,
+        )));
     }
-    let shown_to_a_person = approver.is_person();
-    let author = approver.author();
-    let approved_by = if evolution.destructive && !removed.is_empty() {
-        let question = approval::Question::new(
-            &name,
-            "This ontology change",
-            &removed,
-            removed.len(),
-            &["evolve"],
-        );
-        match approver.approve(ctx, question).await? {
-            approval::Approval::Approved(by) => Some(by),
-            approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
-        }
-    } else {
-        None
-    };
+    let removal = (evolution.destructive && !removed.is_empty()).then(|| Removal {
+        graph: name.clone(),
+        what: "This ontology change",
+        quads: removed.clone(),
+        text: None,
+        fingerprint: vec!["evolve".into()],
+    });
     let request = CommitRequest {
-        author,
+        author: None,
         message: Some("evolve ontology".into()),
         admin,
         ..CommitRequest::default()
@@ -961,14 +991,46 @@ async fn evolve(
         .as_bytes(),
     ))
     .into();
-    // Planned again under the writer lock, against the state the commit lands on (see
-    // `commit::run`): conflicts that appeared meanwhile refuse it, and so does a removal
-    // the person did not see.
-    let approved: rustc_hash::FxHashSet<crate::model::Quad> = removed.into_iter().collect();
-    let name_owned = name.clone();
-    let outcome = blocking(move || {
-        graph.commit_planned(&request, digest, |snapshot| {
-            let iris = RecordIris::for_graph(&name_owned);
+    Ok(Prepared::Ready {
+        removal,
+        write: OntologyWrite::Evolve(EvolveWrite {
+            graph,
+            name,
+            args,
+            digest,
+            request,
+            shown: removed.into_iter().collect(),
+        }),
+    })
+}
+
+/// A prepared evolution of the ontology.
+pub struct EvolveWrite {
+    graph: Arc<Graph>,
+    name: String,
+    args: ConfigureArgs,
+    digest: [u8; 32],
+    request: CommitRequest,
+    /// What the preview removes: all a person may have approved.
+    shown: rustc_hash::FxHashSet<crate::model::Quad>,
+}
+
+impl EvolveWrite {
+    fn commit(self, approved: &Approved) -> Result<Envelope, ApiError> {
+        let EvolveWrite {
+            graph,
+            name,
+            args,
+            digest,
+            mut request,
+            shown,
+        } = self;
+        request.author = approved.author.clone();
+        // Planned again under the writer lock, against the state the commit lands on (see
+        // `commit::CommitWrite`): conflicts that appeared meanwhile refuse it, and so does
+        // a removal the person did not see.
+        let outcome = graph.commit_planned(&request, digest, |snapshot| {
+            let iris = RecordIris::for_graph(&name);
             let (evolution, _) = plan_evolution(snapshot, &iris, &args)?;
             if let Some(conflict) = evolution.conflicts.first() {
                 return Err(ApiError {
@@ -978,34 +1040,30 @@ async fn evolve(
                     validation: None,
                 });
             }
-            if shown_to_a_person
+            if approved.by_person
                 && evolution.destructive
                 && evolution
                     .deletes
                     .iter()
-                    .any(|q| !approved.contains(q) && snapshot.contains_quad(q))
+                    .any(|q| !shown.contains(q) && snapshot.contains_quad(q))
             {
                 return Err(ApiError::from(crate::engine::EngineError::ApprovalStale));
             }
             Ok::<_, ApiError>((evolution.inserts, evolution.deletes))
-        })
-    })
-    .await?;
-    Ok(Step::Done(
-        Envelope::new(
+        })?;
+        Ok(Envelope::new(
             format!(
                 "evolved the ontology in commit {} of graph {name} (+{} -{} quads)",
                 outcome.head_seq, outcome.inserted, outcome.deleted
             ),
             json!({ "changed": true, "commit_seq": outcome.commit_seq, "head_seq": outcome.head_seq, "inserted": outcome.inserted, "deleted": outcome.deleted }),
             outcome.head_seq,
-        ),
-        approved_by,
-    ))
+        ))
+    }
 }
 
 fn define(
-    ctx: &Context,
+    engine: &Engine,
     args: ConfigureArgs,
     admin: bool,
     author: Option<String>,
@@ -1023,7 +1081,7 @@ fn define(
             "give at least one type, relation or field",
         ));
     }
-    let graph = ctx.engine.graph_to_write(&name, admin)?;
+    let graph = engine.graph_to_write(&name, admin)?;
     let known = ontology::read(&graph.snapshot(graph.head_seq()), &iris);
     let quads = ontology::definition_quads(&iris, &known, &types, &relations, &fields).map_err(
         |e| match e {
@@ -1068,7 +1126,7 @@ fn define(
         admin,
         ..CommitRequest::default()
     };
-    let digest = crate::api::envelope::args_digest(&[&format!("{quads:?}")]);
+    let digest = crate::query::envelope::args_digest(&[&format!("{quads:?}")]);
     let mut digest_bytes = [0u8; 32];
     digest_bytes[..digest.len().min(32)]
         .copy_from_slice(&digest.as_bytes()[..digest.len().min(32)]);

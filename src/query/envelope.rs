@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::api::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, ErrorCode};
 
 /// What every read tool returns as `structuredContent` (and as text).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

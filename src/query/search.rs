@@ -9,15 +9,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::query::QueryArgs;
+use super::run::QueryArgs;
 use super::{Context, graph_name};
-use crate::api::envelope::Envelope;
-use crate::api::error::{ApiError, ErrorCode};
 use crate::engine::{
     CommitRequest, EXACT_MAX_CANDIDATES, Graph, IndexStatus, ReadOptions, SearchRequest,
 };
+use crate::error::{ApiError, ErrorCode};
 use crate::model::{Literal, NamedNode, Term};
 use crate::ontology::{self, Ontology, RecordIris};
+use crate::query::envelope::Envelope;
 use crate::search::{Declaration, Lane};
 use crate::sparql::QueryResults;
 
@@ -181,7 +181,7 @@ pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs, admin: bool) -> Result<E
                         ""
                     }
                 ),
-                json!({ "indexes": statuses.iter().map(crate::api::index_status::index_status_json).collect::<Vec<_>>() }),
+                json!({ "indexes": statuses.iter().map(crate::query::index_status::index_status_json).collect::<Vec<_>>() }),
                 head,
             ))
         }
@@ -194,7 +194,7 @@ pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs, admin: bool) -> Result<E
                     "index {index}: {} record(s), {} at commit {} (head {})",
                     status.records, status.progress.state, status.published_seq, status.head_seq
                 ),
-                crate::api::index_status::index_status_json(&status),
+                crate::query::index_status::index_status_json(&status),
                 status.head_seq,
             ))
         }

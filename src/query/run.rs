@@ -6,9 +6,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Context, graph_name, render};
-use crate::api::envelope::{CursorState, Detail, Envelope, args_digest};
-use crate::api::error::ApiError;
 use crate::engine::ReadOptions;
+use crate::error::ApiError;
+use crate::query::envelope::{CursorState, Detail, Envelope, args_digest};
 use crate::sparql::{CancellationToken, Query, QueryResults};
 
 /// Arguments of the `query` tool.
@@ -355,7 +355,7 @@ fn sparql(
                 .open(cursor, "query.sparql", &graph_name, &digest)?;
             if args.as_of_commit_seq.is_some_and(|s| s != state.seq) {
                 return Err(ApiError {
-                    code: crate::api::error::ErrorCode::CursorMismatch,
+                    code: crate::error::ErrorCode::CursorMismatch,
                     message: format!(
                         "the cursor is pinned to commit {}; drop as_of_commit_seq or pass {}",
                         state.seq, state.seq
@@ -439,8 +439,10 @@ fn sparql(
                     more = true;
                     break;
                 }
-                let (line, was_cut) =
-                    crate::api::envelope::cut(&format!("{triple} ."), budget.string_chars.max(200));
+                let (line, was_cut) = crate::query::envelope::cut(
+                    &format!("{triple} ."),
+                    budget.string_chars.max(200),
+                );
                 truncated |= was_cut;
                 if bytes + line.len() > budget.bytes && !rows.is_empty() {
                     more = true;
@@ -476,10 +478,7 @@ fn sparql(
     envelope.counts = Some(json!({ "returned": n_rows, "offset": position }));
     if !search_reports.is_empty() {
         if let Value::Object(fields) = &mut envelope.data {
-            fields.insert(
-                "search".into(),
-                crate::api::report::search_json(&search_reports),
-            );
+            fields.insert("search".into(), crate::report::search_json(&search_reports));
         }
         if search_reports.iter().any(|r| !r.complete) {
             envelope = envelope.note("a search: pattern hit its cap before k hits passed the other patterns (complete: false); raise search:k or loosen the patterns");

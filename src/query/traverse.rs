@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::api::error::ApiError;
+use crate::error::ApiError;
 use crate::model::{Literal, NamedNode};
 use crate::ontology::{Ontology, RecordIris};
 
@@ -77,8 +77,8 @@ impl Walk<'_> {
             .trim_start_matches(&iris.class_prefix())
             .to_owned();
         if !self.ontology.types.contains_key(&local) {
-            return Err(crate::api::error::ApiError {
-                code: crate::api::error::ErrorCode::UnknownType,
+            return Err(crate::error::ApiError {
+                code: crate::error::ErrorCode::UnknownType,
                 message: format!("unknown type {name:?}; give a type of the ontology or an IRI"),
                 param: Some(path.to_owned()),
                 validation: None,
@@ -108,8 +108,8 @@ impl Walk<'_> {
         {
             Ok(format!("<{}>", field.as_str()))
         } else {
-            Err(crate::api::error::ApiError {
-                code: crate::api::error::ErrorCode::UnknownRelation,
+            Err(crate::error::ApiError {
+                code: crate::error::ErrorCode::UnknownRelation,
                 message: format!(
                     "{name:?} is neither a relation nor a field of the ontology; give an IRI"
                 ),

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::api::envelope::cut;
 use crate::model::Term;
+use crate::query::envelope::cut;
 
 /// Renders a term. `typed`: SPARQL 1.1 JSON result objects; otherwise compact: IRIs in
 /// angle brackets, plain strings as strings, numbers and booleans as JSON values, other

@@ -8,13 +8,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::query::QueryArgs;
+use super::run::QueryArgs;
 use super::{Context, graph_name, render};
-use crate::api::envelope::{Envelope, cut};
-use crate::api::error::ApiError;
 use crate::engine::{Graph, ReadOptions};
+use crate::error::ApiError;
 use crate::model::{Literal, NamedNode, Term};
 use crate::ontology::RecordIris;
+use crate::query::envelope::{Envelope, cut};
 use crate::sparql::{CancellationToken, QueryResults};
 
 use crate::model::RDF_TYPE;
@@ -371,7 +371,7 @@ pub fn compare(
     }
     let totals = json!({ "added": added.len(), "removed": removed.len(), "changed": changed.len(), "rows_before": before.len(), "rows_after": after.len() });
     // Pages walk the changed, then added, then removed rows; the cursor pins both commits.
-    let digest = crate::api::envelope::args_digest(&[
+    let digest = crate::query::envelope::args_digest(&[
         text,
         &from_seq.to_string(),
         &to_seq.to_string(),
@@ -409,7 +409,7 @@ pub fn compare(
     envelope.counts = Some(totals);
     if offset + page.len() < all.len() {
         envelope.truncated = Some(true);
-        let cursor = ctx.cursors.seal(&crate::api::envelope::CursorState {
+        let cursor = ctx.cursors.seal(&crate::query::envelope::CursorState {
             kind: "query.compare".into(),
             graph: graph_name.clone(),
             args: digest,
@@ -775,7 +775,7 @@ pub(super) fn known_class(
         )
     };
     Err(ApiError {
-        code: crate::api::error::ErrorCode::UnknownType,
+        code: crate::error::ErrorCode::UnknownType,
         message: format!("unknown type {class:?}; {known}"),
         param: Some(param.to_owned()),
         validation: None,

@@ -1,7 +1,7 @@
-//! The `commit` tool: write records against the ontology — links between records
-//! (`triplets`, with evidence, confidence and valid time), field values
+//! Records against the ontology (the `commit` tool's arguments on every surface): links
+//! between records (`triplets`, with evidence, confidence and valid time), field values
 //! (`entity_properties`, converted to the field's type), and retractions of links and
-//! records (which ask the person first). One call is one commit.
+//! records (a removal MCP asks the person about). One call is one commit.
 //!
 //! Link annotations use RDF 1.2 reification: a reifier `<base>/edge/<digest>` with
 //! `rdf:reifies <<( s p o )>>` carries `strata:evidence`, `strata:confidence`,
@@ -14,10 +14,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Context, Step, approval, blocking, graph_name};
-use crate::api::envelope::Envelope;
-use crate::api::error::{ApiError, ErrorCode};
-use crate::engine::{CommitRequest, EngineError, Graph};
+use super::{Approved, Prepared, Removal, Write};
+use crate::error::{ApiError, ErrorCode};
+use crate::query::Envelope;
+use crate::query::graph_name;
+use std::sync::Arc;
+
+use crate::engine::{CommitRequest, Engine, EngineError, Graph};
 use crate::model::{Literal, NamedNode, Quad, RdfGraphName, Term, Triple};
 use crate::ontology::{self, Ontology, RecordIris, STRATA, convert_value};
 use crate::store::Snapshot;
@@ -642,12 +645,13 @@ fn plan(
     })
 }
 
-pub async fn run(
-    ctx: &Context,
-    approver: approval::Approver<'_>,
+/// Prepares a write of records against the head: checks the arguments, plans the
+/// change and previews it (a dry run is answered here).
+pub fn prepare(
+    engine: &Arc<Engine>,
     args: CommitArgs,
     admin: bool,
-) -> Result<Step, ApiError> {
+) -> Result<Prepared<CommitWrite>, ApiError> {
     if args.triplets.is_empty()
         && args.entity_properties.is_empty()
         && args.entity_embeddings.is_empty()
@@ -686,130 +690,106 @@ pub async fn run(
                 .collect::<String>()
         ))
     });
-    let engine = ctx.engine.clone();
-    let graph_name_owned = name.clone();
-    let planned_args = args.clone();
-    // A preview at the head: what a dry run reports and what the person is asked about.
-    // The commit plans again under the writer lock (see below).
-    let (graph, destructive, added, removed, validation) = blocking(move || {
-        let graph = engine.graph(&graph_name_owned)?;
-        let iris = RecordIris::for_graph(&graph_name_owned);
-        let snapshot = graph.snapshot(graph.head_seq());
-        let ontology = ontology::read(&snapshot, &iris);
-        let plan = plan(&graph, &snapshot, &iris, &ontology, &planned_args)?;
-        let (added, removed) = graph.preview_quads(&plan.inserts, &plan.deletes);
-        let validation = if planned_args.dry_run {
-            graph.check_quads(&plan.inserts, &plan.deletes)?
-        } else {
-            None
-        };
-        Ok((graph, plan.destructive, added, removed, validation))
-    })
-    .await?;
-    let sample = |quads: &[Quad]| {
-        quads
-            .iter()
-            .take(20)
-            .map(|q| format!("{q} ."))
-            .collect::<Vec<_>>()
-    };
+    // A preview at the head: what a dry run reports and what a person is shown. The
+    // commit plans again under the writer lock (`CommitWrite::commit`).
+    let graph = engine.graph(&name)?;
+    let iris = RecordIris::for_graph(&name);
+    let snapshot = graph.snapshot(graph.head_seq());
+    let ontology = ontology::read(&snapshot, &iris);
+    let plan = plan(&graph, &snapshot, &iris, &ontology, &args)?;
+    let (added, removed) = graph.preview_quads(&plan.inserts, &plan.deletes);
     if args.dry_run {
-        let head = graph.head_seq();
-        let shacl = match &validation {
-            None => String::new(),
-            Some(v)
-                if v.mode == crate::shacl::ValidationMode::Reject && v.report.has_violations() =>
-            {
-                format!(
-                    "; SHACL would reject it ({} violation(s))",
-                    v.report.violation_count()
-                )
-            }
-            Some(v) => format!("; SHACL: {} result(s)", v.report.results.len()),
-        };
-        return Ok(Step::Done(
-            Envelope::new(
-                format!(
-                    "dry run: this would add {} and remove {} quads in graph {name} (head {head}){shacl}; nothing written",
-                    added.len(),
-                    removed.len()
-                ),
-                json!({
-                    "would_insert": added.len(),
-                    "would_delete": removed.len(),
-                    "inserted_sample": sample(&added),
-                    "deleted_sample": sample(&removed),
-                    "validation": validation.as_ref().map(crate::api::report::validation_json),
-                }),
-                head,
-            ),
-            None,
-        ));
-    }
-    let shown_to_a_person = approver.is_person();
-    let author = approver.author();
-    let approved_by = if destructive && !removed.is_empty() {
-        let content = format!("{digest:?}");
-        let question = approval::Question::new(
+        let validation = graph.check_quads(&plan.inserts, &plan.deletes)?;
+        return Ok(Prepared::Answered(dry_run_answer(
             &name,
-            "This commit",
+            graph.head_seq(),
+            &added,
             &removed,
-            removed.len(),
-            &["commit", &content],
-        );
-        match approver.approve(ctx, question).await? {
-            approval::Approval::Approved(by) => Some(by),
-            approval::Approval::InputRequired(result) => return Ok(Step::InputRequired(result)),
-        }
-    } else {
-        None
-    };
-    let request = CommitRequest {
-        author,
-        message: args.message.clone(),
-        observed_at,
-        idempotency_key,
-        admin,
-    };
-    // Planned again under the writer lock, against the state the commit lands on: a
-    // removal the person did not see (the data moved while they were asked) fails with
-    // `approval_declined` and nothing is written; one they saw but that is gone is not
-    // removed twice.
-    let approved: rustc_hash::FxHashSet<Quad> = removed.into_iter().collect();
-    let name_owned = name.clone();
-    let outcome = blocking(move || {
-        graph.commit_planned(&request, digest, |snapshot| {
-            let iris = RecordIris::for_graph(&name_owned);
+            validation.as_ref(),
+        )));
+    }
+    let removal = (plan.destructive && !removed.is_empty()).then(|| Removal {
+        graph: name.clone(),
+        what: "This commit",
+        quads: removed.clone(),
+        text: None,
+        fingerprint: vec!["commit".into(), format!("{digest:?}")],
+    });
+    Ok(Prepared::Ready {
+        removal,
+        write: CommitWrite {
+            graph,
+            name,
+            args,
+            digest,
+            request: CommitRequest {
+                author: None,
+                message: None,
+                observed_at,
+                idempotency_key,
+                admin,
+            },
+            shown: removed.into_iter().collect(),
+        },
+    })
+}
+
+/// A prepared write of records.
+pub struct CommitWrite {
+    graph: Arc<Graph>,
+    name: String,
+    args: CommitArgs,
+    digest: [u8; 32],
+    request: CommitRequest,
+    /// What the preview removes: all a person may have approved.
+    shown: rustc_hash::FxHashSet<Quad>,
+}
+
+impl Write for CommitWrite {
+    fn commit(self, approved: &Approved) -> Result<Envelope, ApiError> {
+        let CommitWrite {
+            graph,
+            name,
+            args,
+            digest,
+            mut request,
+            shown,
+        } = self;
+        request.author = approved.author.clone();
+        request.message = args.message.clone();
+        // Planned again under the writer lock, against the state the commit lands on: a
+        // removal the person did not see (the data moved while they were asked) fails
+        // with `approval_declined` and nothing is written; one they saw but that is gone
+        // is not removed twice.
+        let outcome = graph.commit_planned(&request, digest, |snapshot| {
+            let iris = RecordIris::for_graph(&name);
             let ontology = ontology::read(snapshot, &iris);
             let plan = plan(&graph, snapshot, &iris, &ontology, &args)?;
-            if shown_to_a_person
+            if approved.by_person
                 && plan.destructive
                 && plan
                     .deletes
                     .iter()
-                    .any(|q| !approved.contains(q) && snapshot.contains_quad(q))
+                    .any(|q| !shown.contains(q) && snapshot.contains_quad(q))
             {
                 return Err(ApiError::from(EngineError::ApprovalStale));
             }
             Ok::<_, ApiError>((plan.inserts, plan.deletes))
-        })
-    })
-    .await?;
-    let summary = match outcome.commit_seq {
-        Some(seq) if outcome.idempotent_replay => {
-            format!("already committed as commit {seq} of graph {name} (idempotent replay)")
-        }
-        Some(seq) => format!(
-            "commit {seq} of graph {name}: +{} -{} quads",
-            outcome.inserted, outcome.deleted
-        ),
-        None => format!(
-            "nothing changed; graph {name} stays at commit {}",
-            outcome.head_seq
-        ),
-    };
-    Ok(Step::Done(
-        Envelope::new(
+        })?;
+        let summary = match outcome.commit_seq {
+            Some(seq) if outcome.idempotent_replay => {
+                format!("already committed as commit {seq} of graph {name} (idempotent replay)")
+            }
+            Some(seq) => format!(
+                "commit {seq} of graph {name}: +{} -{} quads",
+                outcome.inserted, outcome.deleted
+            ),
+            None => format!(
+                "nothing changed; graph {name} stays at commit {}",
+                outcome.head_seq
+            ),
+        };
+        Ok(Envelope::new(
             summary,
             json!({
                 "commit_seq": outcome.commit_seq,
@@ -817,10 +797,50 @@ pub async fn run(
                 "inserted": outcome.inserted,
                 "deleted": outcome.deleted,
                 "idempotent_replay": outcome.idempotent_replay,
-                "validation": outcome.validation.as_deref().map(crate::api::report::validation_json),
+                "validation": outcome.validation.as_deref().map(crate::report::validation_json),
             }),
             outcome.head_seq,
+        ))
+    }
+}
+
+fn dry_run_answer(
+    name: &str,
+    head: u64,
+    added: &[Quad],
+    removed: &[Quad],
+    validation: Option<&crate::engine::CommitValidation>,
+) -> Envelope {
+    let sample = |quads: &[Quad]| {
+        quads
+            .iter()
+            .take(20)
+            .map(|q| format!("{q} ."))
+            .collect::<Vec<_>>()
+    };
+    let shacl = match validation {
+        None => String::new(),
+        Some(v) if v.mode == crate::shacl::ValidationMode::Reject && v.report.has_violations() => {
+            format!(
+                "; SHACL would reject it ({} violation(s))",
+                v.report.violation_count()
+            )
+        }
+        Some(v) => format!("; SHACL: {} result(s)", v.report.results.len()),
+    };
+    Envelope::new(
+        format!(
+            "dry run: this would add {} and remove {} quads in graph {name} (head {head}){shacl}; nothing written",
+            added.len(),
+            removed.len()
         ),
-        approved_by,
-    ))
+        json!({
+            "would_insert": added.len(),
+            "would_delete": removed.len(),
+            "inserted_sample": sample(added),
+            "deleted_sample": sample(removed),
+            "validation": validation.map(crate::report::validation_json),
+        }),
+        head,
+    )
 }

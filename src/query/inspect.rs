@@ -4,11 +4,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Context, McpAccess, graph_name, render};
-use crate::api::envelope::{CursorState, Detail, Envelope, args_digest};
-use crate::api::error::{ApiError, ErrorCode};
+use super::{Context, graph_name, render};
 use crate::engine::{CommitInfo, ReadOptions};
+use crate::error::{ApiError, ErrorCode};
 use crate::log::format_time;
+use crate::query::envelope::{CursorState, Detail, Envelope, args_digest};
 use crate::sparql::QueryResults;
 
 /// Arguments of the `inspect` tool.
@@ -73,10 +73,14 @@ pub enum InspectAction {
     Conformance,
 }
 
-/// Runs an action; `access` says which graphs the caller may see (for `graphs`).
-pub fn run(ctx: &Context, args: InspectArgs, access: &McpAccess) -> Result<Envelope, ApiError> {
+/// Runs an action; `sees` says which graphs the caller may see (for `graphs`).
+pub fn run(
+    ctx: &Context,
+    args: InspectArgs,
+    sees: &dyn Fn(&str) -> bool,
+) -> Result<Envelope, ApiError> {
     match args.action {
-        InspectAction::Graphs => graphs(ctx, access),
+        InspectAction::Graphs => graphs(ctx, sees),
         InspectAction::Guide => guide(ctx, &args),
         InspectAction::Publication => publication(ctx, &args),
         InspectAction::Log => log(ctx, &args),
@@ -91,13 +95,13 @@ pub fn run(ctx: &Context, args: InspectArgs, access: &McpAccess) -> Result<Envel
 }
 
 /// The graphs the caller may see (a graph-limited key: only its own), like `GET /graphs`.
-fn graphs(ctx: &Context, access: &McpAccess) -> Result<Envelope, ApiError> {
+fn graphs(ctx: &Context, sees: &dyn Fn(&str) -> bool) -> Result<Envelope, ApiError> {
     let names: Vec<String> = ctx
         .engine
         .graph_names()
         .iter()
         .map(|n| n.as_str().to_owned())
-        .filter(|n| access.sees(n))
+        .filter(|n| sees(n))
         .collect();
     let mut list = Vec::new();
     for name in &names {
@@ -758,7 +762,7 @@ fn schema(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             "target_classes": names(&shapes.target_classes),
             "classes": names(&shapes.classes),
             "properties": names(&shapes.properties),
-            "shapes_turtle": crate::api::report::shapes_turtle(&shapes.triples),
+            "shapes_turtle": crate::report::shapes_turtle(&shapes.triples),
         }),
         seq,
     ))
@@ -811,7 +815,7 @@ fn conformance(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> 
     let offset = pinned.map_or(0, |(_, position)| position);
     let limit = budget.rows;
     let total = conformance.report.results.len();
-    let data = crate::api::report::conformance_json(&conformance, offset, limit);
+    let data = crate::report::conformance_json(&conformance, offset, limit);
     let shown = total.saturating_sub(offset).min(limit);
     let summary = if conformance.report.conforms {
         format!(

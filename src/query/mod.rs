@@ -1,0 +1,70 @@
+//! The domain of reads: the JSON queries every surface offers (the `query` tool, `POST
+//! /graphs/{g}/query`, `strata query --structured|--traverse|--json`, `strata search`)
+//! and the `inspect` reads, answered as one envelope (`envelope.rs`) with sealed cursors.
+//! Surfaces parse their protocol and render errors; the decisions are made here.
+//!
+//! `run.rs` holds `QueryArgs` and the mode switch (the `sparql`, `structured`, `traverse`
+//! and `analyze` modes); `structured.rs` and `traverse.rs` compile JSON queries to
+//! SPARQL; `modes.rs` the graph-walking modes (names, commit_at, compare, paths,
+//! neighborhood, describe); `search.rs` search by meaning and the search declarations;
+//! `inspect.rs` the guide, log, entity, history, why, schema and conformance reads;
+//! `render.rs` terms as JSON; `index_status.rs` a search index's status.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::engine::Engine;
+
+pub mod envelope;
+pub mod index_status;
+pub mod inspect;
+pub mod modes;
+pub mod render;
+pub mod run;
+pub mod search;
+pub mod structured;
+pub mod traverse;
+
+pub use envelope::{CursorCodec, Detail, Envelope};
+pub use inspect::{InspectAction, InspectArgs};
+pub use run::{QueryArgs, QueryMode, run};
+
+/// What every read and write of the domain shares.
+pub struct Context {
+    pub engine: Arc<Engine>,
+    pub cursors: CursorCodec,
+    pub query_timeout: Duration,
+    /// The operator set `STRATA_DESTRUCTIVE=allow`: removals need no approval.
+    pub destructive_allowed: bool,
+}
+
+impl Context {
+    /// Settings from the environment (`STRATA_DESTRUCTIVE`) and the data directory's
+    /// cursor key.
+    pub fn new(engine: Arc<Engine>, query_timeout: Duration) -> Self {
+        // The cursor key lives in the data directory, so a cursor handed out before a
+        // restart (or by another surface) still works after it.
+        let data_dir = engine.data_dir();
+        let cursors = if data_dir.is_dir() {
+            CursorCodec::persistent(&data_dir.join("cursor.key"))
+        } else {
+            CursorCodec::random()
+        };
+        Self {
+            engine,
+            cursors,
+            query_timeout,
+            destructive_allowed: std::env::var("STRATA_DESTRUCTIVE").is_ok_and(|v| v == "allow"),
+        }
+    }
+}
+
+/// The graph a call names, `main` when it names none.
+pub fn graph_name(graph: &Option<String>) -> String {
+    graph
+        .as_deref()
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .unwrap_or(crate::model::GraphName::DEFAULT)
+        .to_owned()
+}

@@ -1,0 +1,69 @@
+//! The domain of writes against the ontology: records, links and field values
+//! (`commit.rs`: the MCP `commit` tool, `POST /graphs/{g}/records`, `strata commit`) and
+//! the ontology itself (`ontology.rs`: `configure`, `POST /graphs/{g}/ontology`,
+//! `strata configure`).
+//!
+//! A write is prepared against the head (what a dry run reports and what a person is
+//! shown), then committed: the commit plans again under the writer lock, against the
+//! state it lands on (`Graph::commit_planned`). Between the two, a surface may ask a
+//! person to approve a removal (MCP elicitation); when it did, the commit removes
+//! nothing the person was not shown, or fails with `approval_declined`.
+
+pub mod commit;
+pub mod ontology;
+
+pub use commit::CommitArgs;
+pub use ontology::ConfigureArgs;
+
+use crate::error::ApiError;
+use crate::model::Quad;
+use crate::query::Envelope;
+
+/// What a write would remove (or change) that a person must approve first.
+pub struct Removal {
+    /// The graph written.
+    pub graph: String,
+    /// The write, as the question names it ("This commit").
+    pub what: &'static str,
+    /// The quads it would remove (listed in the question).
+    pub quads: Vec<Quad>,
+    /// The question's own text, when it is not about removed quads.
+    pub text: Option<String>,
+    /// What binds an answer to this exact write (tool, content).
+    pub fingerprint: Vec<String>,
+}
+
+/// How a prepared write was approved.
+pub struct Approved {
+    /// A person was shown the removal (or could have been): the commit then removes
+    /// nothing else, even if the data moved meanwhile.
+    pub by_person: bool,
+    /// The commit's author.
+    pub author: Option<String>,
+}
+
+/// A write, prepared: answered already (a dry run, nothing to change), or ready to commit
+/// once its removal (if any) is approved.
+pub enum Prepared<W> {
+    Answered(Envelope),
+    Ready { removal: Option<Removal>, write: W },
+}
+
+/// The commit of a prepared write.
+pub trait Write {
+    fn commit(self, approved: &Approved) -> Result<Envelope, ApiError>;
+}
+
+/// Commits a prepared write whose caller approves its own removals (HTTP, the CLI).
+pub fn commit_as_requested<W: Write>(
+    prepared: Prepared<W>,
+    author: Option<String>,
+) -> Result<Envelope, ApiError> {
+    match prepared {
+        Prepared::Answered(envelope) => Ok(envelope),
+        Prepared::Ready { write, .. } => write.commit(&Approved {
+            by_person: false,
+            author,
+        }),
+    }
+}
