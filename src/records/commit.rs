@@ -20,7 +20,7 @@ use crate::query::Envelope;
 use crate::query::graph_name;
 use std::sync::Arc;
 
-use crate::engine::{CommitRequest, Engine, EngineError, Graph};
+use crate::engine::{CommitRequest, Engine, Graph};
 use crate::model::{Literal, NamedNode, Quad, RdfGraphName, Term, Triple};
 use crate::ontology::{self, Ontology, RecordIris, STRATA, convert_value};
 use crate::store::Snapshot;
@@ -734,6 +734,18 @@ pub fn prepare(
     })
 }
 
+impl super::WriteArgs for CommitArgs {
+    type Write = CommitWrite;
+
+    fn prepare(self, engine: &Arc<Engine>, admin: bool) -> Result<Prepared<CommitWrite>, ApiError> {
+        prepare(engine, self, admin)
+    }
+
+    fn graph_mut(&mut self) -> &mut Option<String> {
+        &mut self.graph
+    }
+}
+
 /// A prepared write of records.
 pub struct CommitWrite {
     graph: Arc<Graph>,
@@ -765,15 +777,7 @@ impl Write for CommitWrite {
             let iris = RecordIris::for_graph(&name);
             let ontology = ontology::read(snapshot, &iris);
             let plan = plan(&graph, snapshot, &iris, &ontology, &args)?;
-            if approved.by_person
-                && plan.destructive
-                && plan
-                    .deletes
-                    .iter()
-                    .any(|q| !shown.contains(q) && snapshot.contains_quad(q))
-            {
-                return Err(ApiError::from(EngineError::ApprovalStale));
-            }
+            super::check_shown(approved, plan.destructive, &plan.deletes, &shown, snapshot)?;
             Ok::<_, ApiError>((plan.inserts, plan.deletes))
         })?;
         let summary = match outcome.commit_seq {

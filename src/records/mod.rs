@@ -15,9 +15,15 @@ pub mod ontology;
 pub use commit::CommitArgs;
 pub use ontology::ConfigureArgs;
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+
+use crate::engine::{Engine, EngineError};
 use crate::error::ApiError;
 use crate::model::Quad;
 use crate::query::Envelope;
+use crate::store::Snapshot;
 
 /// What a write would remove (or change) that a person must approve first.
 pub struct Removal {
@@ -66,4 +72,38 @@ pub fn commit_as_requested<W: Write>(
             author,
         }),
     }
+}
+
+/// The arguments of a write (the `commit` and `configure` tools'), prepared the same way
+/// on every surface.
+pub trait WriteArgs: serde::de::DeserializeOwned + Send + 'static {
+    type Write: Write + Send + 'static;
+    /// Prepares the write against the head of its graph. `admin`: the caller may create
+    /// the graph and change the control graphs.
+    fn prepare(self, engine: &Arc<Engine>, admin: bool) -> Result<Prepared<Self::Write>, ApiError>;
+    /// The graph the arguments name (`None`: `main`).
+    fn graph_mut(&mut self) -> &mut Option<String>;
+    /// True when only an admin may make this write (publishing shapes).
+    fn needs_admin(&self) -> bool {
+        false
+    }
+}
+
+/// Refuses a plan, made under the writer lock, that removes what the person was not
+/// shown (`shown`): the data moved while they were asked. Removals they saw that are
+/// gone meanwhile are simply not made.
+fn check_shown(
+    approved: &Approved,
+    destructive: bool,
+    deletes: &[Quad],
+    shown: &FxHashSet<Quad>,
+    snapshot: &Snapshot,
+) -> Result<(), ApiError> {
+    let unseen = deletes
+        .iter()
+        .any(|q| !shown.contains(q) && snapshot.contains_quad(q));
+    if approved.by_person && destructive && unseen {
+        return Err(ApiError::from(EngineError::ApprovalStale));
+    }
+    Ok(())
 }

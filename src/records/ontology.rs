@@ -200,6 +200,27 @@ pub fn prepare(
     }
 }
 
+impl super::WriteArgs for ConfigureArgs {
+    type Write = OntologyWrite;
+
+    fn prepare(
+        self,
+        engine: &Arc<Engine>,
+        admin: bool,
+    ) -> Result<Prepared<OntologyWrite>, ApiError> {
+        prepare(engine, self, admin)
+    }
+
+    fn graph_mut(&mut self) -> &mut Option<String> {
+        &mut self.graph
+    }
+
+    /// Shapes decide how every later write is judged: publishing them is the admin's.
+    fn needs_admin(&self) -> bool {
+        self.action == ConfigureAction::PublishSchema
+    }
+}
+
 /// A prepared ontology write.
 pub enum OntologyWrite {
     Define {
@@ -1040,15 +1061,8 @@ impl EvolveWrite {
                     validation: None,
                 });
             }
-            if approved.by_person
-                && evolution.destructive
-                && evolution
-                    .deletes
-                    .iter()
-                    .any(|q| !shown.contains(q) && snapshot.contains_quad(q))
-            {
-                return Err(ApiError::from(crate::engine::EngineError::ApprovalStale));
-            }
+            let deletes = &evolution.deletes;
+            super::check_shown(approved, evolution.destructive, deletes, &shown, snapshot)?;
             Ok::<_, ApiError>((evolution.inserts, evolution.deletes))
         })?;
         Ok(Envelope::new(

@@ -119,8 +119,12 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
             Some(result) => result,
             None => query::run_query(&engine, cli, args),
         },
-        Command::Commit(args) => records::run_commit(&engine, cli, args),
-        Command::Configure(args) => records::run_configure(&engine, cli, args),
+        Command::Commit(args) => {
+            records::run_write::<crate::records::CommitArgs>(&engine, cli, args)
+        }
+        Command::Configure(args) => {
+            records::run_write::<crate::records::ConfigureArgs>(&engine, cli, args)
+        }
         Command::Search(args) => records::run_search(&engine, cli, args),
         Command::Update(args) => query::run_update(&engine, cli, args),
         Command::Log(args) => history::run_log(&engine, cli, args),

@@ -17,35 +17,20 @@ use crate::engine::Engine;
 use crate::error::ApiError;
 use crate::query::Context;
 use crate::query::envelope::Envelope;
+use crate::records::WriteArgs;
 
-/// `strata commit FILE.json`.
-pub(super) fn run_commit(
+/// `strata commit FILE.json` (`A`: `CommitArgs`) and `strata configure FILE.json`
+/// (`ConfigureArgs`): the person at the terminal approves what they ask for.
+pub(super) fn run_write<A: WriteArgs>(
     engine: &Arc<Engine>,
     cli: &Cli,
     args: &JsonFileArgs,
 ) -> Result<ExitCode, ApiError> {
     let object = json_file(&args.file, &cli.graph)?;
-    let tool_args = parse_args(object)?;
-    let prepared = crate::records::commit::prepare(engine, tool_args, true)?;
-    print_envelope(&crate::records::commit_as_requested(
-        prepared,
-        args.author.clone(),
-    )?)
-}
-
-/// `strata configure FILE.json`.
-pub(super) fn run_configure(
-    engine: &Arc<Engine>,
-    cli: &Cli,
-    args: &JsonFileArgs,
-) -> Result<ExitCode, ApiError> {
-    let object = json_file(&args.file, &cli.graph)?;
-    let tool_args = parse_args(object)?;
-    let prepared = crate::records::ontology::prepare(engine, tool_args, true)?;
-    print_envelope(&crate::records::commit_as_requested(
-        prepared,
-        args.author.clone(),
-    )?)
+    let tool_args: A = parse_args(object)?;
+    let prepared = tool_args.prepare(engine, true)?;
+    let author = args.author.clone();
+    print_envelope(&crate::records::commit_as_requested(prepared, author)?)
 }
 
 /// `strata query --structured|--traverse|--json FILE.json`; `None` when the query is

@@ -25,32 +25,31 @@ use crate::api::mcp::parse_args;
 use crate::error::ErrorCode;
 use crate::query::QueryArgs;
 use crate::query::envelope::Envelope;
-use crate::records::{CommitArgs, ConfigureArgs};
+use crate::records::{CommitArgs, ConfigureArgs, WriteArgs};
 
 /// `POST /graphs/{g}/records`: one commit of records, links and field values.
 pub async fn post_records(
-    State(state): State<AppState>,
-    Path(graph): Path<String>,
+    state: State<AppState>,
+    graph: Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
-    super::check_graph_name(&graph)?;
-    let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
-    let mut args: CommitArgs = json_body(&state, &headers, body, &graph).await?;
-    args.graph = Some(graph);
-    let author = commit_request(&headers, &rights)?.author;
-    let engine = state.engine.clone();
-    let envelope = super::stream::blocking(move || {
-        let prepared = crate::records::commit::prepare(&engine, args, rights.admin)?;
-        Ok(crate::records::commit_as_requested(prepared, author)?)
-    })
-    .await?;
-    Ok(with_envelope(envelope))
+    write::<CommitArgs>(state, graph, headers, body).await
 }
 
 /// `POST /graphs/{g}/ontology`: define or evolve the ontology records are written
 /// against (`publish_schema` too, which needs the admin scope, like `PUT …/shapes`).
 pub async fn post_ontology(
+    state: State<AppState>,
+    graph: Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, HttpError> {
+    write::<ConfigureArgs>(state, graph, headers, body).await
+}
+
+/// A write with the arguments of `A`, approved by the request itself.
+async fn write<A: WriteArgs>(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     headers: HeaderMap,
@@ -58,15 +57,15 @@ pub async fn post_ontology(
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
     let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
-    let mut args: ConfigureArgs = json_body(&state, &headers, body, &graph).await?;
-    if args.action == crate::records::ontology::ConfigureAction::PublishSchema {
+    let mut args: A = json_body(&state, &headers, body, &graph).await?;
+    if args.needs_admin() {
         authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
     }
-    args.graph = Some(graph);
+    *args.graph_mut() = Some(graph);
     let author = commit_request(&headers, &rights)?.author;
     let engine = state.engine.clone();
     let envelope = super::stream::blocking(move || {
-        let prepared = crate::records::ontology::prepare(&engine, args, rights.admin)?;
+        let prepared = args.prepare(&engine, rights.admin)?;
         Ok(crate::records::commit_as_requested(prepared, author)?)
     })
     .await?;

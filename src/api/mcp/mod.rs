@@ -307,25 +307,7 @@ impl StrataMcp {
             request_state,
             responses,
         };
-        let result = match check_access(
-            &ctx,
-            &self.context.engine,
-            &graph_name(&args.graph),
-            Need::Write,
-            "commit",
-        )
-        .await
-        {
-            Err(error) => Err(error),
-            Ok(access) => {
-                let engine = self.context.engine.clone();
-                let admin = access.admin;
-                write(&self.context, &ctx, retry, move || {
-                    crate::records::commit::prepare(&engine, args, admin)
-                })
-                .await
-            }
-        };
+        let result = self.write(&ctx, retry, args, "commit").await;
         Ok(finish_step("commit", action, started, result))
     }
 
@@ -353,32 +335,13 @@ impl StrataMcp {
             request_state,
             responses,
         };
-        // Shapes decide how every later write is judged: publishing them is the admin's.
-        let (need, what) = match args.action {
+        let what = match args.action {
             crate::records::ontology::ConfigureAction::PublishSchema => {
-                (Need::Admin, "configure action publish_schema")
+                "configure action publish_schema"
             }
-            _ => (Need::Write, "configure"),
+            _ => "configure",
         };
-        let result = match check_access(
-            &ctx,
-            &self.context.engine,
-            &graph_name(&args.graph),
-            need,
-            what,
-        )
-        .await
-        {
-            Err(error) => Err(error),
-            Ok(access) => {
-                let engine = self.context.engine.clone();
-                let admin = access.admin;
-                write(&self.context, &ctx, retry, move || {
-                    crate::records::ontology::prepare(&engine, args, admin)
-                })
-                .await
-            }
-        };
+        let result = self.write(&ctx, retry, args, what).await;
         Ok(finish_step("configure", &action, started, result))
     }
 
@@ -552,6 +515,31 @@ pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Res
             validation: None,
         }
     })
+}
+
+impl StrataMcp {
+    /// A `commit` or `configure` call: access checked (writes; publishing shapes needs
+    /// the admin scope), then the approved `write`.
+    async fn write<A: crate::records::WriteArgs>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        retry: approval::Retry,
+        mut args: A,
+        what: &str,
+    ) -> Result<Step, ApiError> {
+        let need = if args.needs_admin() {
+            Need::Admin
+        } else {
+            Need::Write
+        };
+        let graph = graph_name(args.graph_mut());
+        let access = check_access(ctx, &self.context.engine, &graph, need, what).await?;
+        let engine = self.context.engine.clone();
+        write(&self.context, ctx, retry, move || {
+            args.prepare(&engine, access.admin)
+        })
+        .await
+    }
 }
 
 /// A write of the domain: prepared on a blocking thread, its removal (if any) approved by
