@@ -178,9 +178,11 @@ fn structured(
     let valid_at = args
         .valid_at
         .as_deref()
-        .map(|t| super::structured::moment_literal(t, "valid_at"))
+        .map(|t| super::structured::moment(t, "valid_at"))
         .transpose()?;
-    let compiled = super::structured::compile(&body, &iris, &ontology, valid_at.as_deref())?;
+    // Printed from the algebra: the text runs through the same pinned, paged path as
+    // any SPARQL query.
+    let compiled = super::structured::compile(&body, &iris, &ontology, valid_at.as_ref())?.text;
     let full = args.detail == Some(Detail::Full);
     args.mode = QueryMode::Sparql;
     args.sparql = Some(compiled.clone());
@@ -228,7 +230,11 @@ fn analyze(
             })?;
             let iris = crate::ontology::RecordIris::for_graph(&graph_name);
             let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
-            (super::structured::compile(&body, &iris, &ontology, None)?, category, measure)
+            (
+                super::structured::compile(&body, &iris, &ontology, None)?.text,
+                category,
+                measure,
+            )
         }
         other => return Err(ApiError::invalid_argument("by", format!("unknown {other:?}; use type, relation or structured"))),
     };

@@ -1,10 +1,19 @@
 //! The `structured` query mode: a JSON body of patterns, filters, grouping, aggregates and
-//! ordering, compiled to SPARQL and run like any SPARQL query (same pinning, same pages).
-//! Names of types, relations and fields come from the graph's ontology; IRIs always work.
+//! ordering, compiled to SPARQL algebra (spargebra), never to text put together by hand:
+//! every name, IRI and value becomes a typed term, so no input can change the query's
+//! shape. The query runs like any SPARQL query (same pinning, same pages); its text,
+//! printed from the algebra, is what `detail: full` shows. Names of types, relations and
+//! fields come from the graph's ontology; IRIs always work.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+
+use spargebra::Query;
+use spargebra::algebra::{
+    AggregateExpression, AggregateFunction, Expression, Function, GraphPattern, OrderExpression,
+};
+use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern, Variable};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::model::{Literal, NamedNode};
@@ -114,7 +123,7 @@ struct Compiler<'a> {
     iris: &'a RecordIris,
     ontology: &'a Ontology,
     /// Extra patterns that field operands need (`?x <field> ?_f0`).
-    extra: Vec<String>,
+    extra: Vec<TriplePattern>,
     n_fields: usize,
 }
 
@@ -122,10 +131,10 @@ fn bad(path: &str, message: impl Into<String>) -> ApiError {
     ApiError::invalid_argument(path, message)
 }
 
-fn variable(name: &str, path: &str) -> Result<String, ApiError> {
+fn variable(name: &str, path: &str) -> Result<Variable, ApiError> {
     let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ok {
-        Ok(format!("?{name}"))
+        Ok(Variable::new_unchecked(name))
     } else {
         Err(bad(
             path,
@@ -134,10 +143,36 @@ fn variable(name: &str, path: &str) -> Result<String, ApiError> {
     }
 }
 
-fn iri(text: &str, path: &str) -> Result<String, ApiError> {
+fn iri(text: &str, path: &str) -> Result<NamedNode, ApiError> {
     NamedNode::new(text.trim_start_matches('<').trim_end_matches('>'))
-        .map(|n| format!("<{}>", n.as_str()))
         .map_err(|e| bad(path, format!("not an IRI: {e}")))
+}
+
+fn rdf_type() -> NamedNode {
+    NamedNode::new_unchecked(RDF_TYPE)
+}
+
+/// A term of a pattern as an expression operand.
+fn expression_of(term: TermPattern) -> Expression {
+    match term {
+        TermPattern::Variable(v) => Expression::Variable(v),
+        TermPattern::NamedNode(n) => Expression::NamedNode(n),
+        TermPattern::Literal(l) => Expression::Literal(l),
+        // Terms are built from JSON here: never blank nodes or triple terms.
+        other => Expression::Literal(Literal::new_simple_literal(other.to_string())),
+    }
+}
+
+/// `parts` joined by `and` (or `or`); `empty` when there are none.
+fn join(
+    parts: Vec<Expression>,
+    combine: fn(Box<Expression>, Box<Expression>) -> Expression,
+    empty: bool,
+) -> Expression {
+    parts
+        .into_iter()
+        .reduce(|left, right| combine(Box::new(left), Box::new(right)))
+        .unwrap_or_else(|| Expression::Literal(Literal::from(empty)))
 }
 
 impl Compiler<'_> {
@@ -145,7 +180,7 @@ impl Compiler<'_> {
         iri.as_str().strip_prefix(prefix).map(str::to_owned)
     }
 
-    fn term(&self, value: &Value, path: &str) -> Result<String, ApiError> {
+    fn term(&self, value: &Value, path: &str) -> Result<TermPattern, ApiError> {
         let object = value.as_object().ok_or_else(|| {
             bad(
                 path,
@@ -153,10 +188,10 @@ impl Compiler<'_> {
             )
         })?;
         if let Some(Value::String(name)) = object.get("var") {
-            return variable(name, &format!("{path}.var"));
+            return Ok(variable(name, &format!("{path}.var"))?.into());
         }
         if let Some(Value::String(text)) = object.get("iri") {
-            return iri(text, &format!("{path}.iri"));
+            return Ok(iri(text, &format!("{path}.iri"))?.into());
         }
         if let (Some(Value::String(type_name)), Some(Value::String(name))) =
             (object.get("type"), object.get("name"))
@@ -172,7 +207,7 @@ impl Compiler<'_> {
                     validation: None,
                 });
             }
-            return Ok(format!("<{}>", self.iris.entity(type_name, name).as_str()));
+            return Ok(self.iris.entity(type_name, name).into());
         }
         if object.contains_key("value") {
             return self.value(object, path);
@@ -187,7 +222,7 @@ impl Compiler<'_> {
         &self,
         object: &serde_json::Map<String, Value>,
         path: &str,
-    ) -> Result<String, ApiError> {
+    ) -> Result<TermPattern, ApiError> {
         let value = &object["value"];
         let datatype = object.get("datatype").and_then(Value::as_str);
         let text = match value {
@@ -201,15 +236,15 @@ impl Compiler<'_> {
                 ));
             }
         };
-        let typed = |xsd: &str| {
+        let typed = |xsd: &str| -> TermPattern {
             Literal::new_typed_literal(
                 text.clone(),
                 NamedNode::new_unchecked(format!("{XSD}{xsd}")),
             )
-            .to_string()
+            .into()
         };
         Ok(match (datatype, value) {
-            (Some("iri"), _) => iri(&text, &format!("{path}.value"))?,
+            (Some("iri"), _) => iri(&text, &format!("{path}.value"))?.into(),
             (Some("i64"), _) => {
                 text.parse::<i64>()
                     .map_err(|_| bad(&format!("{path}.value"), "not an i64"))?;
@@ -221,22 +256,18 @@ impl Compiler<'_> {
                 typed("double")
             }
             (Some("bool"), _) => typed("boolean"),
-            (Some("date_time"), _) => {
-                let literal = crate::ontology::convert_value(
-                    &Value::String(text.clone()),
-                    crate::ontology::ValueType::DateTime,
-                )
-                .map_err(|e| ApiError {
-                    code: ErrorCode::ValueTypeMismatch,
-                    message: e.to_string(),
-                    param: Some(format!("{path}.value")),
-                    validation: None,
-                })?;
-                literal.to_string()
-            }
-            (Some("str"), _) | (None, Value::String(_)) => {
-                Literal::new_simple_literal(text).to_string()
-            }
+            (Some("date_time"), _) => crate::ontology::convert_value(
+                &Value::String(text.clone()),
+                crate::ontology::ValueType::DateTime,
+            )
+            .map_err(|e| ApiError {
+                code: ErrorCode::ValueTypeMismatch,
+                message: e.to_string(),
+                param: Some(format!("{path}.value")),
+                validation: None,
+            })?
+            .into(),
+            (Some("str"), _) | (None, Value::String(_)) => Literal::new_simple_literal(text).into(),
             (None, Value::Number(n)) if n.is_i64() => typed("integer"),
             (None, Value::Number(_)) => typed("double"),
             (None, Value::Bool(_)) => typed("boolean"),
@@ -252,12 +283,18 @@ impl Compiler<'_> {
         })
     }
 
-    fn predicate(&self, value: &Value, path: &str) -> Result<String, ApiError> {
+    fn predicate(&self, value: &Value, path: &str) -> Result<NamedNodePattern, ApiError> {
+        let wrong = || {
+            bad(
+                path,
+                "a predicate is a relation or field name, \"type\", {\"iri\"} or {\"var\"}",
+            )
+        };
         match value {
-            Value::String(name) if name == "type" || name == "a" => Ok(format!("<{RDF_TYPE}>")),
+            Value::String(name) if name == "type" || name == "a" => Ok(rdf_type().into()),
             // Names may always be given as IRIs, so imported RDF can be queried too.
             Value::String(name) if name.contains("://") || name.starts_with("urn:") => {
-                iri(name, path)
+                Ok(iri(name, path)?.into())
             }
             Value::String(name) => {
                 let relation = self.iris.relation(name);
@@ -269,9 +306,9 @@ impl Compiler<'_> {
                     .local_known(&self.iris.field_prefix(), &field)
                     .unwrap_or_default();
                 if self.ontology.relations.contains_key(&relation_local) {
-                    Ok(format!("<{}>", relation.as_str()))
+                    Ok(relation.into())
                 } else if self.ontology.fields.contains_key(&field_local) {
-                    Ok(format!("<{}>", field.as_str()))
+                    Ok(field.into())
                 } else {
                     Err(ApiError {
                         code: ErrorCode::UnknownRelation,
@@ -285,24 +322,18 @@ impl Compiler<'_> {
             }
             Value::Object(object) => {
                 if let Some(Value::String(text)) = object.get("iri") {
-                    iri(text, &format!("{path}.iri"))
+                    Ok(iri(text, &format!("{path}.iri"))?.into())
                 } else if let Some(Value::String(name)) = object.get("var") {
-                    variable(name, &format!("{path}.var"))
+                    Ok(variable(name, &format!("{path}.var"))?.into())
                 } else {
-                    Err(bad(
-                        path,
-                        "a predicate is a relation or field name, \"type\", {\"iri\"} or {\"var\"}",
-                    ))
+                    Err(wrong())
                 }
             }
-            _ => Err(bad(
-                path,
-                "a predicate is a relation or field name, \"type\", {\"iri\"} or {\"var\"}",
-            )),
+            _ => Err(wrong()),
         }
     }
 
-    fn operand(&mut self, value: &Value, path: &str) -> Result<String, ApiError> {
+    fn operand(&mut self, value: &Value, path: &str) -> Result<Expression, ApiError> {
         let object = value.as_object().ok_or_else(|| {
             bad(
                 path,
@@ -317,68 +348,61 @@ impl Compiler<'_> {
                 &format!("{path}.field.name"),
             )?;
             let holder = variable(&field.var, &format!("{path}.field.var"))?;
-            let value_var = format!("?_f{}", self.n_fields);
+            let value_var = Variable::new_unchecked(format!("_f{}", self.n_fields));
             self.n_fields += 1;
-            self.extra
-                .push(format!("{holder} {predicate} {value_var} ."));
-            return Ok(value_var);
+            self.extra.push(TriplePattern {
+                subject: holder.into(),
+                predicate,
+                object: value_var.clone().into(),
+            });
+            return Ok(Expression::Variable(value_var));
         }
-        self.term(value, path)
+        Ok(expression_of(self.term(value, path)?))
     }
 
-    fn filter(&mut self, filter: &Filter, path: &str) -> Result<String, ApiError> {
+    fn filter(&mut self, filter: &Filter, path: &str) -> Result<Expression, ApiError> {
         Ok(match filter {
             Filter::Compare { op, left, right } => {
-                let symbol = match op.as_str() {
-                    "eq" | "==" => "=",
-                    "ne" | "!=" => "!=",
-                    "lt" | "<" => "<",
-                    "le" | "<=" => "<=",
-                    "gt" | ">" => ">",
-                    "ge" | ">=" => ">=",
+                let left = Box::new(self.operand(left, &format!("{path}.left"))?);
+                let right = Box::new(self.operand(right, &format!("{path}.right"))?);
+                match op.as_str() {
+                    "eq" | "==" => Expression::Equal(left, right),
+                    "ne" | "!=" => Expression::Not(Box::new(Expression::Equal(left, right))),
+                    "lt" | "<" => Expression::Less(left, right),
+                    "le" | "<=" => Expression::LessOrEqual(left, right),
+                    "gt" | ">" => Expression::Greater(left, right),
+                    "ge" | ">=" => Expression::GreaterOrEqual(left, right),
                     other => {
                         return Err(bad(
                             &format!("{path}.op"),
                             format!("unknown operator {other:?}; use eq, ne, lt, le, gt or ge"),
                         ));
                     }
-                };
-                format!(
-                    "({} {symbol} {})",
-                    self.operand(left, &format!("{path}.left"))?,
-                    self.operand(right, &format!("{path}.right"))?
-                )
+                }
             }
             Filter::And { and } => join(
                 and.iter()
                     .enumerate()
                     .map(|(i, f)| self.filter(f, &format!("{path}.and[{i}]")))
                     .collect::<Result<Vec<_>, _>>()?,
-                " && ",
-                "true",
+                Expression::And,
+                true,
             ),
             Filter::Or { or } => join(
                 or.iter()
                     .enumerate()
                     .map(|(i, f)| self.filter(f, &format!("{path}.or[{i}]")))
                     .collect::<Result<Vec<_>, _>>()?,
-                " || ",
-                "false",
+                Expression::Or,
+                false,
             ),
-            Filter::Not { not } => format!("(!{})", self.filter(not, &format!("{path}.not"))?),
+            Filter::Not { not } => {
+                Expression::Not(Box::new(self.filter(not, &format!("{path}.not"))?))
+            }
         })
     }
 }
 
-fn join(parts: Vec<String>, separator: &str, empty: &str) -> String {
-    if parts.is_empty() {
-        empty.to_owned()
-    } else {
-        format!("({})", parts.join(separator))
-    }
-}
-
-/// Compiles a structured query to SPARQL text.
 /// A FILTER that keeps a link unless one of its reifiers says it did not hold at
 /// `moment` (a SPARQL dateTime literal): valid time, as opposed to commit time. Links
 /// without valid-time annotations always pass. `n` makes the helper variables unique.
@@ -396,8 +420,58 @@ pub(super) fn valid_time_filter(
     )
 }
 
-/// Turns a date (its end, UTC) or moment into a SPARQL dateTime literal.
-pub(super) fn moment_literal(text: &str, param: &str) -> Result<String, ApiError> {
+/// `valid_time_filter` as algebra: true unless a reifier of the link says it did not
+/// hold at `moment`.
+fn holds_at(link: TriplePattern, moment: &Literal, n: usize) -> Expression {
+    let reifier = Variable::new_unchecked(format!("_vr{n}"));
+    let bound = |name: &str,
+                 predicate: &str,
+                 compare: fn(Box<Expression>, Box<Expression>) -> Expression| {
+        let value = Variable::new_unchecked(format!("{name}{n}"));
+        GraphPattern::Filter {
+            expr: compare(
+                Box::new(Expression::Variable(value.clone())),
+                Box::new(Expression::Literal(moment.clone())),
+            ),
+            inner: Box::new(GraphPattern::Bgp {
+                patterns: vec![TriplePattern {
+                    subject: reifier.clone().into(),
+                    predicate: NamedNode::new_unchecked(predicate).into(),
+                    object: value.into(),
+                }],
+            }),
+        }
+    };
+    let reifies = GraphPattern::Bgp {
+        patterns: vec![TriplePattern {
+            subject: reifier.clone().into(),
+            predicate: NamedNode::new_unchecked(
+                "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies",
+            )
+            .into(),
+            object: TermPattern::Triple(Box::new(link)),
+        }],
+    };
+    let not_then = GraphPattern::Union {
+        left: Box::new(bound(
+            "_vf",
+            "https://strata.dev/ns#validFrom",
+            Expression::Greater,
+        )),
+        right: Box::new(bound(
+            "_vu",
+            "https://strata.dev/ns#validUntil",
+            Expression::Less,
+        )),
+    };
+    Expression::Not(Box::new(Expression::Exists(Box::new(GraphPattern::Join {
+        left: Box::new(reifies),
+        right: Box::new(not_then),
+    }))))
+}
+
+/// A date (its end, UTC) or moment as a dateTime literal.
+pub(super) fn moment(text: &str, param: &str) -> Result<Literal, ApiError> {
     let text = text.trim();
     let moment =
         crate::model::parse_date_or_moment(text, crate::model::DayEdge::End).ok_or_else(|| {
@@ -409,16 +483,128 @@ pub(super) fn moment_literal(text: &str, param: &str) -> Result<String, ApiError
     Ok(Literal::new_typed_literal(
         crate::log::format_time(moment),
         NamedNode::new_unchecked(format!("{XSD}dateTime")),
-    )
-    .to_string())
+    ))
 }
 
+/// `moment` as SPARQL text (for the modes still compiled to text).
+pub(super) fn moment_literal(text: &str, param: &str) -> Result<String, ApiError> {
+    moment(text, param).map(|m| m.to_string())
+}
+
+/// A compiled structured query: the algebra, and its SPARQL text printed from it.
+pub struct Compiled {
+    pub query: Query,
+    pub text: String,
+}
+
+/// Compiles a structured query to SPARQL algebra and prints it; `valid_at` keeps only
+/// links valid in the world then.
 pub fn compile(
     body: &Structured,
     iris: &RecordIris,
     ontology: &Ontology,
-    valid_at: Option<&str>,
-) -> Result<String, ApiError> {
+    valid_at: Option<&Literal>,
+) -> Result<Compiled, ApiError> {
+    let query = compile_algebra(body, iris, ontology, valid_at)?;
+    let text = print(&query);
+    Ok(Compiled { query, text })
+}
+
+/// The SPARQL text of a query `compile_algebra` built, in the usual `SELECT … WHERE { … }
+/// GROUP BY … HAVING … ORDER BY …` form (spargebra's own printer writes aggregates as
+/// sub-selects, which reads worse and runs the same). Every term and expression is
+/// printed by spargebra, so the text says exactly what the algebra does.
+fn print(query: &Query) -> String {
+    let Query::Select { pattern, .. } = query else {
+        return query.to_string();
+    };
+    let mut pattern = pattern;
+    let distinct = match pattern {
+        GraphPattern::Distinct { inner } => {
+            pattern = inner;
+            true
+        }
+        _ => false,
+    };
+    let GraphPattern::Project { inner, variables } = pattern else {
+        return query.to_string();
+    };
+    pattern = inner;
+    let mut order = None;
+    if let GraphPattern::OrderBy { inner, expression } = pattern {
+        order = Some(expression);
+        pattern = inner;
+    }
+    let mut having = None;
+    if let GraphPattern::Filter { expr, inner } = pattern
+        && matches!(inner.as_ref(), GraphPattern::Group { .. })
+    {
+        having = Some(expr);
+        pattern = inner;
+    }
+    let mut keys: Vec<(&Variable, &Expression)> = Vec::new();
+    let mut group = None;
+    if let GraphPattern::Group {
+        inner,
+        variables,
+        aggregates,
+    } = pattern
+    {
+        group = Some((variables, aggregates));
+        pattern = inner;
+        while let GraphPattern::Extend {
+            inner,
+            variable,
+            expression,
+        } = pattern
+        {
+            keys.insert(0, (variable, expression));
+            pattern = inner;
+        }
+    }
+    // Aggregates are named in the projection; group keys in GROUP BY (which binds them).
+    let projected = |v: &Variable| -> String {
+        match group.and_then(|(_, aggregates)| aggregates.iter().find(|(a, _)| a == v)) {
+            Some((_, aggregate)) => format!("({aggregate} AS {v})"),
+            None => v.to_string(),
+        }
+    };
+    let grouped_by = |v: &Variable| -> String {
+        match keys.iter().find(|(k, _)| *k == v) {
+            Some((_, expression)) => format!("({expression} AS {v})"),
+            None => v.to_string(),
+        }
+    };
+    let projection: Vec<String> = variables.iter().map(projected).collect();
+    let mut text = format!(
+        "SELECT {}{} WHERE {{ {pattern} }}",
+        if distinct { "DISTINCT " } else { "" },
+        projection.join(" ")
+    );
+    if let Some((variables, _)) = group
+        && !variables.is_empty()
+    {
+        let items: Vec<String> = variables.iter().map(grouped_by).collect();
+        text.push_str(&format!(" GROUP BY {}", items.join(" ")));
+    }
+    if let Some(having) = having {
+        text.push_str(&format!(" HAVING ({having})"));
+    }
+    if let Some(order) = order {
+        let items: Vec<String> = order.iter().map(ToString::to_string).collect();
+        text.push_str(&format!(" ORDER BY {}", items.join(" ")));
+    }
+    text
+}
+
+/// Compiles a structured query to a SPARQL SELECT query (algebra); `valid_at` keeps only
+/// links valid in the world then.
+fn compile_algebra(
+    body: &Structured,
+    iris: &RecordIris,
+    ontology: &Ontology,
+    valid_at: Option<&Literal>,
+) -> Result<Query, ApiError> {
     let root = "structured";
     if body.patterns.is_empty() {
         return Err(bad(
@@ -432,33 +618,48 @@ pub fn compile(
         extra: Vec::new(),
         n_fields: 0,
     };
-    let mut lines = Vec::new();
-    let mut pattern_vars = Vec::new();
+    let mut triples = Vec::new();
+    let mut conditions = Vec::new();
+    let mut pattern_vars: Vec<Variable> = Vec::new();
     for (idx, pattern) in body.patterns.iter().enumerate() {
         let path = format!("{root}.patterns[{idx}]");
         let subject = compiler.term(&pattern.subject, &format!("{path}.subject"))?;
         let predicate = compiler.predicate(&pattern.predicate, &format!("{path}.predicate"))?;
         let object = compiler.term(&pattern.object, &format!("{path}.object"))?;
-        for term in [&subject, &predicate, &object] {
-            if term.starts_with('?') && !pattern_vars.contains(term) {
-                pattern_vars.push(term.clone());
+        let predicate_var = match &predicate {
+            NamedNodePattern::Variable(v) => Some(v.clone()),
+            NamedNodePattern::NamedNode(_) => None,
+        };
+        for var in [&subject, &object]
+            .into_iter()
+            .filter_map(|t| match t {
+                TermPattern::Variable(v) => Some(v.clone()),
+                _ => None,
+            })
+            .chain(predicate_var.clone())
+        {
+            if !pattern_vars.contains(&var) {
+                pattern_vars.push(var);
             }
         }
-        lines.push(format!("{subject} {predicate} {object} ."));
+        let triple = TriplePattern {
+            subject,
+            predicate: predicate.clone(),
+            object,
+        };
         if let Some(moment) = valid_at
-            && predicate != format!("<{RDF_TYPE}>")
-            && !predicate.starts_with('?')
+            && predicate_var.is_none()
+            && predicate != NamedNodePattern::NamedNode(rdf_type())
         {
-            lines.push(valid_time_filter(
-                &subject, &predicate, &object, moment, idx,
-            ));
+            conditions.push(holds_at(triple.clone(), moment, idx));
         }
+        triples.push(triple);
     }
-    let mut filters = Vec::new();
     for (idx, filter) in body.filters.iter().enumerate() {
-        filters.push(compiler.filter(filter, &format!("{root}.filters[{idx}]"))?);
+        conditions.push(compiler.filter(filter, &format!("{root}.filters[{idx}]"))?);
     }
-    let mut group_exprs = Vec::new();
+    // Group keys: an expression bound to a variable before grouping, grouped by it.
+    let mut keys: Vec<(Variable, Expression)> = Vec::new();
     for (idx, key) in body.group_keys.iter().enumerate() {
         let path = format!("{root}.group_keys[{idx}]");
         let value = compiler.operand(
@@ -466,13 +667,26 @@ pub fn compile(
             &path,
         )?;
         let alias = variable(&key.alias, &format!("{path}.as"))?;
+        let prefix = |n: i64| {
+            Expression::FunctionCall(
+                Function::SubStr,
+                vec![
+                    Expression::FunctionCall(Function::Str, vec![value.clone()]),
+                    Expression::Literal(Literal::from(1)),
+                    Expression::Literal(Literal::from(n)),
+                ],
+            )
+        };
         let expression = match key.bucket.as_deref() {
-            None => value,
-            Some("year") => format!("SUBSTR(STR({value}), 1, 4)"),
-            Some("month") => format!("SUBSTR(STR({value}), 1, 7)"),
-            Some("day") => format!("SUBSTR(STR({value}), 1, 10)"),
-            Some("hour") => format!("SUBSTR(STR({value}), 1, 13)"),
-            Some("week") => format!("<{}>({value})", crate::sparql::ISO_WEEK),
+            None => value.clone(),
+            Some("year") => prefix(4),
+            Some("month") => prefix(7),
+            Some("day") => prefix(10),
+            Some("hour") => prefix(13),
+            Some("week") => Expression::FunctionCall(
+                Function::Custom(NamedNode::new_unchecked(crate::sparql::ISO_WEEK)),
+                vec![value.clone()],
+            ),
             Some(other) => {
                 return Err(bad(
                     &format!("{path}.bucket"),
@@ -480,7 +694,7 @@ pub fn compile(
                 ));
             }
         };
-        group_exprs.push(format!("({expression} AS {alias})"));
+        keys.push((alias, expression));
     }
     let mut group_vars = Vec::new();
     for (idx, name) in body.group_by.iter().enumerate() {
@@ -489,12 +703,12 @@ pub fn compile(
     let mut aggregates = Vec::new();
     for (idx, aggregate) in body.aggregates.iter().enumerate() {
         let path = format!("{root}.aggregates[{idx}]");
-        let func = match aggregate.func.as_str() {
-            "count" => "COUNT",
-            "sum" => "SUM",
-            "avg" => "AVG",
-            "min" => "MIN",
-            "max" => "MAX",
+        let function = match aggregate.func.as_str() {
+            "count" => AggregateFunction::Count,
+            "sum" => AggregateFunction::Sum,
+            "avg" => AggregateFunction::Avg,
+            "min" => AggregateFunction::Min,
+            "max" => AggregateFunction::Max,
             other => {
                 return Err(bad(
                     &format!("{path}.func"),
@@ -502,63 +716,47 @@ pub fn compile(
                 ));
             }
         };
-        let operand = match &aggregate.operand {
-            None if func == "COUNT" => "*".to_owned(),
+        let expression = match &aggregate.operand {
+            None if function == AggregateFunction::Count => AggregateExpression::CountSolutions {
+                distinct: aggregate.distinct,
+            },
             None => {
                 return Err(bad(
                     &format!("{path}.operand"),
                     format!("{} needs an operand", aggregate.func),
                 ));
             }
-            Some(operand) => compiler.operand(operand, &format!("{path}.operand"))?,
+            Some(operand) => AggregateExpression::FunctionCall {
+                name: function,
+                expr: compiler.operand(operand, &format!("{path}.operand"))?,
+                distinct: aggregate.distinct,
+            },
         };
-        let distinct = if aggregate.distinct { "DISTINCT " } else { "" };
-        aggregates.push(format!(
-            "({func}({distinct}{operand}) AS {})",
-            variable(&aggregate.alias, &format!("{path}.as"))?
+        aggregates.push((
+            variable(&aggregate.alias, &format!("{path}.as"))?,
+            expression,
         ));
     }
-    let grouped = !group_vars.is_empty() || !group_exprs.is_empty() || !aggregates.is_empty();
+    let grouped = !group_vars.is_empty() || !keys.is_empty() || !aggregates.is_empty();
     let mut having = Vec::new();
     for (idx, filter) in body.having.iter().enumerate() {
         having.push(compiler.filter(filter, &format!("{root}.having[{idx}]"))?);
     }
-    let projection = if !body.select.is_empty() {
+    let projection: Vec<Variable> = if !body.select.is_empty() {
         body.select
             .iter()
             .enumerate()
             .map(|(i, v)| variable(v, &format!("{root}.select[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?
-            .join(" ")
+            .collect::<Result<_, _>>()?
     } else if grouped {
         group_vars
             .iter()
+            .chain(keys.iter().map(|(v, _)| v))
+            .chain(aggregates.iter().map(|(v, _)| v))
             .cloned()
-            .chain(group_exprs.iter().cloned())
-            .chain(aggregates.iter().cloned())
-            .collect::<Vec<_>>()
-            .join(" ")
+            .collect()
     } else {
-        pattern_vars.join(" ")
-    };
-    let projection = if !body.select.is_empty() && grouped {
-        // Selected aggregate aliases must be defined in the projection itself.
-        let mut items = Vec::new();
-        for name in &body.select {
-            let var = format!("?{name}");
-            if let Some(expr) = group_exprs
-                .iter()
-                .chain(&aggregates)
-                .find(|e| e.ends_with(&format!("AS {var})")))
-            {
-                items.push(expr.clone());
-            } else {
-                items.push(var);
-            }
-        }
-        items.join(" ")
-    } else {
-        projection
+        pattern_vars
     };
     if projection.is_empty() {
         return Err(bad(
@@ -566,45 +764,139 @@ pub fn compile(
             "the query selects nothing: use variables in patterns or `select`",
         ));
     }
-    let mut sparql = format!(
-        "SELECT {}{projection} WHERE {{\n",
-        if body.distinct { "DISTINCT " } else { "" }
-    );
-    for line in lines.iter().chain(&compiler.extra) {
-        sparql.push_str("  ");
-        sparql.push_str(line);
-        sparql.push('\n');
+    // WHERE: the patterns (and the field patterns operands need), then the conditions.
+    triples.append(&mut compiler.extra);
+    let mut pattern = GraphPattern::Bgp { patterns: triples };
+    if !conditions.is_empty() {
+        pattern = GraphPattern::Filter {
+            expr: join(conditions, Expression::And, true),
+            inner: Box::new(pattern),
+        };
     }
-    for filter in &filters {
-        sparql.push_str(&format!("  FILTER {filter}\n"));
-    }
-    sparql.push('}');
     if grouped {
-        let mut keys = group_vars.clone();
-        keys.extend(group_exprs.iter().cloned());
-        if !keys.is_empty() {
-            sparql.push_str(&format!("\nGROUP BY {}", keys.join(" ")));
+        for (alias, expression) in &keys {
+            pattern = GraphPattern::Extend {
+                inner: Box::new(pattern),
+                variable: alias.clone(),
+                expression: expression.clone(),
+            };
         }
+        pattern = GraphPattern::Group {
+            inner: Box::new(pattern),
+            variables: group_vars
+                .iter()
+                .chain(keys.iter().map(|(v, _)| v))
+                .cloned()
+                .collect(),
+            aggregates,
+        };
         if !having.is_empty() {
-            sparql.push_str(&format!("\nHAVING {}", join(having, " && ", "true")));
+            pattern = GraphPattern::Filter {
+                expr: join(having, Expression::And, true),
+                inner: Box::new(pattern),
+            };
         }
     }
     if !body.order_by.is_empty() {
-        let keys: Vec<String> = body
+        let expression = body
             .order_by
             .iter()
             .enumerate()
             .map(|(i, o)| {
                 variable(&o.var, &format!("{root}.order_by[{i}].var")).map(|v| {
                     if o.descending {
-                        format!("DESC({v})")
+                        OrderExpression::Desc(Expression::Variable(v))
                     } else {
-                        format!("ASC({v})")
+                        OrderExpression::Asc(Expression::Variable(v))
                     }
                 })
             })
             .collect::<Result<_, _>>()?;
-        sparql.push_str(&format!("\nORDER BY {}", keys.join(" ")));
+        pattern = GraphPattern::OrderBy {
+            inner: Box::new(pattern),
+            expression,
+        };
     }
-    Ok(sparql)
+    pattern = GraphPattern::Project {
+        inner: Box::new(pattern),
+        variables: projection,
+    };
+    if body.distinct {
+        pattern = GraphPattern::Distinct {
+            inner: Box::new(pattern),
+        };
+    }
+    Ok(Query::Select {
+        dataset: None,
+        pattern,
+        base_iri: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiled(body: Value) -> Compiled {
+        let body: Structured = serde_json::from_value(body).unwrap();
+        let iris = RecordIris::for_graph("main");
+        compile(&body, &iris, &Ontology::default(), None).unwrap()
+    }
+
+    /// The printed text is SPARQL (and the e2e tests check it answers what the JSON asks).
+    #[test]
+    fn the_text_parses() {
+        for body in [
+            serde_json::json!({
+                "patterns": [
+                    {"subject": {"var": "t"}, "predicate": "type", "object": {"iri": "http://e/Ticket"}},
+                    {"subject": {"var": "t"}, "predicate": {"iri": "http://e/reportedAs"}, "object": {"var": "b"}},
+                    {"subject": {"var": "b"}, "predicate": {"iri": "http://e/severity"}, "object": {"var": "sev"}}
+                ],
+                "filters": [{"or": [
+                    {"op": "eq", "left": {"var": "sev"}, "right": {"value": 1}},
+                    {"not": {"op": "ne", "left": {"var": "sev"}, "right": {"value": "x\" } ; DROP ALL #"}}}
+                ]}],
+                "group_by": ["b"],
+                "aggregates": [{"func": "count", "as": "n"}, {"func": "max", "as": "m", "operand": {"var": "sev"}, "distinct": true}],
+                "having": [{"op": "gt", "left": {"var": "n"}, "right": {"value": 0}}],
+                "order_by": [{"var": "n", "descending": true}, {"var": "b"}]
+            }),
+            serde_json::json!({
+                "patterns": [{"subject": {"var": "t"}, "predicate": {"iri": "http://e/opened"}, "object": {"var": "o"}}],
+                "group_keys": [{"field": {"var": "t", "name": "http://e/opened"}, "bucket": "month", "as": "month"}],
+                "aggregates": [{"func": "count", "as": "n"}],
+                "distinct": true
+            }),
+        ] {
+            let compiled = compiled(body);
+            spargebra::SparqlParser::new()
+                .parse_query(&compiled.text)
+                .unwrap_or_else(|e| panic!("{e}: {}", compiled.text));
+            assert!(compiled.text.starts_with("SELECT "), "{}", compiled.text);
+        }
+        let grouped = compiled(serde_json::json!({
+            "patterns": [{"subject": {"var": "t"}, "predicate": {"iri": "http://e/r"}, "object": {"var": "b"}}],
+            "group_by": ["b"], "aggregates": [{"func": "count", "as": "n"}],
+            "having": [{"op": "gt", "left": {"var": "n"}, "right": {"value": 1}}],
+            "order_by": [{"var": "n", "descending": true}]
+        }));
+        assert_eq!(
+            grouped.text,
+            "SELECT ?b (COUNT(*) AS ?n) WHERE { ?t <http://e/r> ?b . } GROUP BY ?b \
+             HAVING ((?n > \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>)) ORDER BY DESC(?n)"
+        );
+    }
+
+    #[test]
+    fn strings_stay_literals() {
+        let compiled = compiled(serde_json::json!({
+            "patterns": [{"subject": {"var": "t"}, "predicate": {"iri": "http://e/label"}, "object": {"value": "a\" } ; DROP ALL #"}}]
+        }));
+        let parsed = spargebra::SparqlParser::new()
+            .parse_query(&compiled.text)
+            .unwrap();
+        assert!(parsed.to_string().contains("DROP ALL"), "{}", compiled.text);
+        assert_eq!(compiled.text.matches('{').count(), 1, "{}", compiled.text);
+    }
 }
