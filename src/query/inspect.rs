@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Context, graph_name, render};
-use crate::engine::{CommitInfo, ReadOptions};
+use crate::engine::ReadOptions;
 use crate::error::{ApiError, ErrorCode};
 use crate::log::format_time;
 use crate::query::envelope::{CursorState, Detail, Envelope, args_digest};
@@ -283,21 +283,6 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     Ok(envelope)
 }
 
-fn commit_json(commit: &CommitInfo) -> Value {
-    let h = &commit.header;
-    json!({
-        "commit_seq": h.commit_seq,
-        "hash": commit.hash.to_hex(),
-        "parent_hash": h.parent_hash.to_hex(),
-        "committed_at": format_time(h.committed_at),
-        "observed_at": h.observed_at.map(format_time),
-        "author": h.author,
-        "message": h.message,
-        "inserted": h.n_inserted,
-        "deleted": h.n_deleted,
-    })
-}
-
 fn log(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&name)?;
@@ -320,7 +305,7 @@ fn log(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             head.saturating_sub(offset),
             head.saturating_sub(offset + n) + 1
         ),
-        json!({ "commits": commits.iter().map(commit_json).collect::<Vec<_>>() }),
+        json!({ "commits": commits.iter().map(crate::query::commit_json).collect::<Vec<_>>() }),
         head,
     );
     if more {
@@ -379,7 +364,7 @@ fn commit(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             changes.added.len(),
             changes.removed.len()
         ),
-        json!({ "commit": commit_json(&info), "inserted": inserted, "deleted": deleted }),
+        json!({ "commit": crate::query::commit_json(&info), "inserted": inserted, "deleted": deleted }),
         graph.head_seq(),
     );
     if more {

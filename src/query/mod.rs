@@ -68,3 +68,22 @@ pub fn graph_name(graph: &Option<String>) -> String {
         .unwrap_or(crate::model::GraphName::DEFAULT)
         .to_owned()
 }
+
+/// A commit's header as JSON, the one form every surface shows (`inspect log`,
+/// `GET /graphs/{g}/commits`, `strata log --format json`).
+pub fn commit_json(commit: &crate::engine::CommitInfo) -> serde_json::Value {
+    let h = &commit.header;
+    let time = crate::log::format_time;
+    serde_json::json!({
+        "commit_seq": h.commit_seq,
+        "hash": commit.hash.to_hex(),
+        "parent_hash": h.parent_hash.to_hex(),
+        "committed_at": time(h.committed_at),
+        "observed_at": h.observed_at.map(time),
+        "author": h.author,
+        "message": h.message,
+        "idempotency_key": h.idempotency_key,
+        "inserted": h.n_inserted,
+        "deleted": h.n_deleted,
+    })
+}

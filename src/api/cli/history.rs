@@ -7,7 +7,7 @@ use oxrdfio::RdfFormat;
 
 use super::args::{Cli, DiffArgs, ExportArgs, LogArgs, RepairArgs};
 use super::read_options;
-use crate::engine::{CheckpointCheck, CommitInfo, Engine};
+use crate::engine::{CheckpointCheck, Engine};
 use crate::error::ApiError;
 use crate::log::format_time;
 
@@ -27,7 +27,7 @@ pub(super) fn run_log(engine: &Engine, cli: &Cli, args: &LogArgs) -> Result<Exit
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if json {
-        let list: Vec<serde_json::Value> = commits.iter().map(commit_json).collect();
+        let list: Vec<serde_json::Value> = commits.iter().map(crate::query::commit_json).collect();
         let _ = writeln!(out, "{}", serde_json::Value::Array(list));
     } else {
         for commit in &commits {
@@ -53,22 +53,6 @@ pub(super) fn run_log(engine: &Engine, cli: &Cli, args: &LogArgs) -> Result<Exit
     }
     let _ = out.flush();
     Ok(ExitCode::SUCCESS)
-}
-
-fn commit_json(commit: &CommitInfo) -> serde_json::Value {
-    let h = &commit.header;
-    serde_json::json!({
-        "commit_seq": h.commit_seq,
-        "hash": commit.hash.to_hex(),
-        "parent_hash": h.parent_hash.to_hex(),
-        "committed_at": format_time(h.committed_at),
-        "observed_at": h.observed_at.map(format_time),
-        "author": h.author,
-        "message": h.message,
-        "idempotency_key": h.idempotency_key,
-        "inserted": h.n_inserted,
-        "deleted": h.n_deleted,
-    })
 }
 
 pub(super) fn run_diff(engine: &Engine, cli: &Cli, args: &DiffArgs) -> Result<ExitCode, ApiError> {

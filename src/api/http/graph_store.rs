@@ -5,7 +5,7 @@
 
 use axum::Json;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -30,7 +30,7 @@ enum Target {
 }
 
 /// Where a request came in: the Strata graph, and the direct-identification path if any.
-struct Location {
+pub struct Location {
     graph: String,
     /// The route prefix, `/store` or `/graphs/{g}/store`.
     store_path: String,
@@ -80,254 +80,80 @@ impl Location {
 
 type Raw = RawQuery;
 
-pub async fn get_default(
-    state: State<AppState>,
-    raw: Raw,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    read(
-        state,
-        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, None),
-        raw,
-        headers,
-    )
-    .await
+/// The four routes (`/store`, `/store/{*path}`, `/graphs/{g}/store`,
+/// `/graphs/{g}/store/{*path}`) name a request's location by their path parameters.
+impl axum::extract::FromRequestParts<AppState> for Location {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, HttpError> {
+        use axum::extract::RawPathParams;
+        use axum::extract::rejection::RawPathParamsRejection;
+        let (mut graph, mut direct) = (None, None);
+        match RawPathParams::from_request_parts(parts, state).await {
+            Ok(params) => {
+                for (key, value) in &params {
+                    match key {
+                        "g" => graph = Some(value.to_owned()),
+                        "path" => direct = Some(value.to_owned()),
+                        _ => {}
+                    }
+                }
+            }
+            Err(RawPathParamsRejection::MissingPathParams(_)) => {}
+            Err(other) => return Err(HttpError::bad_param("path", other.body_text())),
+        }
+        Ok(match graph {
+            Some(graph) => Location::new(graph, false, direct),
+            None => Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, direct),
+        })
+    }
 }
 
-pub async fn get_default_direct(
-    state: State<AppState>,
-    Path(rest): Path<String>,
-    raw: Raw,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    read(
-        state,
-        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, Some(rest)),
-        raw,
-        headers,
-    )
-    .await
-}
-
+/// `GET`/`HEAD`: the RDF graph the location and `?default`/`?graph` name.
 pub async fn get(
     state: State<AppState>,
-    Path(graph): Path<String>,
+    location: Location,
     raw: Raw,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
-    read(state, Location::new(graph, false, None), raw, headers).await
+    read(state, location, raw, headers).await
 }
 
-pub async fn get_direct(
-    state: State<AppState>,
-    Path((graph, rest)): Path<(String, String)>,
-    raw: Raw,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    read(state, Location::new(graph, false, Some(rest)), raw, headers).await
-}
-
-pub async fn put_default(
-    state: State<AppState>,
-    raw: Raw,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, None),
-        raw,
-        headers,
-        body,
-        GraphWrite::Replace,
-    )
-    .await
-}
-
-pub async fn put_default_direct(
-    state: State<AppState>,
-    Path(rest): Path<String>,
-    raw: Raw,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, Some(rest)),
-        raw,
-        headers,
-        body,
-        GraphWrite::Replace,
-    )
-    .await
-}
-
-pub async fn post_default(
-    state: State<AppState>,
-    raw: Raw,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, None),
-        raw,
-        headers,
-        body,
-        GraphWrite::Merge,
-    )
-    .await
-}
-
-pub async fn post_default_direct(
-    state: State<AppState>,
-    Path(rest): Path<String>,
-    raw: Raw,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, Some(rest)),
-        raw,
-        headers,
-        body,
-        GraphWrite::Merge,
-    )
-    .await
-}
-
-pub async fn delete_default(
-    state: State<AppState>,
-    raw: Raw,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, None),
-        raw,
-        headers,
-        Body::empty(),
-        GraphWrite::Delete,
-    )
-    .await
-}
-
-pub async fn delete_default_direct(
-    state: State<AppState>,
-    Path(rest): Path<String>,
-    raw: Raw,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(DEFAULT_GRAPH_NAME.to_owned(), true, Some(rest)),
-        raw,
-        headers,
-        Body::empty(),
-        GraphWrite::Delete,
-    )
-    .await
-}
-
+/// `PUT`: replace the RDF graph with the body.
 pub async fn put(
     state: State<AppState>,
-    Path(graph): Path<String>,
+    location: Location,
     raw: Raw,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(graph, false, None),
-        raw,
-        headers,
-        body,
-        GraphWrite::Replace,
-    )
-    .await
+    write(state, location, raw, headers, body, GraphWrite::Replace).await
 }
 
-pub async fn put_direct(
-    state: State<AppState>,
-    Path((graph, rest)): Path<(String, String)>,
-    raw: Raw,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(graph, false, Some(rest)),
-        raw,
-        headers,
-        body,
-        GraphWrite::Replace,
-    )
-    .await
-}
-
+/// `POST`: add the body to the RDF graph (or, at the store itself, create one).
 pub async fn post(
     state: State<AppState>,
-    Path(graph): Path<String>,
+    location: Location,
     raw: Raw,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(graph, false, None),
-        raw,
-        headers,
-        body,
-        GraphWrite::Merge,
-    )
-    .await
+    write(state, location, raw, headers, body, GraphWrite::Merge).await
 }
 
-pub async fn post_direct(
-    state: State<AppState>,
-    Path((graph, rest)): Path<(String, String)>,
-    raw: Raw,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(graph, false, Some(rest)),
-        raw,
-        headers,
-        body,
-        GraphWrite::Merge,
-    )
-    .await
-}
-
+/// `DELETE`: remove the RDF graph.
 pub async fn delete(
     state: State<AppState>,
-    Path(graph): Path<String>,
+    location: Location,
     raw: Raw,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     write(
         state,
-        Location::new(graph, false, None),
-        raw,
-        headers,
-        Body::empty(),
-        GraphWrite::Delete,
-    )
-    .await
-}
-
-pub async fn delete_direct(
-    state: State<AppState>,
-    Path((graph, rest)): Path<(String, String)>,
-    raw: Raw,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    write(
-        state,
-        Location::new(graph, false, Some(rest)),
+        location,
         raw,
         headers,
         Body::empty(),

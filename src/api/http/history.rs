@@ -14,8 +14,6 @@ use super::config::Scope;
 use super::error::HttpError;
 use super::params::Params;
 use super::stream::blocking;
-use crate::engine::CommitInfo;
-use crate::log::format_time;
 use crate::model::Quad;
 
 const DEFAULT_PAGE: usize = 100;
@@ -41,22 +39,6 @@ pub(super) fn page(params: &Params) -> Result<(usize, usize), HttpError> {
         ));
     }
     Ok((number("offset", 0)?, limit))
-}
-
-fn commit_json(commit: &CommitInfo) -> serde_json::Value {
-    let h = &commit.header;
-    serde_json::json!({
-        "commit_seq": h.commit_seq,
-        "hash": commit.hash.to_hex(),
-        "parent_hash": h.parent_hash.to_hex(),
-        "committed_at": format_time(h.committed_at),
-        "observed_at": h.observed_at.map(format_time),
-        "author": h.author,
-        "message": h.message,
-        "idempotency_key": h.idempotency_key,
-        "inserted": h.n_inserted,
-        "deleted": h.n_deleted,
-    })
 }
 
 fn quads_json(quads: &[Quad], offset: usize, limit: usize) -> Vec<String> {
@@ -169,7 +151,7 @@ pub async fn commits(
     Ok(Json(serde_json::json!({
         "graph": graph,
         "head_seq": head,
-        "commits": commits.iter().map(commit_json).collect::<Vec<_>>(),
+        "commits": commits.iter().map(crate::query::commit_json).collect::<Vec<_>>(),
         "next": next,
     }))
     .into_response())
@@ -207,7 +189,7 @@ pub async fn commit(
         )
     });
     Ok(Json(serde_json::json!({
-        "commit": commit_json(&info),
+        "commit": crate::query::commit_json(&info),
         "inserted": inserted,
         "deleted": deleted,
         "next": next,
@@ -298,7 +280,7 @@ pub async fn record_history(
         let total = by_commit.len();
         let mut changes = Vec::new();
         for (commit, (added, removed)) in by_commit.into_iter().rev().skip(offset).take(limit) {
-            let mut entry = commit_json(&graph.commit_info(commit)?);
+            let mut entry = crate::query::commit_json(&graph.commit_info(commit)?);
             entry["added"] = added.into();
             entry["removed"] = removed.into();
             changes.push(entry);

@@ -96,10 +96,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route(
             "/graphs/{g}/store/{*path}",
-            get(graph_store::get_direct)
-                .put(graph_store::put_direct)
-                .post(graph_store::post_direct)
-                .delete(graph_store::delete_direct),
+            get(graph_store::get)
+                .put(graph_store::put)
+                .post(graph_store::post)
+                .delete(graph_store::delete),
         )
         .route("/graphs/{g}/commits", get(history::commits))
         .route("/graphs/{g}/commits/{seq}", get(history::commit))
@@ -123,17 +123,17 @@ pub fn router(state: AppState) -> Router {
         .route("/update", post(update::post_default))
         .route(
             "/store",
-            get(graph_store::get_default)
-                .put(graph_store::put_default)
-                .post(graph_store::post_default)
-                .delete(graph_store::delete_default),
+            get(graph_store::get)
+                .put(graph_store::put)
+                .post(graph_store::post)
+                .delete(graph_store::delete),
         )
         .route(
             "/store/{*path}",
-            get(graph_store::get_default_direct)
-                .put(graph_store::put_default_direct)
-                .post(graph_store::post_default_direct)
-                .delete(graph_store::delete_default_direct),
+            get(graph_store::get)
+                .put(graph_store::put)
+                .post(graph_store::post)
+                .delete(graph_store::delete),
         )
         .nest_service(
             "/mcp",
