@@ -259,6 +259,16 @@ fn reifier(iris: &RecordIris, triple: &Triple) -> NamedNode {
     ))
 }
 
+/// What the arguments are read against: the state the commit lands on (`snapshot`), and
+/// the graph for what is not in the data (the search indexes' dimensions).
+#[derive(Clone, Copy)]
+struct Reading<'a> {
+    graph: &'a Graph,
+    snapshot: &'a Snapshot,
+    iris: &'a RecordIris,
+    ontology: &'a Ontology,
+}
+
 /// What `args` writes, read against `snapshot` (the state the commit lands on). `graph`
 /// gives what is not in the data: the search indexes' dimensions.
 fn plan(
@@ -268,10 +278,44 @@ fn plan(
     ontology: &Ontology,
     args: &CommitArgs,
 ) -> Result<Plan, ApiError> {
-    let mut inserts = Vec::new();
-    let mut deletes = Vec::new();
-    let mut destructive = false;
+    let at = Reading {
+        graph,
+        snapshot,
+        iris,
+        ontology,
+    };
+    let mut plan = Plan {
+        inserts: Vec::new(),
+        deletes: Vec::new(),
+        destructive: false,
+    };
     for (idx, triplet) in args.triplets.iter().enumerate() {
+        plan.link(at, idx, triplet)?;
+    }
+    for (idx, item) in args.entity_properties.iter().enumerate() {
+        plan.properties(at, idx, item)?;
+    }
+    for (idx, edge) in args.retract_edges.iter().enumerate() {
+        plan.retract_link(at, idx, edge)?;
+    }
+    for (idx, record) in args.retract_entities.iter().enumerate() {
+        plan.retract_record(at, idx, record)?;
+    }
+    if !args.entity_embeddings.is_empty() {
+        plan.vectors(at, &args.entity_embeddings)?;
+    }
+    Ok(plan)
+}
+
+impl Plan {
+    /// A link between two records (created if new), with its annotations.
+    fn link(&mut self, at: Reading, idx: usize, triplet: &Triplet) -> Result<(), ApiError> {
+        let Reading {
+            snapshot,
+            iris,
+            ontology,
+            ..
+        } = at;
         let param = format!("triplets[{idx}]");
         let relation_local = iris
             .relation(&triplet.relation)
@@ -300,7 +344,7 @@ fn plan(
             ontology,
             &triplet.source,
             &format!("{param}.source"),
-            Some(&mut inserts),
+            Some(&mut self.inserts),
         )?;
         let (target, target_type) = resolve(
             snapshot,
@@ -308,7 +352,7 @@ fn plan(
             ontology,
             &triplet.target,
             &format!("{param}.target"),
-            Some(&mut inserts),
+            Some(&mut self.inserts),
         )?;
         for (end, found, expected) in [
             ("source", &source_type, &relation.domain),
@@ -353,16 +397,18 @@ fn plan(
                 ));
             }
         }
-        inserts.push(quad(&source, predicate.as_str(), target.clone()));
+        self.inserts
+            .push(quad(&source, predicate.as_str(), target.clone()));
         let annotated = triplet.evidence.is_some()
             || triplet.confidence.is_some()
             || triplet.valid_time.is_some();
         if annotated {
             let triple = Triple::new(source.clone(), predicate.clone(), target.clone());
             let reifier = reifier(iris, &triple);
-            inserts.push(quad(&reifier, RDF_REIFIES, Term::Triple(Box::new(triple))));
+            self.inserts
+                .push(quad(&reifier, RDF_REIFIES, Term::Triple(Box::new(triple))));
             if let Some(evidence) = &triplet.evidence {
-                inserts.push(quad(
+                self.inserts.push(quad(
                     &reifier,
                     &format!("{STRATA}evidence"),
                     Literal::new_simple_literal(evidence),
@@ -375,7 +421,7 @@ fn plan(
                         "confidence must be between 0 and 1",
                     ));
                 }
-                inserts.push(quad(
+                self.inserts.push(quad(
                     &reifier,
                     &format!("{STRATA}confidence"),
                     Literal::from(confidence),
@@ -398,18 +444,19 @@ fn plan(
                                 e.to_string(),
                             )
                         })?;
-                        inserts.push(quad(&reifier, &format!("{STRATA}{predicate}"), literal));
+                        self.inserts
+                            .push(quad(&reifier, &format!("{STRATA}{predicate}"), literal));
                     }
                 }
                 if let Some(granularity) = &valid.granularity {
-                    inserts.push(quad(
+                    self.inserts.push(quad(
                         &reifier,
                         &format!("{STRATA}granularity"),
                         Literal::new_simple_literal(granularity),
                     ));
                 }
                 if let Some(text) = &valid.source_text {
-                    inserts.push(quad(
+                    self.inserts.push(quad(
                         &reifier,
                         &format!("{STRATA}sourceText"),
                         Literal::new_simple_literal(text),
@@ -417,8 +464,22 @@ fn plan(
                 }
             }
         }
+        Ok(())
     }
-    for (idx, item) in args.entity_properties.iter().enumerate() {
+
+    /// Field values of one record, converted to the fields' types (replacing old values).
+    fn properties(
+        &mut self,
+        at: Reading,
+        idx: usize,
+        item: &EntityProperties,
+    ) -> Result<(), ApiError> {
+        let Reading {
+            snapshot,
+            iris,
+            ontology,
+            ..
+        } = at;
         let param = format!("entity_properties[{idx}]");
         let (entity, entity_type) = resolve(
             snapshot,
@@ -426,7 +487,7 @@ fn plan(
             ontology,
             &item.entity,
             &format!("{param}.entity"),
-            Some(&mut inserts),
+            Some(&mut self.inserts),
         )?;
         let existing = snapshot.quads_mentioning(&entity.clone().into());
         for (field_name, value) in &item.properties {
@@ -469,7 +530,7 @@ fn plan(
             }
             let predicate = iris.field(&field.name);
             // Setting a field replaces its earlier values.
-            deletes.extend(
+            self.deletes.extend(
                 existing
                     .iter()
                     .filter(|q| q.predicate == predicate && q.subject == entity.clone().into())
@@ -500,11 +561,21 @@ fn plan(
                         ),
                     ));
                 }
-                inserts.push(quad(&entity, predicate.as_str(), literal));
+                self.inserts
+                    .push(quad(&entity, predicate.as_str(), literal));
             }
         }
+        Ok(())
     }
-    for (idx, edge) in args.retract_edges.iter().enumerate() {
+
+    /// A link to remove, with its annotations.
+    fn retract_link(&mut self, at: Reading, idx: usize, edge: &Edge) -> Result<(), ApiError> {
+        let Reading {
+            snapshot,
+            iris,
+            ontology,
+            ..
+        } = at;
         let param = format!("retract_edges[{idx}]");
         let relation_local = iris
             .relation(&edge.relation)
@@ -536,11 +607,26 @@ fn plan(
         )?;
         let predicate = iris.relation(&edge.relation);
         let triple = Triple::new(source.clone(), predicate.clone(), target.clone());
-        deletes.push(quad(&source, predicate.as_str(), target));
-        deletes.extend(snapshot.quads_mentioning(&reifier(iris, &triple).into()));
-        destructive = true;
+        self.deletes.push(quad(&source, predicate.as_str(), target));
+        self.deletes
+            .extend(snapshot.quads_mentioning(&reifier(iris, &triple).into()));
+        self.destructive = true;
+        Ok(())
     }
-    for (idx, record) in args.retract_entities.iter().enumerate() {
+
+    /// A record to remove, with its links and their annotations.
+    fn retract_record(
+        &mut self,
+        at: Reading,
+        idx: usize,
+        record: &RecordRef,
+    ) -> Result<(), ApiError> {
+        let Reading {
+            snapshot,
+            iris,
+            ontology,
+            ..
+        } = at;
         let (entity, _) = resolve(
             snapshot,
             iris,
@@ -558,16 +644,26 @@ fn plan(
                     mention.predicate.clone(),
                     object.clone(),
                 );
-                deletes.extend(snapshot.quads_mentioning(&reifier(iris, &triple).into()));
+                self.deletes
+                    .extend(snapshot.quads_mentioning(&reifier(iris, &triple).into()));
             }
         }
-        deletes.extend(mentions);
-        destructive = true;
+        self.deletes.extend(mentions);
+        self.destructive = true;
+        Ok(())
     }
-    if !args.entity_embeddings.is_empty() {
+
+    /// Vectors the caller computed, replacing the model's for those records.
+    fn vectors(&mut self, at: Reading, items: &[EntityEmbedding]) -> Result<(), ApiError> {
+        let Reading {
+            graph,
+            snapshot,
+            iris,
+            ontology,
+        } = at;
         let statuses = graph.index_status();
         let declared = crate::engine::declarations_in(snapshot);
-        for (idx, item) in args.entity_embeddings.iter().enumerate() {
+        for (idx, item) in items.iter().enumerate() {
             let param = format!("entity_embeddings[{idx}]");
             let record = match (&item.iri, &item.record) {
                 (Some(iri), None) => NamedNode::new(
@@ -630,19 +726,16 @@ fn plan(
                 ));
             }
             let predicate = crate::engine::vector_predicate(&index);
-            deletes.extend(snapshot.quads_matching(
+            self.deletes.extend(snapshot.quads_matching(
                 Some(&Term::NamedNode(record.clone())),
                 Some(&Term::NamedNode(predicate)),
                 None,
             ));
-            inserts.push(crate::engine::vector_quad(&record, &index, &item.vector));
+            self.inserts
+                .push(crate::engine::vector_quad(&record, &index, &item.vector));
         }
+        Ok(())
     }
-    Ok(Plan {
-        inserts,
-        deletes,
-        destructive,
-    })
 }
 
 /// Prepares a write of records against the head: checks the arguments, plans the

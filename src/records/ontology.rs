@@ -467,207 +467,41 @@ fn plan_evolution(
     iris: &RecordIris,
     args: &ConfigureArgs,
 ) -> Result<(Evolution, ontology::Ontology), ApiError> {
-    use crate::model::{Quad, Term};
     let old = ontology::read(snapshot, iris);
-    let mut new = old.clone();
-    let mut inserts = Vec::new();
-    let mut deletes = Vec::new();
-    let mut conflicts = Vec::new();
-    let mut destructive = false;
-    let unknown = |code: ErrorCode, param: String, what: &str, name: &str| ApiError {
-        code,
-        message: format!("unknown {what} {name:?}"),
-        param: Some(param),
-        validation: None,
+    let mut evolving = Evolving {
+        snapshot,
+        iris,
+        new: old.clone(),
+        inserts: Vec::new(),
+        deletes: Vec::new(),
+        conflicts: Vec::new(),
+        destructive: false,
     };
-    let rdf_type = Term::from(crate::model::NamedNode::new_unchecked(
-        crate::model::RDF_TYPE,
-    ));
     let Definitions {
         types,
         relations,
         fields,
     } = definitions(args)?;
     for t in types {
-        new.types.insert(type_local(iris, &t.name), t);
+        evolving.new.types.insert(type_local(iris, &t.name), t);
     }
     for r in relations {
-        new.relations.insert(type_local(iris, &r.name), r);
+        evolving.new.relations.insert(type_local(iris, &r.name), r);
     }
     for f in fields {
-        new.fields.insert(type_local(iris, &f.name), f);
+        evolving.new.fields.insert(type_local(iris, &f.name), f);
     }
     for (idx, change) in args.changes.iter().enumerate() {
         let param = format!("changes[{idx}]");
         match change {
-            Change::Rename { kind, from, to } => {
-                let (from_local, to_local) = (type_local(iris, from), type_local(iris, to));
-                match kind {
-                    TermKind::Type => {
-                        let mut def = new.types.remove(&from_local).ok_or_else(|| {
-                            unknown(
-                                ErrorCode::UnknownType,
-                                format!("{param}.from"),
-                                "type",
-                                from,
-                            )
-                        })?;
-                        def.name = to.clone();
-                        new.types.insert(to_local, def);
-                        let rename = |name: &mut String| {
-                            if type_local(iris, name) == from_local {
-                                *name = to.clone()
-                            }
-                        };
-                        new.types
-                            .values_mut()
-                            .for_each(|t| t.super_types.iter_mut().for_each(rename));
-                        new.relations.values_mut().for_each(|r| {
-                            rename(&mut r.domain);
-                            rename(&mut r.range);
-                        });
-                        new.fields
-                            .values_mut()
-                            .for_each(|f| rename(&mut f.type_name));
-                        for quad in snapshot.quads_matching(
-                            None,
-                            Some(&rdf_type),
-                            Some(&iris.class(from).into()),
-                        ) {
-                            inserts.push(Quad::new(
-                                quad.subject.clone(),
-                                quad.predicate.clone(),
-                                iris.class(to),
-                                quad.graph_name.clone(),
-                            ));
-                            deletes.push(quad);
-                        }
-                    }
-                    TermKind::Relation => {
-                        let mut def = new.relations.remove(&from_local).ok_or_else(|| {
-                            unknown(
-                                ErrorCode::UnknownRelation,
-                                format!("{param}.from"),
-                                "relation",
-                                from,
-                            )
-                        })?;
-                        def.name = to.clone();
-                        new.relations.insert(to_local, def);
-                        rename_predicate(
-                            snapshot,
-                            &iris.relation(from),
-                            &iris.relation(to),
-                            &mut inserts,
-                            &mut deletes,
-                        );
-                    }
-                    TermKind::Field => {
-                        let mut def = new.fields.remove(&from_local).ok_or_else(|| {
-                            unknown(
-                                ErrorCode::UnknownField,
-                                format!("{param}.from"),
-                                "field",
-                                from,
-                            )
-                        })?;
-                        def.name = to.clone();
-                        new.fields.insert(to_local, def);
-                        rename_predicate(
-                            snapshot,
-                            &iris.field(from),
-                            &iris.field(to),
-                            &mut inserts,
-                            &mut deletes,
-                        );
-                    }
-                }
-            }
-            Change::Remove { kind, name } => {
-                let local = type_local(iris, name);
-                destructive = true;
-                match kind {
-                    TermKind::Type => {
-                        new.types.remove(&local).ok_or_else(|| {
-                            unknown(
-                                ErrorCode::UnknownType,
-                                format!("{param}.name"),
-                                "type",
-                                name,
-                            )
-                        })?;
-                        let users: Vec<String> = new
-                            .relations
-                            .values()
-                            .filter(|r| {
-                                type_local(iris, &r.domain) == local
-                                    || type_local(iris, &r.range) == local
-                            })
-                            .map(|r| format!("relation {}", r.name))
-                            .chain(
-                                new.fields
-                                    .values()
-                                    .filter(|f| type_local(iris, &f.type_name) == local)
-                                    .map(|f| format!("field {}", f.name)),
-                            )
-                            .chain(
-                                new.types
-                                    .values()
-                                    .filter(|t| {
-                                        t.super_types.iter().any(|s| type_local(iris, s) == local)
-                                    })
-                                    .map(|t| format!("type {}", t.name)),
-                            )
-                            .collect();
-                        if !users.is_empty() {
-                            conflicts.push(format!(
-                                "type {name} is used by {}; remove or change those first",
-                                users.join(", ")
-                            ));
-                        }
-                        deletes.extend(snapshot.quads_matching(
-                            None,
-                            Some(&rdf_type),
-                            Some(&iris.class(name).into()),
-                        ));
-                    }
-                    TermKind::Relation => {
-                        new.relations.remove(&local).ok_or_else(|| {
-                            unknown(
-                                ErrorCode::UnknownRelation,
-                                format!("{param}.name"),
-                                "relation",
-                                name,
-                            )
-                        })?;
-                        deletes.extend(snapshot.quads_matching(
-                            None,
-                            Some(&iris.relation(name).into()),
-                            None,
-                        ));
-                    }
-                    TermKind::Field => {
-                        new.fields.remove(&local).ok_or_else(|| {
-                            unknown(
-                                ErrorCode::UnknownField,
-                                format!("{param}.name"),
-                                "field",
-                                name,
-                            )
-                        })?;
-                        deletes.extend(snapshot.quads_matching(
-                            None,
-                            Some(&iris.field(name).into()),
-                            None,
-                        ));
-                    }
-                }
-            }
+            Change::Rename { kind, from, to } => evolving.rename(&param, *kind, from, to)?,
+            Change::Remove { kind, name } => evolving.remove(&param, *kind, name)?,
             Change::SetCardinality {
                 relation,
                 cardinality,
             } => {
-                let def = new
+                let def = evolving
+                    .new
                     .relations
                     .get_mut(&type_local(iris, relation))
                     .ok_or_else(|| {
@@ -688,12 +522,15 @@ fn plan_evolution(
                         *targets.entry(quad.subject.to_string()).or_default() += 1;
                     }
                     for (source, n) in targets.into_iter().filter(|(_, n)| *n > 1).take(20) {
-                        conflicts.push(format!("{source} has {n} {relation} targets"));
+                        evolving
+                            .conflicts
+                            .push(format!("{source} has {n} {relation} targets"));
                     }
                 }
             }
             Change::SetInverse { relation, inverse } => {
-                let def = new
+                let def = evolving
+                    .new
                     .relations
                     .get_mut(&type_local(iris, relation))
                     .ok_or_else(|| {
@@ -707,63 +544,14 @@ fn plan_evolution(
                 def.inverse = inverse.clone();
             }
             Change::SetValueType { field, value_type } => {
-                let value_type = ValueType::from_name(value_type).ok_or_else(|| {
-                    ApiError::invalid_argument(
-                        &format!("{param}.value_type"),
-                        format!("unknown value type {value_type:?}"),
-                    )
-                })?;
-                let def = new
-                    .fields
-                    .get_mut(&type_local(iris, field))
-                    .ok_or_else(|| {
-                        unknown(
-                            ErrorCode::UnknownField,
-                            format!("{param}.field"),
-                            "field",
-                            field,
-                        )
-                    })?;
-                let widening = matches!((def.value_type, value_type), (a, b) if a == b)
-                    || matches!(
-                        (def.value_type, value_type),
-                        (ValueType::I64, ValueType::F64)
-                            | (ValueType::Keyword, ValueType::Text)
-                            | (_, ValueType::Text)
-                    );
-                def.value_type = value_type;
-                for quad in snapshot.quads_matching(None, Some(&iris.field(field).into()), None) {
-                    let Term::Literal(literal) = &quad.object else {
-                        continue;
-                    };
-                    match ontology::convert_value(
-                        &serde_json::Value::String(literal.value().to_owned()),
-                        value_type,
-                    ) {
-                        Ok(converted) if &converted == literal => {}
-                        Ok(converted) => {
-                            inserts.push(Quad::new(
-                                quad.subject.clone(),
-                                quad.predicate.clone(),
-                                converted,
-                                quad.graph_name.clone(),
-                            ));
-                            deletes.push(quad);
-                            destructive |= !widening;
-                        }
-                        Err(_) => conflicts.push(format!(
-                            "{} has {field} = {literal}, not a {}",
-                            quad.subject,
-                            value_type.name()
-                        )),
-                    }
-                }
+                evolving.set_value_type(&param, field, value_type)?
             }
             Change::SetAllowedValues {
                 field,
                 allowed_values,
             } => {
-                let def = new
+                let def = evolving
+                    .new
                     .fields
                     .get_mut(&type_local(iris, field))
                     .ok_or_else(|| {
@@ -778,10 +566,10 @@ fn plan_evolution(
                 if !allowed_values.is_empty() {
                     for quad in snapshot.quads_matching(None, Some(&iris.field(field).into()), None)
                     {
-                        if let Term::Literal(literal) = &quad.object
+                        if let crate::model::Term::Literal(literal) = &quad.object
                             && !allowed_values.iter().any(|a| a == literal.value())
                         {
-                            conflicts.push(format!(
+                            evolving.conflicts.push(format!(
                                 "{} has {field} = {literal}, not one of {}",
                                 quad.subject,
                                 allowed_values.join(", ")
@@ -791,7 +579,8 @@ fn plan_evolution(
                 }
             }
             Change::SetRequired { field, required } => {
-                let def = new
+                let def = evolving
+                    .new
                     .fields
                     .get_mut(&type_local(iris, field))
                     .ok_or_else(|| {
@@ -814,7 +603,7 @@ fn plan_evolution(
         )
     };
     let (old_t, old_r, old_f) = as_lists(&old);
-    let (new_t, new_r, new_f) = as_lists(&new);
+    let (new_t, new_r, new_f) = as_lists(&evolving.new);
     let empty = ontology::Ontology::default();
     let old_quads =
         ontology::definition_quads(iris, &empty, &old_t, &old_r, &old_f).unwrap_or_default();
@@ -825,16 +614,20 @@ fn plan_evolution(
             param: Some("changes".into()),
             validation: None,
         })?;
-    deletes.extend(old_quads.iter().filter(|q| !new_quads.contains(q)).cloned());
-    inserts.extend(new_quads.into_iter().filter(|q| !old_quads.contains(q)));
+    evolving
+        .deletes
+        .extend(old_quads.iter().filter(|q| !new_quads.contains(q)).cloned());
+    evolving
+        .inserts
+        .extend(new_quads.into_iter().filter(|q| !old_quads.contains(q)));
     Ok((
         Evolution {
-            inserts,
-            deletes,
-            conflicts,
-            destructive,
+            inserts: evolving.inserts,
+            deletes: evolving.deletes,
+            conflicts: evolving.conflicts,
+            destructive: evolving.destructive,
         },
-        new,
+        evolving.new,
     ))
 }
 
@@ -1153,4 +946,276 @@ fn define(
         data(outcome.commit_seq, outcome.head_seq),
         outcome.head_seq,
     ))
+}
+
+/// An ontology being evolved, and the data changes that follow it.
+struct Evolving<'a> {
+    snapshot: &'a crate::store::Snapshot,
+    iris: &'a RecordIris,
+    new: ontology::Ontology,
+    inserts: Vec<crate::model::Quad>,
+    deletes: Vec<crate::model::Quad>,
+    conflicts: Vec<String>,
+    destructive: bool,
+}
+
+fn unknown(code: ErrorCode, param: String, what: &str, name: &str) -> ApiError {
+    ApiError {
+        code,
+        message: format!("unknown {what} {name:?}"),
+        param: Some(param),
+        validation: None,
+    }
+}
+
+fn rdf_type() -> crate::model::Term {
+    crate::model::Term::from(crate::model::NamedNode::new_unchecked(
+        crate::model::RDF_TYPE,
+    ))
+}
+
+impl Evolving<'_> {
+    /// Renames a type, relation or field; the data follows (record IRIs stay).
+    fn rename(
+        &mut self,
+        param: &str,
+        kind: TermKind,
+        from: &str,
+        to: &str,
+    ) -> Result<(), ApiError> {
+        use crate::model::Quad;
+        let (snapshot, iris) = (self.snapshot, self.iris);
+        let to = &to.to_owned();
+        let (from_local, to_local) = (type_local(iris, from), type_local(iris, to));
+        match kind {
+            TermKind::Type => {
+                let mut def = self.new.types.remove(&from_local).ok_or_else(|| {
+                    unknown(
+                        ErrorCode::UnknownType,
+                        format!("{param}.from"),
+                        "type",
+                        from,
+                    )
+                })?;
+                def.name = to.clone();
+                self.new.types.insert(to_local, def);
+                let rename = |name: &mut String| {
+                    if type_local(iris, name) == from_local {
+                        *name = to.clone()
+                    }
+                };
+                self.new
+                    .types
+                    .values_mut()
+                    .for_each(|t| t.super_types.iter_mut().for_each(rename));
+                self.new.relations.values_mut().for_each(|r| {
+                    rename(&mut r.domain);
+                    rename(&mut r.range);
+                });
+                self.new
+                    .fields
+                    .values_mut()
+                    .for_each(|f| rename(&mut f.type_name));
+                for quad in
+                    snapshot.quads_matching(None, Some(&rdf_type()), Some(&iris.class(from).into()))
+                {
+                    self.inserts.push(Quad::new(
+                        quad.subject.clone(),
+                        quad.predicate.clone(),
+                        iris.class(to),
+                        quad.graph_name.clone(),
+                    ));
+                    self.deletes.push(quad);
+                }
+            }
+            TermKind::Relation => {
+                let mut def = self.new.relations.remove(&from_local).ok_or_else(|| {
+                    unknown(
+                        ErrorCode::UnknownRelation,
+                        format!("{param}.from"),
+                        "relation",
+                        from,
+                    )
+                })?;
+                def.name = to.clone();
+                self.new.relations.insert(to_local, def);
+                rename_predicate(
+                    snapshot,
+                    &iris.relation(from),
+                    &iris.relation(to),
+                    &mut self.inserts,
+                    &mut self.deletes,
+                );
+            }
+            TermKind::Field => {
+                let mut def = self.new.fields.remove(&from_local).ok_or_else(|| {
+                    unknown(
+                        ErrorCode::UnknownField,
+                        format!("{param}.from"),
+                        "field",
+                        from,
+                    )
+                })?;
+                def.name = to.clone();
+                self.new.fields.insert(to_local, def);
+                rename_predicate(
+                    snapshot,
+                    &iris.field(from),
+                    &iris.field(to),
+                    &mut self.inserts,
+                    &mut self.deletes,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes a type, relation or field with the data that uses it.
+    fn remove(&mut self, param: &str, kind: TermKind, name: &str) -> Result<(), ApiError> {
+        let (snapshot, iris) = (self.snapshot, self.iris);
+        let local = type_local(iris, name);
+        self.destructive = true;
+        match kind {
+            TermKind::Type => {
+                self.new.types.remove(&local).ok_or_else(|| {
+                    unknown(
+                        ErrorCode::UnknownType,
+                        format!("{param}.name"),
+                        "type",
+                        name,
+                    )
+                })?;
+                let users: Vec<String> = self
+                    .new
+                    .relations
+                    .values()
+                    .filter(|r| {
+                        type_local(iris, &r.domain) == local || type_local(iris, &r.range) == local
+                    })
+                    .map(|r| format!("relation {}", r.name))
+                    .chain(
+                        self.new
+                            .fields
+                            .values()
+                            .filter(|f| type_local(iris, &f.type_name) == local)
+                            .map(|f| format!("field {}", f.name)),
+                    )
+                    .chain(
+                        self.new
+                            .types
+                            .values()
+                            .filter(|t| t.super_types.iter().any(|s| type_local(iris, s) == local))
+                            .map(|t| format!("type {}", t.name)),
+                    )
+                    .collect();
+                if !users.is_empty() {
+                    self.conflicts.push(format!(
+                        "type {name} is used by {}; remove or change those first",
+                        users.join(", ")
+                    ));
+                }
+                self.deletes.extend(snapshot.quads_matching(
+                    None,
+                    Some(&rdf_type()),
+                    Some(&iris.class(name).into()),
+                ));
+            }
+            TermKind::Relation => {
+                self.new.relations.remove(&local).ok_or_else(|| {
+                    unknown(
+                        ErrorCode::UnknownRelation,
+                        format!("{param}.name"),
+                        "relation",
+                        name,
+                    )
+                })?;
+                self.deletes.extend(snapshot.quads_matching(
+                    None,
+                    Some(&iris.relation(name).into()),
+                    None,
+                ));
+            }
+            TermKind::Field => {
+                self.new.fields.remove(&local).ok_or_else(|| {
+                    unknown(
+                        ErrorCode::UnknownField,
+                        format!("{param}.name"),
+                        "field",
+                        name,
+                    )
+                })?;
+                self.deletes.extend(snapshot.quads_matching(
+                    None,
+                    Some(&iris.field(name).into()),
+                    None,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Changes a field's value type, converting its values (conflicts when one does not
+    /// convert).
+    fn set_value_type(
+        &mut self,
+        param: &str,
+        field: &str,
+        value_type: &str,
+    ) -> Result<(), ApiError> {
+        use crate::model::{Quad, Term};
+        let (snapshot, iris) = (self.snapshot, self.iris);
+        let value_type = ValueType::from_name(value_type).ok_or_else(|| {
+            ApiError::invalid_argument(
+                &format!("{param}.value_type"),
+                format!("unknown value type {value_type:?}"),
+            )
+        })?;
+        let def = self
+            .new
+            .fields
+            .get_mut(&type_local(iris, field))
+            .ok_or_else(|| {
+                unknown(
+                    ErrorCode::UnknownField,
+                    format!("{param}.field"),
+                    "field",
+                    field,
+                )
+            })?;
+        let widening = matches!((def.value_type, value_type), (a, b) if a == b)
+            || matches!(
+                (def.value_type, value_type),
+                (ValueType::I64, ValueType::F64)
+                    | (ValueType::Keyword, ValueType::Text)
+                    | (_, ValueType::Text)
+            );
+        def.value_type = value_type;
+        for quad in snapshot.quads_matching(None, Some(&iris.field(field).into()), None) {
+            let Term::Literal(literal) = &quad.object else {
+                continue;
+            };
+            match ontology::convert_value(
+                &serde_json::Value::String(literal.value().to_owned()),
+                value_type,
+            ) {
+                Ok(converted) if &converted == literal => {}
+                Ok(converted) => {
+                    self.inserts.push(Quad::new(
+                        quad.subject.clone(),
+                        quad.predicate.clone(),
+                        converted,
+                        quad.graph_name.clone(),
+                    ));
+                    self.deletes.push(quad);
+                    self.destructive |= !widening;
+                }
+                Err(_) => self.conflicts.push(format!(
+                    "{} has {field} = {literal}, not a {}",
+                    quad.subject,
+                    value_type.name()
+                )),
+            }
+        }
+        Ok(())
+    }
 }
