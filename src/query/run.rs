@@ -310,10 +310,12 @@ fn traverse(
     let valid_at = args
         .valid_at
         .as_deref()
-        .map(|t| super::structured::moment_literal(t, "valid_at"))
+        .map(|t| super::structured::moment(t, "valid_at"))
         .transpose()?;
-    let (compiled, _) =
-        super::traverse::compile(&body, &graph_name, &ontology, valid_at.as_deref())?;
+    // Printed from the algebra by spargebra, then run like any SPARQL query.
+    let compiled = super::traverse::compile(&body, &graph_name, &ontology, valid_at.as_ref())?
+        .0
+        .to_string();
     let full = args.detail == Some(Detail::Full);
     args.mode = QueryMode::Sparql;
     args.sparql = Some(compiled.clone());

@@ -403,26 +403,11 @@ impl Compiler<'_> {
     }
 }
 
-/// A FILTER that keeps a link unless one of its reifiers says it did not hold at
-/// `moment` (a SPARQL dateTime literal): valid time, as opposed to commit time. Links
-/// without valid-time annotations always pass. `n` makes the helper variables unique.
-pub(super) fn valid_time_filter(
-    subject: &str,
-    predicate: &str,
-    object: &str,
-    moment: &str,
-    n: usize,
-) -> String {
-    format!(
-        "FILTER NOT EXISTS {{ ?_vr{n} <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<( {subject} {predicate} {object} )>> . \
-         {{ ?_vr{n} <https://strata.dev/ns#validFrom> ?_vf{n} . FILTER(?_vf{n} > {moment}) }} UNION \
-         {{ ?_vr{n} <https://strata.dev/ns#validUntil> ?_vu{n} . FILTER(?_vu{n} < {moment}) }} }}"
-    )
-}
-
-/// `valid_time_filter` as algebra: true unless a reifier of the link says it did not
-/// hold at `moment`.
-fn holds_at(link: TriplePattern, moment: &Literal, n: usize) -> Expression {
+/// Valid time, as opposed to commit time: true unless a reifier of the link says it did
+/// not hold at `moment` (`strata:validFrom` after it, `strata:validUntil` before it).
+/// Links without valid-time annotations always pass. `n` makes the helper variables
+/// unique.
+pub(super) fn holds_at(link: TriplePattern, moment: &Literal, n: usize) -> Expression {
     let reifier = Variable::new_unchecked(format!("_vr{n}"));
     let bound = |name: &str,
                  predicate: &str,

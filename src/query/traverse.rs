@@ -1,11 +1,18 @@
 //! The `traverse` query mode: a stateless pipeline of steps (start from a type or
 //! records, follow links out or in, filter by properties or by the existence of
 //! sub-traversals, order, limit, then collect, count or group), compiled to one SPARQL
-//! query so the whole walk reads one commit and pages with the usual cursors.
+//! query, as algebra (spargebra: typed terms, never text put together by hand), so the
+//! whole walk reads one commit and pages with the usual cursors.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+
+use spargebra::Query;
+use spargebra::algebra::{
+    AggregateExpression, AggregateFunction, Expression, Function, GraphPattern, OrderExpression,
+};
+use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern, Variable};
 
 use crate::error::ApiError;
 use crate::model::{Literal, NamedNode};
@@ -42,31 +49,146 @@ struct Walk<'a> {
     graph: &'a str,
     ontology: &'a Ontology,
     n_vars: usize,
-    /// Valid time: links not holding at this moment (a dateTime literal) are skipped.
-    valid_at: Option<&'a str>,
+    /// Valid time: links not holding at this moment are skipped.
+    valid_at: Option<&'a Literal>,
 }
 
 fn bad(path: &str, message: impl Into<String>) -> ApiError {
     ApiError::invalid_argument(path, message)
 }
 
+/// One element of a group graph pattern, in order.
+enum Element {
+    Triple(TriplePattern),
+    Optional(GraphPattern),
+    Sub(GraphPattern),
+    Bind(Variable, Expression),
+}
+
+/// A `{ … }` group built in order, as SPARQL translates one: triples and sub-queries
+/// joined, `OPTIONAL` left-joined to what precedes it, `BIND` extending it, and the
+/// filters applied to the whole group.
+#[derive(Default)]
+struct Group {
+    elements: Vec<Element>,
+    filters: Vec<Expression>,
+}
+
+impl Group {
+    fn triple(
+        &mut self,
+        subject: impl Into<TermPattern>,
+        predicate: NamedNode,
+        object: impl Into<TermPattern>,
+    ) {
+        self.elements.push(Element::Triple(TriplePattern {
+            subject: subject.into(),
+            predicate: predicate.into(),
+            object: object.into(),
+        }));
+    }
+
+    fn optional(&mut self, subject: &Variable, predicate: NamedNode, object: &Variable) {
+        let mut group = Group::default();
+        group.triple(subject.clone(), predicate, object.clone());
+        self.elements.push(Element::Optional(group.build()));
+    }
+
+    fn build(self) -> GraphPattern {
+        let join = |left: Option<GraphPattern>, right: GraphPattern| match left {
+            None => right,
+            Some(left) => GraphPattern::Join {
+                left: Box::new(left),
+                right: Box::new(right),
+            },
+        };
+        let mut pattern: Option<GraphPattern> = None;
+        let mut triples = Vec::new();
+        let flush = |pattern: Option<GraphPattern>, triples: &mut Vec<TriplePattern>| {
+            if triples.is_empty() {
+                pattern
+            } else {
+                Some(join(
+                    pattern,
+                    GraphPattern::Bgp {
+                        patterns: std::mem::take(triples),
+                    },
+                ))
+            }
+        };
+        for element in self.elements {
+            match element {
+                Element::Triple(triple) => triples.push(triple),
+                Element::Sub(sub) => pattern = Some(join(flush(pattern, &mut triples), sub)),
+                Element::Optional(right) => {
+                    let left = flush(pattern, &mut triples).unwrap_or(GraphPattern::Bgp {
+                        patterns: Vec::new(),
+                    });
+                    pattern = Some(GraphPattern::LeftJoin {
+                        left: Box::new(left),
+                        right: Box::new(right),
+                        expression: None,
+                    });
+                }
+                Element::Bind(variable, expression) => {
+                    let inner = flush(pattern, &mut triples).unwrap_or(GraphPattern::Bgp {
+                        patterns: Vec::new(),
+                    });
+                    pattern = Some(GraphPattern::Extend {
+                        inner: Box::new(inner),
+                        variable,
+                        expression,
+                    });
+                }
+            }
+        }
+        let pattern = flush(pattern, &mut triples).unwrap_or(GraphPattern::Bgp {
+            patterns: Vec::new(),
+        });
+        match self
+            .filters
+            .into_iter()
+            .reduce(|a, b| Expression::And(Box::new(a), Box::new(b)))
+        {
+            None => pattern,
+            Some(expr) => GraphPattern::Filter {
+                expr,
+                inner: Box::new(pattern),
+            },
+        }
+    }
+}
+
+fn all(parts: Vec<Expression>) -> Expression {
+    parts
+        .into_iter()
+        .reduce(|a, b| Expression::And(Box::new(a), Box::new(b)))
+        .unwrap_or(Expression::Literal(Literal::from(true)))
+}
+
+fn any(parts: Vec<Expression>) -> Expression {
+    parts
+        .into_iter()
+        .reduce(|a, b| Expression::Or(Box::new(a), Box::new(b)))
+        .unwrap_or(Expression::Literal(Literal::from(false)))
+}
+
 impl Walk<'_> {
-    fn fresh(&mut self) -> String {
+    fn fresh(&mut self) -> Variable {
         self.n_vars += 1;
-        format!("?v{}", self.n_vars)
+        Variable::new_unchecked(format!("v{}", self.n_vars))
     }
 
     fn is_iri(text: &str) -> bool {
         text.contains("://") || text.starts_with("urn:")
     }
 
-    fn iri(text: &str, path: &str) -> Result<String, ApiError> {
+    fn iri(text: &str, path: &str) -> Result<NamedNode, ApiError> {
         NamedNode::new(text.trim_start_matches('<').trim_end_matches('>'))
-            .map(|n| format!("<{}>", n.as_str()))
             .map_err(|e| bad(path, format!("not an IRI: {e}")))
     }
 
-    fn class(&self, name: &str, path: &str) -> Result<String, ApiError> {
+    fn class(&self, name: &str, path: &str) -> Result<NamedNode, ApiError> {
         if Self::is_iri(name) {
             return Self::iri(name, path);
         }
@@ -84,11 +206,11 @@ impl Walk<'_> {
                 validation: None,
             });
         }
-        Ok(format!("<{}>", iris.class(name).as_str()))
+        Ok(iris.class(name))
     }
 
     /// A relation or field name of the ontology, or an IRI.
-    fn predicate(&self, name: &str, path: &str) -> Result<String, ApiError> {
+    fn predicate(&self, name: &str, path: &str) -> Result<NamedNode, ApiError> {
         if Self::is_iri(name) {
             return Self::iri(name, path);
         }
@@ -100,13 +222,13 @@ impl Walk<'_> {
                 .as_str()
                 .trim_start_matches(&iris.relation_prefix()),
         ) {
-            Ok(format!("<{}>", relation.as_str()))
+            Ok(relation)
         } else if self
             .ontology
             .fields
             .contains_key(field.as_str().trim_start_matches(&iris.field_prefix()))
         {
-            Ok(format!("<{}>", field.as_str()))
+            Ok(field)
         } else {
             Err(crate::error::ApiError {
                 code: crate::error::ErrorCode::UnknownRelation,
@@ -119,15 +241,15 @@ impl Walk<'_> {
         }
     }
 
-    fn literal(value: &Value, path: &str) -> Result<String, ApiError> {
+    fn literal(value: &Value, path: &str) -> Result<Expression, ApiError> {
         Ok(match value {
-            Value::String(s) if Self::is_iri(s) => Self::iri(s, path)?,
-            Value::String(s) => Literal::new_simple_literal(s).to_string(),
+            Value::String(s) if Self::is_iri(s) => Expression::NamedNode(Self::iri(s, path)?),
+            Value::String(s) => Expression::Literal(Literal::new_simple_literal(s)),
             Value::Number(n) if n.is_i64() => {
-                Literal::from(n.as_i64().unwrap_or_default()).to_string()
+                Expression::Literal(Literal::from(n.as_i64().unwrap_or_default()))
             }
-            Value::Number(n) => Literal::from(n.as_f64().unwrap_or_default()).to_string(),
-            Value::Bool(b) => Literal::from(*b).to_string(),
+            Value::Number(n) => Expression::Literal(Literal::from(n.as_f64().unwrap_or_default())),
+            Value::Bool(b) => Expression::Literal(Literal::from(*b)),
             _ => {
                 return Err(bad(
                     path,
@@ -137,13 +259,13 @@ impl Walk<'_> {
         })
     }
 
-    /// One property condition as a FILTER expression on `current`.
+    /// One property condition on `current`: EXISTS { current field ?v FILTER(test) }.
     fn condition(
         &mut self,
-        current: &str,
+        current: &Variable,
         condition: &Value,
         path: &str,
-    ) -> Result<String, ApiError> {
+    ) -> Result<Expression, ApiError> {
         let object = condition
             .as_object()
             .ok_or_else(|| bad(path, "a condition is {\"field\", \"op\", \"value\"}"))?;
@@ -157,27 +279,28 @@ impl Walk<'_> {
             .get("value")
             .ok_or_else(|| bad(&format!("{path}.value"), "give the value"))?;
         let var = self.fresh();
+        let it = Box::new(Expression::Variable(var.clone()));
+        let values = |values: &[Value]| -> Result<Vec<Expression>, ApiError> {
+            values
+                .iter()
+                .map(|v| Self::literal(v, &format!("{path}.value")))
+                .collect()
+        };
         let test = match (op, value) {
-            ("==", Value::Array(values)) => {
-                let values = values
-                    .iter()
-                    .map(|v| Self::literal(v, &format!("{path}.value")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                format!("{var} IN ({})", values.join(", "))
-            }
-            ("!=", Value::Array(values)) => {
-                let values = values
-                    .iter()
-                    .map(|v| Self::literal(v, &format!("{path}.value")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                format!("{var} NOT IN ({})", values.join(", "))
+            ("==", Value::Array(list)) => Expression::In(it, values(list)?),
+            ("!=", Value::Array(list)) => {
+                Expression::Not(Box::new(Expression::In(it, values(list)?)))
             }
             (op @ ("==" | "!=" | "<" | "<=" | ">" | ">="), value) => {
-                let symbol = if op == "==" { "=" } else { op };
-                format!(
-                    "{var} {symbol} {}",
-                    Self::literal(value, &format!("{path}.value"))?
-                )
+                let value = Box::new(Self::literal(value, &format!("{path}.value"))?);
+                match op {
+                    "==" => Expression::Equal(it, value),
+                    "!=" => Expression::Not(Box::new(Expression::Equal(it, value))),
+                    "<" => Expression::Less(it, value),
+                    "<=" => Expression::LessOrEqual(it, value),
+                    ">" => Expression::Greater(it, value),
+                    _ => Expression::GreaterOrEqual(it, value),
+                }
             }
             (other, _) => {
                 return Err(bad(
@@ -186,12 +309,18 @@ impl Walk<'_> {
                 ));
             }
         };
-        Ok(format!(
-            "EXISTS {{ {current} {predicate} {var} . FILTER({test}) }}"
-        ))
+        let mut group = Group::default();
+        group.triple(current.clone(), predicate, var);
+        group.filters.push(test);
+        Ok(Expression::Exists(Box::new(group.build())))
     }
 
-    fn filter(&mut self, current: &str, filter: &Value, path: &str) -> Result<String, ApiError> {
+    fn filter(
+        &mut self,
+        current: &Variable,
+        filter: &Value,
+        path: &str,
+    ) -> Result<Expression, ApiError> {
         let object = filter
             .as_object()
             .ok_or_else(|| bad(path, "a filter is {\"properties\": [[…]], \"exists\": […]}"))?;
@@ -203,29 +332,22 @@ impl Walk<'_> {
                     "a list of AND-groups (lists of conditions)",
                 )
             })?;
-            let mut any = Vec::new();
+            let mut alternatives = Vec::new();
             for (g, group) in groups.iter().enumerate() {
                 let conditions = group.as_array().ok_or_else(|| {
                     bad(&format!("{path}.properties[{g}]"), "a list of conditions")
                 })?;
-                let all = conditions
+                let each = conditions
                     .iter()
                     .enumerate()
                     .map(|(c, condition)| {
                         self.condition(current, condition, &format!("{path}.properties[{g}][{c}]"))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                any.push(format!(
-                    "({})",
-                    if all.is_empty() {
-                        "true".to_owned()
-                    } else {
-                        all.join(" && ")
-                    }
-                ));
+                alternatives.push(all(each));
             }
-            if !any.is_empty() {
-                parts.push(format!("({})", any.join(" || ")));
+            if !alternatives.is_empty() {
+                parts.push(any(alternatives));
             }
         }
         if let Some(exists) = object.get("exists") {
@@ -238,32 +360,28 @@ impl Walk<'_> {
                     .get("steps")
                     .and_then(Value::as_array)
                     .ok_or_else(|| bad(&format!("{sub_path}.steps"), "give the steps"))?;
-                let (body, end) = self.steps(current, steps, &format!("{sub_path}.steps"))?;
-                let mut inner = body;
+                let mut inner = Group::default();
+                let end = self.steps(&mut inner, current, steps, &format!("{sub_path}.steps"))?;
                 if let Some(filter) = sub.get("filter") {
                     let condition = self.filter(&end, filter, &format!("{sub_path}.filter"))?;
-                    inner.push_str(&format!(" FILTER({condition})"));
+                    inner.filters.push(condition);
                 }
-                parts.push(format!("EXISTS {{ {inner} }}"));
+                parts.push(Expression::Exists(Box::new(inner.build())));
             }
         }
-        Ok(if parts.is_empty() {
-            "true".to_owned()
-        } else {
-            parts.join(" && ")
-        })
+        Ok(all(parts))
     }
 
-    /// Compiles link-following and filter steps from `start`; returns the body and the
-    /// variable of the current items.
+    /// Adds link-following and filter steps from `start` to `group`; returns the variable
+    /// of the current items.
     fn steps(
         &mut self,
-        start: &str,
+        group: &mut Group,
+        start: &Variable,
         steps: &[Value],
         path: &str,
-    ) -> Result<(String, String), ApiError> {
-        let mut body = String::new();
-        let mut current = start.to_owned();
+    ) -> Result<Variable, ApiError> {
+        let mut current = start.clone();
         for (idx, step) in steps.iter().enumerate() {
             let step_path = format!("{path}[{idx}]");
             let object = step.as_object().ok_or_else(|| {
@@ -287,27 +405,29 @@ impl Walk<'_> {
                 } else {
                     (next.clone(), current.clone())
                 };
-                body.push_str(&format!("{link_subject} {predicate} {link_object} . "));
+                let link = TriplePattern {
+                    subject: link_subject.into(),
+                    predicate: NamedNodePattern::NamedNode(predicate),
+                    object: link_object.into(),
+                };
                 if let Some(moment) = self.valid_at {
                     self.n_vars += 1;
-                    body.push_str(&super::structured::valid_time_filter(
-                        &link_subject,
-                        &predicate,
-                        &link_object,
+                    group.filters.push(super::structured::holds_at(
+                        link.clone(),
                         moment,
                         self.n_vars,
                     ));
-                    body.push(' ');
                 }
+                group.elements.push(Element::Triple(link));
                 let type_key = if outgoing { "to_type" } else { "from_type" };
                 if let Some(Value::String(type_name)) = object.get(type_key) {
                     let class = self.class(type_name, &format!("{step_path}.{type_key}"))?;
-                    body.push_str(&format!("{next} <{RDF_TYPE}> {class} . "));
+                    group.triple(next.clone(), NamedNode::new_unchecked(RDF_TYPE), class);
                 }
                 current = next;
             } else if let Some(filter) = object.get("filter") {
                 let condition = self.filter(&current, filter, &format!("{step_path}.filter"))?;
-                body.push_str(&format!("FILTER({condition}) "));
+                group.filters.push(condition);
             } else {
                 return Err(bad(
                     &step_path,
@@ -315,17 +435,17 @@ impl Walk<'_> {
                 ));
             }
         }
-        Ok((body, current))
+        Ok(current)
     }
 }
 
-/// Compiles a traversal to SPARQL; returns the query and what it returns.
+/// Compiles a traversal to a SPARQL query (algebra); returns it with what it returns.
 pub fn compile(
     traversal: &Traversal,
     graph: &str,
     ontology: &Ontology,
-    valid_at: Option<&str>,
-) -> Result<(String, Output), ApiError> {
+    valid_at: Option<&Literal>,
+) -> Result<(Query, Output), ApiError> {
     let root = "traverse.steps";
     let mut walk = Walk {
         valid_at,
@@ -340,35 +460,48 @@ pub fn compile(
         ));
     };
     let mut current = walk.fresh();
-    let mut body = if let Some(Value::String(type_name)) = first.get("from_type") {
-        format!(
-            "{current} <{RDF_TYPE}> {} . ",
-            walk.class(type_name, &format!("{root}[0].from_type"))?
-        )
+    let mut group = Group::default();
+    if let Some(Value::String(type_name)) = first.get("from_type") {
+        let class = walk.class(type_name, &format!("{root}[0].from_type"))?;
+        group.triple(current.clone(), NamedNode::new_unchecked(RDF_TYPE), class);
     } else if let Some(Value::Array(records)) = first.get("from_records") {
         let iris = RecordIris::for_graph(graph);
-        let mut values = Vec::new();
+        let mut bindings = Vec::new();
         for (i, record) in records.iter().enumerate() {
             let path = format!("{root}[0].from_records[{i}]");
             let iri = match (record.get("iri"), record.get("type"), record.get("name")) {
                 (Some(Value::String(iri)), _, _) => Walk::iri(iri, &path)?,
-                (None, Some(Value::String(t)), Some(Value::String(n))) => {
-                    format!("<{}>", iris.entity(t, n).as_str())
-                }
+                (None, Some(Value::String(t)), Some(Value::String(n))) => iris.entity(t, n),
                 _ => return Err(bad(&path, "a record is {\"iri\"} or {\"type\", \"name\"}")),
             };
-            values.push(iri);
+            bindings.push(vec![Some(GroundTerm::NamedNode(iri))]);
         }
-        format!("VALUES {current} {{ {} }} ", values.join(" "))
+        group.elements.push(Element::Sub(GraphPattern::Values {
+            variables: vec![current.clone()],
+            bindings,
+        }));
     } else {
         return Err(bad(
             &format!("{root}[0]"),
             "start with {\"from_type\": T} or {\"from_records\": [...]}",
         ));
-    };
-    let mut order: Option<(String, bool)> = None;
+    }
+    let mut order: Option<(Variable, bool)> = None;
     let mut output = Output::Items;
     let mut group_fields: Vec<String> = Vec::new();
+    let order_by = |order: &Option<(Variable, bool)>, then: &Variable| -> Vec<OrderExpression> {
+        let mut keys = Vec::new();
+        if let Some((var, descending)) = order {
+            let key = Expression::Variable(var.clone());
+            keys.push(if *descending {
+                OrderExpression::Desc(key)
+            } else {
+                OrderExpression::Asc(key)
+            });
+        }
+        keys.push(OrderExpression::Asc(Expression::Variable(then.clone())));
+        keys
+    };
     for (idx, step) in traversal.steps.iter().enumerate().skip(1) {
         let path = format!("{root}[{idx}]");
         let object = step
@@ -376,53 +509,49 @@ pub fn compile(
             .ok_or_else(|| bad(&path, "a step is one object"))?;
         if object.contains_key("out") || object.contains_key("in") || object.contains_key("filter")
         {
-            let (more, next) = walk
-                .steps(&current, std::slice::from_ref(step), root)
+            current = walk
+                .steps(&mut group, &current, std::slice::from_ref(step), root)
                 .map_err(|mut e| {
                     e.param = e.param.map(|p| p.replacen(&format!("{root}[0]"), &path, 1));
                     e
                 })?;
-            body.push_str(&more);
-            current = next;
-        } else if let Some(order_by) = object.get("order_by") {
-            let field = order_by
+        } else if let Some(order_step) = object.get("order_by") {
+            let field = order_step
                 .get("field")
                 .and_then(Value::as_str)
                 .ok_or_else(|| bad(&format!("{path}.order_by.field"), "give the field"))?;
             let predicate = walk.predicate(field, &format!("{path}.order_by.field"))?;
-            let descending = order_by.get("order").and_then(Value::as_str) == Some("desc");
+            let descending = order_step.get("order").and_then(Value::as_str) == Some("desc");
             walk.n_vars += 1;
-            let var = format!("?sort_key{}", walk.n_vars);
-            body.push_str(&format!("OPTIONAL {{ {current} {predicate} {var} }} "));
+            let var = Variable::new_unchecked(format!("sort_key{}", walk.n_vars));
+            group.optional(&current, predicate, &var);
             order = Some((var, descending));
         } else if let Some(limit) = object.get("limit") {
             let limit = limit
                 .as_u64()
                 .filter(|n| *n > 0)
                 .ok_or_else(|| bad(&format!("{path}.limit"), "a positive number"))?;
-            // The subquery keeps the order variable, so the final answer keeps its order.
-            let order_clause = order
-                .clone()
-                .map(|(v, d)| {
-                    if d {
-                        format!("ORDER BY DESC({v}) {current}")
-                    } else {
-                        format!("ORDER BY {v} {current}")
-                    }
-                })
-                .unwrap_or_else(|| format!("ORDER BY {current}"));
-            let order_var = order_clause.split_whitespace().nth(2).map(|t| {
-                t.trim_start_matches("DESC(")
-                    .trim_end_matches(')')
-                    .to_owned()
-            });
-            let extra = order_var
-                .filter(|v| v != &current)
-                .map(|v| format!(" {v}"))
-                .unwrap_or_default();
-            body = format!(
-                "{{ SELECT DISTINCT {current}{extra} WHERE {{ {body} }} {order_clause} LIMIT {limit} }} "
-            );
+            // A sub-query keeps the first `limit` items; it keeps the order variable, so
+            // the final answer keeps its order.
+            let mut variables = vec![current.clone()];
+            if let Some((var, _)) = &order {
+                variables.push(var.clone());
+            }
+            let inner = std::mem::take(&mut group).build();
+            let sub = GraphPattern::Slice {
+                inner: Box::new(GraphPattern::Distinct {
+                    inner: Box::new(GraphPattern::Project {
+                        inner: Box::new(GraphPattern::OrderBy {
+                            inner: Box::new(inner),
+                            expression: order_by(&order, &current),
+                        }),
+                        variables,
+                    }),
+                }),
+                start: 0,
+                length: usize::try_from(limit).ok(),
+            };
+            group.elements.push(Element::Sub(sub));
         } else if object.get("count") == Some(&Value::Bool(true)) {
             output = Output::Count;
         } else if let Some(fields) = object
@@ -450,51 +579,100 @@ pub fn compile(
             ));
         }
     }
-    let query = match output {
-        Output::Count => format!("SELECT (COUNT(DISTINCT {current}) AS ?count) WHERE {{ {body}}}"),
+    let count = Variable::new_unchecked("count");
+    let count_distinct = || AggregateExpression::FunctionCall {
+        name: AggregateFunction::Count,
+        expr: Expression::Variable(current.clone()),
+        distinct: true,
+    };
+    let pattern = match output {
+        Output::Count => GraphPattern::Project {
+            inner: Box::new(GraphPattern::Group {
+                inner: Box::new(group.build()),
+                variables: Vec::new(),
+                aggregates: vec![(count.clone(), count_distinct())],
+            }),
+            variables: vec![count],
+        },
         Output::Groups => {
             let mut vars = Vec::new();
-            let mut patterns = String::new();
             for (i, field) in group_fields.iter().enumerate() {
                 let predicate = walk.predicate(field, &format!("{root}.group_by[{i}]"))?;
-                let var = format!("?{}", sanitize(field));
-                patterns.push_str(&format!("OPTIONAL {{ {current} {predicate} {var} }} "));
+                let var = Variable::new_unchecked(sanitize(field));
+                group.optional(&current, predicate, &var);
                 vars.push(var);
             }
-            format!(
-                "SELECT {} (COUNT(DISTINCT {current}) AS ?count) (GROUP_CONCAT(DISTINCT STR({current}); SEPARATOR=\" \") AS ?items) WHERE {{ {body}{patterns}}} GROUP BY {} ORDER BY DESC(?count) {}",
-                vars.join(" "),
-                vars.join(" "),
-                vars.join(" ")
-            )
+            let items = Variable::new_unchecked("items");
+            let concat = AggregateExpression::FunctionCall {
+                name: AggregateFunction::GroupConcat {
+                    separator: Some(" ".into()),
+                },
+                expr: Expression::FunctionCall(
+                    Function::Str,
+                    vec![Expression::Variable(current.clone())],
+                ),
+                distinct: true,
+            };
+            let mut keys = vec![OrderExpression::Desc(Expression::Variable(count.clone()))];
+            keys.extend(
+                vars.iter()
+                    .map(|v| OrderExpression::Asc(Expression::Variable(v.clone()))),
+            );
+            let mut projected = vars.clone();
+            projected.extend([count.clone(), items.clone()]);
+            GraphPattern::Project {
+                inner: Box::new(GraphPattern::OrderBy {
+                    inner: Box::new(GraphPattern::Group {
+                        inner: Box::new(group.build()),
+                        variables: vars,
+                        aggregates: vec![(count, count_distinct()), (items, concat)],
+                    }),
+                    expression: keys,
+                }),
+                variables: projected,
+            }
         }
         Output::Items => {
-            let mut vars = vec!["?iri".to_owned(), "?type".to_owned(), "?label".to_owned()];
-            let mut patterns = format!(
-                "BIND({current} AS ?iri) OPTIONAL {{ ?iri <{RDF_TYPE}> ?type }} OPTIONAL {{ ?iri <{RDFS_LABEL}> ?label }} "
-            );
+            let iri = Variable::new_unchecked("iri");
+            group.elements.push(Element::Bind(
+                iri.clone(),
+                Expression::Variable(current.clone()),
+            ));
+            let mut vars = vec![
+                iri.clone(),
+                Variable::new_unchecked("type"),
+                Variable::new_unchecked("label"),
+            ];
+            group.optional(&iri, NamedNode::new_unchecked(RDF_TYPE), &vars[1]);
+            group.optional(&iri, NamedNode::new_unchecked(RDFS_LABEL), &vars[2]);
             for (i, field) in traversal.fields.iter().enumerate() {
                 let predicate = walk.predicate(field, &format!("traverse.fields[{i}]"))?;
-                let var = format!("?{}", sanitize(field));
-                patterns.push_str(&format!("OPTIONAL {{ ?iri {predicate} {var} }} "));
+                let var = Variable::new_unchecked(sanitize(field));
+                group.optional(&iri, predicate, &var);
                 vars.push(var);
             }
-            let order_clause = match &order {
-                Some((var, true)) => format!("ORDER BY DESC({var}) ?iri"),
-                Some((var, false)) => format!("ORDER BY {var} ?iri"),
-                None => "ORDER BY ?iri".to_owned(),
-            };
-            let order_var = order
-                .as_ref()
-                .map(|(v, _)| format!(" {v}"))
-                .unwrap_or_default();
-            format!(
-                "SELECT DISTINCT {}{order_var} WHERE {{ {body}{patterns}}} {order_clause}",
-                vars.join(" ")
-            )
+            if let Some((var, _)) = &order {
+                vars.push(var.clone());
+            }
+            GraphPattern::Distinct {
+                inner: Box::new(GraphPattern::Project {
+                    inner: Box::new(GraphPattern::OrderBy {
+                        inner: Box::new(group.build()),
+                        expression: order_by(&order, &iri),
+                    }),
+                    variables: vars,
+                }),
+            }
         }
     };
-    Ok((query, output))
+    Ok((
+        Query::Select {
+            dataset: None,
+            pattern,
+            base_iri: None,
+        },
+        output,
+    ))
 }
 
 /// A variable name for a field: its local name (after the last `/` or `#` of an IRI).
