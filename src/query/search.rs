@@ -608,27 +608,50 @@ fn candidates(
     class: Option<&str>,
     filters: &[SearchFilter],
 ) -> Result<HashSet<Arc<str>>, ApiError> {
+    use spargebra::algebra::{Expression, GraphPattern, PropertyPathExpression};
+    use spargebra::term::{TermPattern, TriplePattern, Variable};
     let ontology = ontology::read(&graph.snapshot(seq), &RecordIris::for_graph(name));
-    let mut patterns = Vec::new();
+    let record = Variable::new_unchecked("r");
+    let mut triples: Vec<TriplePattern> = Vec::new();
+    let mut paths: Vec<GraphPattern> = Vec::new();
+    let mut conditions: Vec<Expression> = Vec::new();
+    let triple = |s: TermPattern, p: NamedNode, o: TermPattern| TriplePattern {
+        subject: s,
+        predicate: p.into(),
+        object: o,
+    };
     if let Some(class) = class {
+        // Instances of the class and of its subclasses: ?r a ?c_ . ?c_ rdfs:subClassOf* C.
         let class = resolve_class(name, class)?;
-        patterns.push(format!(
-            "?r a ?c_ . ?c_ <http://www.w3.org/2000/01/rdf-schema#subClassOf>* <{}> .",
-            class.as_str()
+        let kind = Variable::new_unchecked("c_");
+        triples.push(triple(
+            record.clone().into(),
+            NamedNode::new_unchecked(crate::model::RDF_TYPE),
+            kind.clone().into(),
         ));
+        paths.push(GraphPattern::Path {
+            subject: kind.into(),
+            path: PropertyPathExpression::ZeroOrMore(Box::new(PropertyPathExpression::NamedNode(
+                NamedNode::new_unchecked("http://www.w3.org/2000/01/rdf-schema#subClassOf"),
+            ))),
+            object: class.into(),
+        });
     }
     for (i, filter) in filters.iter().enumerate() {
         let param = format!("filters[{i}]");
         match (&filter.via, &filter.field) {
             (Some(via), None) => {
                 let relation = resolve_property(name, &ontology, via, &format!("{param}.via"))?;
-                let other = match &filter.to {
-                    Some(node) => format!("<{}>", node_iri(name, node, &format!("{param}.to"))?),
-                    None => format!("?o{i}"),
+                let other: TermPattern = match &filter.to {
+                    Some(node) => {
+                        NamedNode::new_unchecked(node_iri(name, node, &format!("{param}.to"))?)
+                            .into()
+                    }
+                    None => Variable::new_unchecked(format!("o{i}")).into(),
                 };
                 match filter.direction.as_deref().unwrap_or("out") {
-                    "out" => patterns.push(format!("?r <{}> {other} .", relation.as_str())),
-                    "in" => patterns.push(format!("{other} <{}> ?r .", relation.as_str())),
+                    "out" => triples.push(triple(record.clone().into(), relation, other)),
+                    "in" => triples.push(triple(other, relation, record.clone().into())),
                     _ => {
                         return Err(ApiError::invalid_argument(
                             &format!("{param}.direction"),
@@ -643,8 +666,8 @@ fn candidates(
                     .fields
                     .get(&field.to_lowercase())
                     .map(|f| f.value_type);
-                let v = format!("?v{i}");
-                patterns.push(format!("?r <{}> {v} .", property.as_str()));
+                let v = Variable::new_unchecked(format!("v{i}"));
+                triples.push(triple(record.clone().into(), property, v.clone().into()));
                 let op = filter.op.as_deref().unwrap_or("eq");
                 let value = filter.value.as_ref().ok_or_else(|| {
                     ApiError::invalid_argument(
@@ -652,42 +675,49 @@ fn candidates(
                         "give the value to compare with",
                     )
                 })?;
-                let literal = |value: &Value, at: &str| literal_for(value, value_type, at);
+                let literal = |value: &Value, at: &str| -> Result<Box<Expression>, ApiError> {
+                    Ok(Box::new(Expression::Literal(literal_for(
+                        value, value_type, at,
+                    )?)))
+                };
+                let it = || Box::new(Expression::Variable(v.clone()));
+                let at = format!("{param}.value");
                 let condition = match op {
-                    "eq" => format!("{v} = {}", literal(value, &format!("{param}.value"))?),
-                    "ne" => format!("{v} != {}", literal(value, &format!("{param}.value"))?),
-                    "lt" => format!("{v} < {}", literal(value, &format!("{param}.value"))?),
-                    "le" => format!("{v} <= {}", literal(value, &format!("{param}.value"))?),
-                    "gt" => format!("{v} > {}", literal(value, &format!("{param}.value"))?),
-                    "ge" => format!("{v} >= {}", literal(value, &format!("{param}.value"))?),
+                    "eq" => Expression::Equal(it(), literal(value, &at)?),
+                    "ne" => {
+                        Expression::Not(Box::new(Expression::Equal(it(), literal(value, &at)?)))
+                    }
+                    "lt" => Expression::Less(it(), literal(value, &at)?),
+                    "le" => Expression::LessOrEqual(it(), literal(value, &at)?),
+                    "gt" => Expression::Greater(it(), literal(value, &at)?),
+                    "ge" => Expression::GreaterOrEqual(it(), literal(value, &at)?),
                     "between" => {
                         let bounds =
                             value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
-                                ApiError::invalid_argument(
-                                    &format!("{param}.value"),
-                                    "between takes [low, high]",
-                                )
+                                ApiError::invalid_argument(&at, "between takes [low, high]")
                             })?;
-                        format!(
-                            "{v} >= {} && {v} <= {}",
-                            literal(&bounds[0], &format!("{param}.value[0]"))?,
-                            literal(&bounds[1], &format!("{param}.value[1]"))?
+                        Expression::And(
+                            Box::new(Expression::GreaterOrEqual(
+                                it(),
+                                literal(&bounds[0], &format!("{param}.value[0]"))?,
+                            )),
+                            Box::new(Expression::LessOrEqual(
+                                it(),
+                                literal(&bounds[1], &format!("{param}.value[1]"))?,
+                            )),
                         )
                     }
                     "any_of" => {
                         let values =
                             value.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
-                                ApiError::invalid_argument(
-                                    &format!("{param}.value"),
-                                    "any_of takes a non-empty list",
-                                )
+                                ApiError::invalid_argument(&at, "any_of takes a non-empty list")
                             })?;
-                        let items: Result<Vec<String>, ApiError> = values
+                        let items = values
                             .iter()
                             .enumerate()
-                            .map(|(j, x)| literal(x, &format!("{param}.value[{j}]")))
-                            .collect();
-                        format!("{v} IN ({})", items?.join(", "))
+                            .map(|(j, x)| literal(x, &format!("{param}.value[{j}]")).map(|l| *l))
+                            .collect::<Result<Vec<_>, ApiError>>()?;
+                        Expression::In(it(), items)
                     }
                     other => {
                         return Err(ApiError::invalid_argument(
@@ -698,7 +728,7 @@ fn candidates(
                         ));
                     }
                 };
-                patterns.push(format!("FILTER({condition})"));
+                conditions.push(condition);
             }
             _ => {
                 return Err(ApiError::invalid_argument(
@@ -708,13 +738,39 @@ fn candidates(
             }
         }
     }
-    let query = format!("SELECT DISTINCT ?r WHERE {{ {} }}", patterns.join(" "));
+    // SELECT DISTINCT ?r WHERE { triples paths FILTER(conditions) }, as algebra.
+    let mut pattern = GraphPattern::Bgp { patterns: triples };
+    for path in paths {
+        pattern = GraphPattern::Join {
+            left: Box::new(pattern),
+            right: Box::new(path),
+        };
+    }
+    if let Some(expr) = conditions
+        .into_iter()
+        .reduce(|a, b| Expression::And(Box::new(a), Box::new(b)))
+    {
+        pattern = GraphPattern::Filter {
+            expr,
+            inner: Box::new(pattern),
+        };
+    }
+    let query = spargebra::Query::Select {
+        dataset: None,
+        pattern: GraphPattern::Distinct {
+            inner: Box::new(GraphPattern::Project {
+                inner: Box::new(pattern),
+                variables: vec![record],
+            }),
+        },
+        base_iri: None,
+    };
     let options = ReadOptions {
         as_of: Some(seq),
         timeout: Some(ctx.query_timeout),
         ..ReadOptions::default()
     };
-    let answer = graph.query(&query, &options)?;
+    let answer = graph.query(&query.to_string(), &options)?;
     let QueryResults::Solutions(solutions) = answer.results else {
         return Ok(HashSet::new());
     };
@@ -743,30 +799,33 @@ fn node_iri(graph: &str, node: &super::modes::Node, param: &str) -> Result<Strin
     }
 }
 
-/// A JSON value as a SPARQL literal of the field's type (or of its own JSON type when
-/// the field is not in the ontology: numbers, booleans, dates, strings).
+/// A JSON value as a literal of the field's type (or of its own JSON type when the field
+/// is not in the ontology: numbers, booleans, dates, strings).
 fn literal_for(
     value: &Value,
     value_type: Option<ontology::ValueType>,
     param: &str,
-) -> Result<String, ApiError> {
+) -> Result<Literal, ApiError> {
     if let Some(value_type) = value_type {
         return ontology::convert_value(value, value_type)
-            .map(|l| l.to_string())
             .map_err(|e| ApiError::invalid_argument(param, e.to_string()));
     }
     Ok(match value {
-        Value::Number(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Literal::from(i),
+            (None, Some(f)) => Literal::from(f),
+            _ => Literal::new_simple_literal(n.to_string()),
+        },
+        Value::Bool(b) => Literal::from(*b),
         Value::String(s) => {
             let looks_like_date = s.len() >= 10
                 && s.as_bytes()[4] == b'-'
                 && s.as_bytes()[7] == b'-'
                 && s[..4].chars().all(|c| c.is_ascii_digit());
             if looks_like_date {
-                super::structured::moment_literal(s, param)?
+                super::structured::moment(s, param)?
             } else {
-                Literal::new_simple_literal(s).to_string()
+                Literal::new_simple_literal(s)
             }
         }
         other => {

@@ -471,11 +471,6 @@ pub(super) fn moment(text: &str, param: &str) -> Result<Literal, ApiError> {
     ))
 }
 
-/// `moment` as SPARQL text (for the modes still compiled to text).
-pub(super) fn moment_literal(text: &str, param: &str) -> Result<String, ApiError> {
-    moment(text, param).map(|m| m.to_string())
-}
-
 /// A compiled structured query: the algebra, and its SPARQL text printed from it.
 pub struct Compiled {
     pub query: Query,
