@@ -444,10 +444,10 @@ struct Hop {
     forward: bool,
 }
 
-/// The links of `node` at `seq`, in the allowed direction and relations (never `rdf:type`).
+/// The links of `node` in `snapshot`, in the allowed direction and relations (never
+/// `rdf:type`). A walk reads one snapshot for all its hops: one commit, one set of maps.
 fn links(
-    graph: &Graph,
-    seq: u64,
+    snapshot: &crate::store::Snapshot,
     node: &str,
     direction: Direction,
     relations: &HashSet<String>,
@@ -459,7 +459,7 @@ fn links(
     };
     let mut hops = Vec::new();
     if direction != Direction::In {
-        for quad in graph.quads_matching(seq, Some(&term), None, None) {
+        for quad in snapshot.quads_matching(Some(&term), None, None) {
             if let Term::NamedNode(object) = &quad.object
                 && keep(&quad.predicate)
             {
@@ -473,7 +473,7 @@ fn links(
         }
     }
     if direction != Direction::Out {
-        for quad in graph.quads_matching(seq, None, None, Some(&term)) {
+        for quad in snapshot.quads_matching(None, None, Some(&term)) {
             if let crate::model::NamedOrBlankNode::NamedNode(subject) = &quad.subject
                 && keep(&quad.predicate)
             {
@@ -491,11 +491,11 @@ fn links(
     hops
 }
 
-fn label(graph: &Graph, seq: u64, node: &str) -> Option<String> {
+fn label(snapshot: &crate::store::Snapshot, node: &str) -> Option<String> {
     let term: Term = NamedNode::new_unchecked(node).into();
     let predicate: Term = NamedNode::new_unchecked(RDFS_LABEL).into();
-    graph
-        .quads_matching(seq, Some(&term), Some(&predicate), None)
+    snapshot
+        .quads_matching(Some(&term), Some(&predicate), None)
         .into_iter()
         .find_map(|q| match q.object {
             Term::Literal(l) => Some(cut(l.value(), 200).0),
@@ -545,6 +545,7 @@ pub fn paths(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
         .collect();
     let graph = ctx.engine.graph(&graph_name)?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let snapshot = graph.snapshot(seq);
     let mut found: Vec<Vec<Hop>> = Vec::new();
     let mut queue: VecDeque<(String, Vec<Hop>)> =
         VecDeque::from([(source.as_str().to_owned(), Vec::new())]);
@@ -562,7 +563,7 @@ pub fn paths(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
             exhausted = false;
             break;
         }
-        for hop in links(&graph, seq, &node, direction, &relations) {
+        for hop in links(&snapshot, &node, direction, &relations) {
             // Simple paths only: never revisit a node of this path.
             if hop.to == source.as_str() || path.iter().any(|h| h.to == hop.to) {
                 continue;
@@ -585,7 +586,7 @@ pub fn paths(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
             "links": path.iter().map(|h| json!({
                 "from": h.from, "relation": h.relation, "to": h.to,
                 "direction": if h.forward { "out" } else { "in" },
-                "to_label": label(&graph, seq, &h.to),
+                "to_label": label(&snapshot, &h.to),
             })).collect::<Vec<_>>(),
         })
     };
@@ -646,6 +647,7 @@ pub fn neighborhood(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiErro
         .collect();
     let graph = ctx.engine.graph(&graph_name)?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let snapshot = graph.snapshot(seq);
     let mut depth_of: BTreeMap<String, usize> = BTreeMap::from([(center.as_str().to_owned(), 0)]);
     let mut order = vec![center.as_str().to_owned()];
     let mut edges: Vec<(String, String, String)> = Vec::new();
@@ -656,7 +658,7 @@ pub fn neighborhood(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiErro
         if depth >= max_depth {
             continue;
         }
-        for hop in links(&graph, seq, &node, direction, &relations) {
+        for hop in links(&snapshot, &node, direction, &relations) {
             if !depth_of.contains_key(&hop.to) {
                 if depth_of.len() >= max_nodes {
                     truncated = true;
@@ -678,7 +680,7 @@ pub fn neighborhood(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiErro
     edges.dedup();
     let nodes: Vec<Value> = order
         .iter()
-        .map(|iri| json!({ "iri": iri, "label": label(&graph, seq, iri), "depth": depth_of[iri] }))
+        .map(|iri| json!({ "iri": iri, "label": label(&snapshot, iri), "depth": depth_of[iri] }))
         .collect();
     let links: Vec<Value> = edges
         .iter()
