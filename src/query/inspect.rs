@@ -4,12 +4,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Context, graph_name, render};
-use crate::engine::ReadOptions;
+use super::{Context, graph_name};
 use crate::error::{ApiError, ErrorCode};
 use crate::log::format_time;
 use crate::query::envelope::{CursorState, Detail, Envelope, args_digest};
-use crate::sparql::QueryResults;
 
 /// Arguments of the `inspect` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -167,29 +165,7 @@ fn select(
     query: &str,
     max_chars: usize,
 ) -> Result<Vec<serde_json::Map<String, Value>>, ApiError> {
-    let options = ReadOptions {
-        as_of: Some(seq),
-        timeout: Some(ctx.query_timeout),
-        ..ReadOptions::default()
-    };
-    let answer = graph.query(query, &options)?;
-    let QueryResults::Solutions(solutions) = answer.results else {
-        return Ok(Vec::new());
-    };
-    let mut rows = Vec::new();
-    for solution in solutions {
-        let solution =
-            solution.map_err(|e| crate::engine::EngineError::from(answer.control.stop_error(e)))?;
-        let mut row = serde_json::Map::new();
-        for (variable, value) in solution.iter() {
-            row.insert(
-                variable.as_str().to_owned(),
-                render::term(value, false, max_chars).0,
-            );
-        }
-        rows.push(row);
-    }
-    Ok(rows)
+    super::modes::select_rows(ctx, graph, seq, query, max_chars, None)
 }
 
 fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {

@@ -110,7 +110,8 @@ fn relation_iri(graph_name: &str, relation: &str) -> NamedNode {
     RecordIris::for_graph(graph_name).relation(relation)
 }
 
-fn select_rows(
+/// Runs a SELECT at `seq`; its rows as (variable → term) maps, rendered compactly.
+pub(super) fn select_rows(
     ctx: &Context,
     graph: &Graph,
     seq: u64,

@@ -183,15 +183,7 @@ fn structured(
     // Printed from the algebra: the text runs through the same pinned, paged path as
     // any SPARQL query.
     let compiled = super::structured::compile(&body, &iris, &ontology, valid_at.as_ref())?.text;
-    let full = args.detail == Some(Detail::Full);
-    args.mode = QueryMode::Sparql;
-    args.sparql = Some(compiled.clone());
-    args.as_of_commit_seq = Some(seq);
-    let mut envelope = sparql(ctx, args, cancellation)?;
-    if full {
-        envelope.data["sparql"] = compiled.into();
-    }
-    Ok(envelope)
+    run_compiled(ctx, args, seq, compiled, cancellation)
 }
 
 fn analyze(
@@ -316,6 +308,18 @@ fn traverse(
     let compiled = super::traverse::compile(&body, &graph_name, &ontology, valid_at.as_ref())?
         .0
         .to_string();
+    run_compiled(ctx, args, seq, compiled, cancellation)
+}
+
+/// Runs a compiled JSON query as SPARQL at `seq` (same pages and cursors); `detail: full`
+/// also shows its text.
+fn run_compiled(
+    ctx: &Context,
+    mut args: QueryArgs,
+    seq: u64,
+    compiled: String,
+    cancellation: CancellationToken,
+) -> Result<Envelope, ApiError> {
     let full = args.detail == Some(Detail::Full);
     args.mode = QueryMode::Sparql;
     args.sparql = Some(compiled.clone());
