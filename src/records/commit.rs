@@ -837,6 +837,18 @@ impl super::WriteArgs for CommitArgs {
     fn graph_mut(&mut self) -> &mut Option<String> {
         &mut self.graph
     }
+
+    fn fill_from(&mut self, request: &CommitRequest) {
+        if self.idempotency_key.is_none() {
+            self.idempotency_key.clone_from(&request.idempotency_key);
+        }
+        if self.message.is_none() {
+            self.message.clone_from(&request.message);
+        }
+        if self.observed_at.is_none() {
+            self.observed_at = request.observed_at.map(crate::log::format_time);
+        }
+    }
 }
 
 /// A prepared write of records.

@@ -87,6 +87,10 @@ pub trait WriteArgs: serde::de::DeserializeOwned + Send + 'static {
     fn needs_admin(&self) -> bool {
         false
     }
+
+    /// Takes what the arguments leave out from the request around them (HTTP's
+    /// `Idempotency-Key`, `Strata-Message`, `Strata-Observed-At` headers).
+    fn fill_from(&mut self, _request: &crate::engine::CommitRequest) {}
 }
 
 /// Refuses a plan, made under the writer lock, that removes what the person was not

@@ -175,14 +175,50 @@ fn records_ontology_and_json_queries_over_http() {
         "{error}"
     );
 
+    // The write headers every HTTP write takes fill in what the body leaves out.
+    let keyed = |body: &str| {
+        let mut response = agent()
+            .post(server.url("/graphs/desk/records"))
+            .header("content-type", "application/json")
+            .header("idempotency-key", "import-7")
+            .header("strata-message", "from the headers")
+            .send(body.to_owned())
+            .expect("POST");
+        let status = response.status().as_u16();
+        let json: Value =
+            serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+        (status, json)
+    };
+    let one = r#"{"triplets": [{"source": {"type": "Ticket", "name": "T-8"}, "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "B-2"}}]}"#;
+    let other = r#"{"triplets": [{"source": {"type": "Ticket", "name": "T-9"}, "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "B-2"}}]}"#;
+    let (status, first_keyed) = keyed(one);
+    assert_eq!(
+        (status, first_keyed["data"]["commit_seq"].clone()),
+        (200, json!(4)),
+        "{first_keyed}"
+    );
+    let (status, conflict) = keyed(other);
+    assert_eq!(
+        (status, conflict["error"]["code"].as_str()),
+        (409, Some("idempotency_conflict")),
+        "{conflict}"
+    );
+    let mut log = agent()
+        .get(server.url("/graphs/desk/commits?limit=1"))
+        .call()
+        .expect("GET commits");
+    let log: Value = serde_json::from_str(&log.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(log["commits"][0]["message"], "from the headers", "{log}");
+    assert_eq!(log["commits"][0]["idempotency_key"], "import-7", "{log}");
+
     // Removals: a dry run shows them; the request itself approves them.
     let retract = r#"{"retract_entities": [{"type": "Ticket", "name": "T-1"}]}"#;
     let dry_run = r#"{"retract_entities": [{"type": "Ticket", "name": "T-1"}], "dry_run": true}"#;
     let dry = json_post(&server, "/graphs/desk/records", dry_run).2;
     assert_eq!(dry["data"]["would_delete"], 3, "{dry}");
-    assert_eq!(dry["served_at_seq"], 3);
+    assert_eq!(dry["served_at_seq"], 4);
     let (status, commit, retracted) = json_post(&server, "/graphs/desk/records", retract);
-    assert_eq!((status, commit), (200, Some(4)), "{retracted}");
+    assert_eq!((status, commit), (200, Some(5)), "{retracted}");
     assert_eq!(retracted["data"]["deleted"], 3);
     assert!(server.stop().success());
 }

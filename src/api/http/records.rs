@@ -62,7 +62,10 @@ async fn write<A: WriteArgs>(
         authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
     }
     *args.graph_mut() = Some(graph);
-    let author = commit_request(&headers, &rights)?.author;
+    // The write headers every HTTP write takes, for what the body leaves out.
+    let request = commit_request(&headers, &rights)?;
+    args.fill_from(&request);
+    let author = request.author;
     let engine = state.engine.clone();
     let envelope = super::stream::blocking(move || {
         let prepared = args.prepare(&engine, rights.admin)?;
