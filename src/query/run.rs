@@ -115,7 +115,7 @@ pub struct QueryArgs {
     pub consistency: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum QueryMode {
     /// A SPARQL 1.1 query.
@@ -142,11 +142,131 @@ pub enum QueryMode {
     Search,
 }
 
+/// What each mode takes besides the arguments every mode takes (`graph`,
+/// `as_of_commit_seq`, `row_limit`, `cursor`, `detail`).
+fn mode_arguments(mode: QueryMode) -> &'static [&'static str] {
+    match mode {
+        QueryMode::Sparql => &["sparql", "entailment"],
+        QueryMode::Structured => &["structured", "valid_at", "entailment"],
+        QueryMode::Traverse => &["traverse", "valid_at"],
+        QueryMode::Analyze => &["by", "chart", "structured"],
+        QueryMode::Names => &["name"],
+        QueryMode::Describe => &["class", "property"],
+        QueryMode::CommitAt => &["at"],
+        QueryMode::Compare => &["sparql", "from", "to", "key"],
+        QueryMode::Paths => &[
+            "source",
+            "target",
+            "relations",
+            "direction",
+            "max_depth",
+            "max_paths",
+        ],
+        QueryMode::Neighborhood => &["source", "relations", "direction", "max_depth", "max_nodes"],
+        QueryMode::Search => &[
+            "text",
+            "embedding",
+            "class",
+            "lane",
+            "filters",
+            "top_k",
+            "min_score",
+            "explain",
+            "consistency",
+        ],
+    }
+}
+
+const MODES: [QueryMode; 11] = [
+    QueryMode::Sparql,
+    QueryMode::Structured,
+    QueryMode::Traverse,
+    QueryMode::Analyze,
+    QueryMode::Names,
+    QueryMode::Describe,
+    QueryMode::CommitAt,
+    QueryMode::Compare,
+    QueryMode::Paths,
+    QueryMode::Neighborhood,
+    QueryMode::Search,
+];
+
+fn mode_name(mode: QueryMode) -> String {
+    serde_json::to_value(mode)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+impl QueryArgs {
+    /// The mode-specific arguments this call gives.
+    fn given(&self) -> Vec<&'static str> {
+        let set = [
+            ("sparql", self.sparql.is_some()),
+            ("structured", self.structured.is_some()),
+            ("traverse", self.traverse.is_some()),
+            ("valid_at", self.valid_at.is_some()),
+            ("entailment", self.entailment.is_some()),
+            ("by", self.by.is_some()),
+            ("chart", self.chart.is_some()),
+            ("class", self.class.is_some()),
+            ("property", self.property.is_some()),
+            ("name", self.name.is_some()),
+            ("at", self.at.is_some()),
+            ("from", self.from.is_some()),
+            ("to", self.to.is_some()),
+            ("key", self.key.is_some()),
+            ("source", self.source.is_some()),
+            ("target", self.target.is_some()),
+            ("relations", !self.relations.is_empty()),
+            ("direction", self.direction.is_some()),
+            ("max_depth", self.max_depth.is_some()),
+            ("max_paths", self.max_paths.is_some()),
+            ("max_nodes", self.max_nodes.is_some()),
+            ("text", self.text.is_some()),
+            ("embedding", self.embedding.is_some()),
+            ("lane", self.lane.is_some()),
+            ("filters", self.filters.is_some()),
+            ("top_k", self.top_k.is_some()),
+            ("min_score", self.min_score.is_some()),
+            ("explain", self.explain.is_some()),
+            ("consistency", self.consistency.is_some()),
+        ];
+        set.into_iter()
+            .filter_map(|(name, given)| given.then_some(name))
+            .collect()
+    }
+
+    /// Refuses an argument the mode does not take, naming the modes that do: an agent
+    /// that sends `valid_at` with `sparql`, say, learns it is ignored there instead of
+    /// trusting an answer that did not use it.
+    fn check_mode(&self) -> Result<(), ApiError> {
+        let takes = mode_arguments(self.mode);
+        if let Some(stray) = self.given().into_iter().find(|a| !takes.contains(a)) {
+            let owners: Vec<String> = MODES
+                .into_iter()
+                .filter(|m| mode_arguments(*m).contains(&stray))
+                .map(|m| format!("`{}`", mode_name(m)))
+                .collect();
+            return Err(ApiError::invalid_argument(
+                stray,
+                format!(
+                    "mode `{}` does not take `{stray}` (mode {} does)",
+                    mode_name(self.mode),
+                    owners.join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 pub fn run(
     ctx: &Context,
     args: QueryArgs,
     cancellation: CancellationToken,
 ) -> Result<Envelope, ApiError> {
+    args.check_mode()?;
     match args.mode {
         QueryMode::Sparql => sparql(ctx, args, cancellation),
         QueryMode::Structured => structured(ctx, args, cancellation),
@@ -588,5 +708,36 @@ mod tests {
             "record names keep their case"
         );
         assert!(!normalise_local_names("SELECT * { ?s ?p ?o }", "main").1);
+    }
+
+    #[test]
+    fn a_mode_refuses_the_arguments_of_other_modes() {
+        let args = |value: serde_json::Value| -> super::QueryArgs {
+            serde_json::from_value(value).unwrap()
+        };
+        let stray = args(
+            serde_json::json!({"mode": "sparql", "sparql": "ASK {}", "valid_at": "2026-01-01"}),
+        )
+        .check_mode()
+        .unwrap_err();
+        assert_eq!(stray.param.as_deref(), Some("valid_at"));
+        assert!(
+            stray.message.contains("`structured`, `traverse`"),
+            "{}",
+            stray.message
+        );
+        let top_k = args(serde_json::json!({"mode": "names", "name": "x", "top_k": 3}))
+            .check_mode()
+            .unwrap_err();
+        assert_eq!(top_k.param.as_deref(), Some("top_k"));
+        for fine in [
+            serde_json::json!({"mode": "sparql", "sparql": "ASK {}", "detail": "full", "row_limit": 5, "as_of_commit_seq": 1}),
+            serde_json::json!({"mode": "search", "text": "x", "class": "Ticket", "top_k": 3, "filters": []}),
+            serde_json::json!({"mode": "paths", "source": {"iri": "http://e/a"}, "target": {"iri": "http://e/b"}, "relations": ["r"]}),
+        ] {
+            args(fine.clone())
+                .check_mode()
+                .unwrap_or_else(|e| panic!("{fine}: {e}"));
+        }
     }
 }
