@@ -342,6 +342,37 @@ impl From<EngineError> for ApiError {
     }
 }
 
+/// Reads a call's JSON arguments (a tool's, a `POST /graphs/{g}/…` body's, a CLI file's)
+/// into their type, so a bad argument gets a coded error naming it (`param`) like every
+/// other error: `structured.patterns[0].subject`, a missing or unknown field by name.
+pub fn parse_args<T: serde::de::DeserializeOwned>(
+    raw: serde_json::Map<String, serde_json::Value>,
+) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(serde_json::Value::Object(raw)).map_err(|error| {
+        // The path names where the problem is; for an unknown or missing field serde
+        // names the field itself in backquotes.
+        let path = error.path().to_string();
+        let message = error.inner().to_string();
+        let named = message.split('`').nth(1).map(str::to_owned);
+        // The path of an unknown field already ends with it; a missing one is named only
+        // in the message.
+        let param = match (path.as_str(), message.as_str()) {
+            (".", m) if m.starts_with("missing field") => named,
+            (path, m) if m.starts_with("missing field") => {
+                Some(format!("{path}.{}", named.unwrap_or_default()))
+            }
+            (".", _) => None,
+            (path, _) => Some(path.to_owned()),
+        };
+        ApiError {
+            code: ErrorCode::InvalidArgument,
+            message: format!("invalid arguments: {message}"),
+            param,
+            validation: None,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,9 +12,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::args::{Cli, JsonFileArgs, QueryArgs, ReadArgs, SearchArgs};
-use crate::api::mcp::parse_args;
 use crate::engine::Engine;
-use crate::error::ApiError;
+use crate::error::{ApiError, parse_args};
 use crate::query::Context;
 use crate::query::envelope::Envelope;
 use crate::records::WriteArgs;

@@ -53,7 +53,7 @@ pub(super) fn run(
             ApiError::invalid_argument("serve", format!("cannot start the runtime: {e}"))
         })?;
     if args.stdio {
-        let context = Arc::new(crate::api::mcp::Context::new(
+        let context = Arc::new(crate::query::Context::new(
             engine.clone(),
             config.query_timeout(),
         ));

@@ -46,8 +46,10 @@ const DEFAULT_GRAPH_NAME: &str = crate::model::GraphName::DEFAULT;
 #[derive(Clone)]
 pub struct AppState {
     engine: Arc<Engine>,
-    /// The MCP tools served at `/mcp` (streamable HTTP).
-    mcp: Arc<crate::api::mcp::Context>,
+    /// The domain's context (engine, cursor key, query time limit), shared by the MCP
+    /// tools at `/mcp` and the JSON queries of `POST /graphs/{g}/query`, so a cursor made
+    /// on one pages on the other.
+    mcp: Arc<crate::query::Context>,
     config: Arc<HttpConfig>,
     metrics: Arc<Metrics>,
     /// Host header values accepted: loopback names, the listen address, configured hosts.
@@ -63,7 +65,7 @@ impl AppState {
         allowed_hosts.insert(listen.ip().to_string());
         allowed_hosts.insert(listen.to_string());
         allowed_hosts.extend(config.allowed_hosts.iter().cloned());
-        let mcp = Arc::new(crate::api::mcp::Context::new(
+        let mcp = Arc::new(crate::query::Context::new(
             engine.clone(),
             config.query_timeout(),
         ));

@@ -22,7 +22,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
 use crate::engine::Engine;
-use crate::error::ApiError;
+use crate::error::{ApiError, parse_args};
 use crate::query::envelope::Envelope;
 
 pub use crate::query::{Context, InspectArgs, QueryArgs, graph_name};
@@ -487,34 +487,6 @@ impl ServerHandler for StrataMcp {
             cache_scope: supports_cache_hints.then_some(rmcp::model::CacheScope::Public),
         })
     }
-}
-
-/// Parses tool arguments here rather than in rmcp's extractor, so a bad argument gets a
-/// structured error naming it (`param`) like every other error.
-pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(raw: JsonObject) -> Result<T, ApiError> {
-    serde_path_to_error::deserialize(serde_json::Value::Object(raw)).map_err(|error| {
-        // The path names where the problem is (`structured.patterns[0].subject`); for an
-        // unknown or missing field serde names the field itself in backquotes.
-        let path = error.path().to_string();
-        let message = error.inner().to_string();
-        let named = message.split('`').nth(1).map(str::to_owned);
-        // The path of an unknown field already ends with it; a missing one is named only
-        // in the message.
-        let param = match (path.as_str(), message.as_str()) {
-            (".", m) if m.starts_with("missing field") => named,
-            (path, m) if m.starts_with("missing field") => {
-                Some(format!("{path}.{}", named.unwrap_or_default()))
-            }
-            (".", _) => None,
-            (path, _) => Some(path.to_owned()),
-        };
-        ApiError {
-            code: crate::error::ErrorCode::InvalidArgument,
-            message: format!("invalid arguments: {message}"),
-            param,
-            validation: None,
-        }
-    })
 }
 
 impl StrataMcp {
