@@ -93,7 +93,7 @@ fn main() {
     );
     let n_triples = first.triples;
     assert_eq!(
-        graph.count_quads(graph.head_seq()),
+        graph.read_at(graph.head_seq()).count_quads(),
         n_triples,
         "strata holds every triple"
     );
@@ -423,9 +423,12 @@ fn main() {
     let readd_time = started.elapsed();
     assert_eq!(readded.commit_seq, Some(102));
     assert_eq!(readded.inserted, tenth.len() as u64);
-    assert_eq!(graph.count_quads(100), n_triples);
-    assert_eq!(graph.count_quads(101), n_triples - tenth.len() as u64);
-    assert_eq!(graph.count_quads(102), n_triples);
+    assert_eq!(graph.read_at(100).count_quads(), n_triples);
+    assert_eq!(
+        graph.read_at(101).count_quads(),
+        n_triples - tenth.len() as u64
+    );
+    assert_eq!(graph.read_at(102).count_quads(), n_triples);
 
     let pinned_read = ReadOptions {
         as_of: Some(100),

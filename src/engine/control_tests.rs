@@ -200,7 +200,7 @@ fn a_write_without_admin_never_changes_a_control_graph() {
     );
     assert_eq!(graph.head_seq(), head, "no refused write made a commit");
     assert!(graph.active_shapes().is_none(), "no shapes were published");
-    assert!(graph.declarations_at(head).is_empty());
+    assert!(graph.read_at(head).declarations().is_empty());
 
     // An admin request may do each of them; then removals are guarded the same way.
     graph
@@ -243,7 +243,7 @@ fn a_write_without_admin_never_changes_a_control_graph() {
         graph.active_shapes().map(|a| a.mode),
         Some(ValidationMode::Warn)
     );
-    assert_eq!(graph.declarations_at(head).len(), 1);
+    assert_eq!(graph.read_at(head).declarations().len(), 1);
     update(&graph, &format!("CLEAR GRAPH <{SHAPES}>"), &admin).unwrap();
     assert!(graph.active_shapes().is_none());
 }

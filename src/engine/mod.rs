@@ -10,6 +10,7 @@ mod graph;
 mod import;
 mod parallel_parse;
 mod read;
+mod reader;
 mod repair;
 mod search;
 mod validation;
@@ -20,6 +21,7 @@ pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
 pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples};
 pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
+pub use reader::GraphReader;
 pub use repair::{CheckpointCheck, GraphCheck, RepairPlan};
 pub use search::{
     EXACT_MAX_CANDIDATES, IndexProgress, IndexStatus, MAX_K, SearchHit, SearchOutcome,

@@ -206,11 +206,6 @@ impl Graph {
         embedder_for(&self.model_dir)
     }
 
-    /// Declarations at a commit.
-    pub fn declarations_at(&self, seq: CommitSeq) -> Vec<Declaration> {
-        declarations_in(&self.snapshot(seq))
-    }
-
     /// Starts the graph's index worker (at open). Without declarations it only checks
     /// for them when woken.
     pub(crate) fn start_search_worker(graph: &Arc<Graph>) {
@@ -259,7 +254,7 @@ impl Graph {
     pub fn sync_indexes(&self) -> Result<(), EngineError> {
         let _one_at_a_time = self.search.syncing.lock();
         let head = self.store.published_seq();
-        if self.search.indexes.read().is_empty() && self.declarations_at(head).is_empty() {
+        if self.search.indexes.read().is_empty() && self.read_at(head).declarations().is_empty() {
             // Nothing declared: do not even load the model (96 MB).
             return Ok(());
         }
@@ -282,7 +277,7 @@ impl Graph {
     /// Opens the indexes of the declarations at `head` (loading their files, not
     /// re-embedding) and drops the indexes of removed declarations.
     fn open_indexes(&self, head: CommitSeq) -> Result<(), EngineError> {
-        let declarations = self.declarations_at(head);
+        let declarations = self.read_at(head).declarations();
         let embedder = self.embedder();
         {
             let mut indexes = self.search.indexes.write();
@@ -547,7 +542,8 @@ impl Graph {
         let deadline = Instant::now() + timeout;
         self.notify_indexer();
         let declared: Vec<String> = self
-            .declarations_at(seq)
+            .read_at(seq)
+            .declarations()
             .into_iter()
             .map(|d| d.name)
             .collect();
@@ -613,7 +609,7 @@ impl Graph {
         }
         // After a restart the worker may not have opened the indexes yet: open them now
         // (their files, no re-embedding) so the first read already finds them.
-        let declared = self.declarations_at(head);
+        let declared = self.read_at(head).declarations();
         let missing = {
             let indexes = self.search.indexes.read();
             declared.iter().any(|d| !indexes.contains_key(&d.name))
@@ -826,13 +822,13 @@ impl Graph {
 
     fn declaration_quads(&self, name: &str) -> Vec<crate::model::Quad> {
         let head = self.head_seq();
-        self.declarations_at(head)
+        self.read_at(head).declarations()
             .into_iter()
             .find(|d| d.name == name)
             .map(|d| {
                 // The stored quads, exactly as read (values may differ from a new one).
                 let node = Term::NamedNode(d.node());
-                self.quads_matching(head, Some(&node), None, None)
+                self.read_at(head).quads_matching(Some(&node), None, None)
                     .into_iter()
                     .filter(|q| {
                         matches!(&q.graph_name, crate::model::RdfGraphName::NamedNode(g) if g.as_str() == EMBEDDINGS_GRAPH)

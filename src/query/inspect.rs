@@ -178,7 +178,7 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         error
     })?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
-    let n_quads = graph.count_quads(seq);
+    let n_quads = graph.read_at(seq).count_quads();
     let types = select(
         ctx,
         &graph,
@@ -217,7 +217,7 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         }
     })];
     // Searchable classes: suggest a search over the first, by meaning.
-    if let Some(declaration) = graph.declarations_at(seq).first() {
+    if let Some(declaration) = graph.read_at(seq).declarations().first() {
         suggestions.push(json!({
             "tool": "query",
             "arguments": {
@@ -541,7 +541,7 @@ fn history(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let graph = ctx.engine.graph(&name)?;
     let node = record_iri(args, &name)?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
-    let versions = graph.history_of(seq, &node.clone().into());
+    let versions = graph.read_at(seq).history_of(&node.clone().into());
     if versions.is_empty() {
         return Err(ApiError {
             code: ErrorCode::InvalidArgument,
@@ -634,7 +634,8 @@ fn why(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     };
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let versions: Vec<(u64, Option<u64>)> = graph
-        .history_of(seq, &source.clone().into())
+        .read_at(seq)
+        .history_of(&source.clone().into())
         .into_iter()
         .filter(|(quad, _, _)| quad.predicate == predicate && quad.object == target.clone().into())
         .map(|(_, added, removed)| (added, removed))

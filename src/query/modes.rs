@@ -869,7 +869,8 @@ pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
         (None, Some(property)) => {
             let iri = relation_iri(&graph_name, property);
             let iri = if graph
-                .quads_matching(seq, None, Some(&iri.clone().into()), None)
+                .read_at(seq)
+                .quads_matching(None, Some(&iri.clone().into()), None)
                 .is_empty()
             {
                 RecordIris::for_graph(&graph_name).field(property)

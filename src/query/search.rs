@@ -204,7 +204,8 @@ pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs, admin: bool) -> Result<E
             let declaration = match (&args.class, args.name.as_deref()) {
                 (Some(_), _) => build_declaration(&graph, &name, args)?,
                 (None, Some(index)) => graph
-                    .declarations_at(head)
+                    .read_at(head)
+                    .declarations()
                     .into_iter()
                     .find(|d| d.name == index)
                     .ok_or_else(|| no_index(index))?,
@@ -437,7 +438,7 @@ pub fn search(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
         ));
     }
     graph.sync_indexes()?;
-    let declarations = graph.declarations_at(head);
+    let declarations = graph.read_at(head).declarations();
     if declarations.is_empty() {
         return Err(ApiError::invalid_argument(
             "class",
@@ -853,7 +854,7 @@ pub fn searchable_summary(engine: &crate::Engine, sees: impl Fn(&str) -> bool) -
             continue;
         };
         let head = graph.head_seq();
-        for declaration in graph.declarations_at(head) {
+        for declaration in graph.read_at(head).declarations() {
             let fields = filterable_fields(&graph, &declaration, head);
             parts.push(format!(
                 "graph {} class {} (index {}){}",
@@ -886,7 +887,7 @@ fn filterable_fields(graph: &Graph, declaration: &Declaration, seq: u64) -> Vec<
         let Some(term) = snapshot.term(record) else {
             continue;
         };
-        for quad in graph.quads_matching(seq, Some(&term), None, None) {
+        for quad in graph.read_at(seq).quads_matching(Some(&term), None, None) {
             let property = quad.predicate.as_str().to_owned();
             if property.ends_with("#type") || seen.contains_key(&property) {
                 continue;

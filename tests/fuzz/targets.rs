@@ -486,7 +486,7 @@ impl Harness {
 
     fn quads(&self) -> Result<u64, String> {
         let graph = self.graph()?;
-        Ok(graph.count_quads(graph.head_seq()))
+        Ok(graph.read_at(graph.head_seq()).count_quads())
     }
 
     /// Closes the engine, reopens the directory, and checks every graph came back at the
@@ -502,7 +502,7 @@ impl Harness {
                     .graph(name.as_str())
                     .map_err(|e| format!("graph {name}: {e}"))?;
                 let head = graph.head_seq();
-                Ok((name.to_string(), (head, graph.count_quads(head))))
+                Ok((name.to_string(), (head, graph.read_at(head).count_quads())))
             })
             .collect::<Result<_, String>>()?;
         drop(engine);
@@ -514,10 +514,10 @@ impl Harness {
                 .graph(name)
                 .map_err(|e| format!("after reopening, graph {name}: {e}"))?;
             let now = graph.head_seq();
-            if now != *head || graph.count_quads(now) != *quads {
+            if now != *head || graph.read_at(now).count_quads() != *quads {
                 return Err(format!(
                     "after reopening, graph {name} is at commit {now} with {} quads; it was at {head} with {quads}",
-                    graph.count_quads(now)
+                    graph.read_at(now).count_quads()
                 ));
             }
             engine

@@ -270,7 +270,7 @@ pub async fn record_history(
         let seq = graph.resolve_seq(options.as_of, options.as_of_time)?;
         let mut by_commit: std::collections::BTreeMap<u64, (Vec<String>, Vec<String>)> =
             std::collections::BTreeMap::new();
-        for (quad, added, removed) in graph.history_of(seq, &node.into()) {
+        for (quad, added, removed) in graph.read_at(seq).history_of(&node.into()) {
             let text = format!("{quad} .");
             if let Some(removed) = removed {
                 by_commit.entry(removed).or_default().1.push(text.clone());
