@@ -504,46 +504,56 @@ fn label(snapshot: &crate::store::Snapshot, node: &str) -> Option<String> {
         })
 }
 
+/// The record a walk starts or ends at (`param`), which the call must give.
+fn record(
+    graph_name: &str,
+    node: &Option<Node>,
+    param: &str,
+    what: &str,
+) -> Result<NamedNode, ApiError> {
+    let node = node
+        .as_ref()
+        .ok_or_else(|| ApiError::invalid_argument(param, format!("give {what} in `{param}`")))?;
+    node_iri(graph_name, node, param)
+}
+
+/// A walk's bound: `default` when not given, refused outside `1..=max`.
+fn bounded(
+    value: Option<usize>,
+    default: usize,
+    max: usize,
+    param: &str,
+) -> Result<usize, ApiError> {
+    let value = value.unwrap_or(default);
+    if !(1..=max).contains(&value) {
+        return Err(ApiError::invalid_argument(
+            param,
+            format!("{param} must be between 1 and {max}"),
+        ));
+    }
+    Ok(value)
+}
+
+/// The relations a walk may follow, as IRIs (empty: all).
+fn relation_set(graph_name: &str, relations: &[String]) -> HashSet<String> {
+    relations
+        .iter()
+        .map(|r| relation_iri(graph_name, r).as_str().to_owned())
+        .collect()
+}
+
 /// Path search never expands more partial paths than this (hubs make paths explode).
 const MAX_EXPANSIONS: usize = 50_000;
 
 /// `paths`: bounded paths between two records, shortest first.
 pub fn paths(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
     let graph_name = graph_name(&args.graph);
-    let source = node_iri(
-        &graph_name,
-        args.source.as_ref().ok_or_else(|| {
-            ApiError::invalid_argument("source", "give the start record in `source`")
-        })?,
-        "source",
-    )?;
-    let target = node_iri(
-        &graph_name,
-        args.target.as_ref().ok_or_else(|| {
-            ApiError::invalid_argument("target", "give the end record in `target`")
-        })?,
-        "target",
-    )?;
-    let max_depth = args.max_depth.unwrap_or(4);
-    if !(1..=8).contains(&max_depth) {
-        return Err(ApiError::invalid_argument(
-            "max_depth",
-            "max_depth must be between 1 and 8",
-        ));
-    }
-    let max_paths = args.max_paths.unwrap_or(5);
-    if !(1..=20).contains(&max_paths) {
-        return Err(ApiError::invalid_argument(
-            "max_paths",
-            "max_paths must be between 1 and 20",
-        ));
-    }
+    let source = record(&graph_name, &args.source, "source", "the start record")?;
+    let target = record(&graph_name, &args.target, "target", "the end record")?;
+    let max_depth = bounded(args.max_depth, 4, 8, "max_depth")?;
+    let max_paths = bounded(args.max_paths, 5, 20, "max_paths")?;
     let direction = args.direction.unwrap_or(Direction::Both);
-    let relations: HashSet<String> = args
-        .relations
-        .iter()
-        .map(|r| relation_iri(&graph_name, r).as_str().to_owned())
-        .collect();
+    let relations = relation_set(&graph_name, &args.relations);
     let graph = ctx.engine.graph(&graph_name)?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let snapshot = graph.snapshot(seq);
@@ -619,33 +629,11 @@ pub fn paths(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
 /// `neighborhood`: the bounded subgraph around a record.
 pub fn neighborhood(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
     let graph_name = graph_name(&args.graph);
-    let center = node_iri(
-        &graph_name,
-        args.source.as_ref().ok_or_else(|| {
-            ApiError::invalid_argument("source", "give the center record in `source`")
-        })?,
-        "source",
-    )?;
-    let max_depth = args.max_depth.unwrap_or(2);
-    if !(1..=4).contains(&max_depth) {
-        return Err(ApiError::invalid_argument(
-            "max_depth",
-            "max_depth must be between 1 and 4",
-        ));
-    }
-    let max_nodes = args.max_nodes.unwrap_or(50);
-    if !(1..=500).contains(&max_nodes) {
-        return Err(ApiError::invalid_argument(
-            "max_nodes",
-            "max_nodes must be between 1 and 500",
-        ));
-    }
+    let center = record(&graph_name, &args.source, "source", "the center record")?;
+    let max_depth = bounded(args.max_depth, 2, 4, "max_depth")?;
+    let max_nodes = bounded(args.max_nodes, 50, 500, "max_nodes")?;
     let direction = args.direction.unwrap_or(Direction::Both);
-    let relations: HashSet<String> = args
-        .relations
-        .iter()
-        .map(|r| relation_iri(&graph_name, r).as_str().to_owned())
-        .collect();
+    let relations = relation_set(&graph_name, &args.relations);
     let graph = ctx.engine.graph(&graph_name)?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let snapshot = graph.snapshot(seq);
