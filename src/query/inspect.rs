@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::render::{self, Row};
 use super::{Context, graph_name};
 use crate::error::{ApiError, ErrorCode};
 use crate::log::format_time;
@@ -157,15 +158,14 @@ fn publication(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> 
     ))
 }
 
-/// Runs a SELECT and returns its rows as (variable → term) maps, rendered compactly.
+/// Runs a SELECT and returns its rows as (variable → term) maps.
 fn select(
     ctx: &Context,
     graph: &crate::engine::Graph,
     seq: u64,
     query: &str,
-    max_chars: usize,
-) -> Result<Vec<serde_json::Map<String, Value>>, ApiError> {
-    super::modes::select_rows(ctx, graph, seq, query, max_chars, None)
+) -> Result<Vec<Row>, ApiError> {
+    super::modes::select_rows(ctx, graph, seq, query, None)
 }
 
 fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
@@ -184,26 +184,22 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         &graph,
         seq,
         "SELECT ?type (COUNT(?s) AS ?count) WHERE { ?s a ?type } GROUP BY ?type ORDER BY DESC(?count) LIMIT 20",
-        200,
     )?;
     let links = select(
         ctx,
         &graph,
         seq,
         "SELECT ?property (COUNT(*) AS ?count) WHERE { ?s ?property ?o } GROUP BY ?property ORDER BY DESC(?count) LIMIT 25",
-        200,
     )?;
     let named = select(
         ctx,
         &graph,
         seq,
         "SELECT ?graph (COUNT(*) AS ?count) WHERE { GRAPH ?graph { ?s ?p ?o } } GROUP BY ?graph ORDER BY DESC(?count) LIMIT 10",
-        200,
     )?;
     let example_type = types
         .first()
-        .and_then(|row| row.get("type"))
-        .and_then(Value::as_str)
+        .and_then(|row| render::iri(row, "type"))
         .map(str::to_owned);
     let mut suggestions = vec![json!({
         "tool": "query",
@@ -211,7 +207,7 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             "mode": "sparql",
             "graph": name,
             "sparql": match &example_type {
-                Some(t) => format!("SELECT ?s ?label WHERE {{ ?s a {t} . OPTIONAL {{ ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label }} }} LIMIT 20"),
+                Some(t) => format!("SELECT ?s ?label WHERE {{ ?s a <{t}> . OPTIONAL {{ ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label }} }} LIMIT 20"),
                 None => "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 20".to_owned(),
             }
         }
@@ -231,7 +227,7 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     } else if let Some(t) = &example_type {
         suggestions.push(json!({
             "tool": "embeddings",
-            "arguments": { "action": "declare", "graph": name, "class": t.trim_matches(['<', '>']) }
+            "arguments": { "action": "declare", "graph": name, "class": t }
         }));
     }
     suggestions.push(json!({ "tool": "inspect", "arguments": { "action": "log", "graph": name } }));
@@ -245,9 +241,9 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         json!({
             "graph": name,
             "quads": n_quads,
-            "types": types,
-            "properties": links,
-            "named_graphs": named,
+            "types": render::rows(&types, &["type"], 200),
+            "properties": render::rows(&links, &["property"], 200),
+            "named_graphs": render::rows(&named, &["graph"], 200),
             "suggested_next_calls": suggestions,
         }),
         seq,
@@ -373,7 +369,6 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             node.as_str(),
             budget.rows * 5
         ),
-        budget.string_chars,
     )?;
     let incoming = select(
         ctx,
@@ -384,7 +379,6 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             node.as_str(),
             budget.rows
         ),
-        budget.string_chars,
     )?;
     if out.is_empty() && incoming.is_empty() {
         return Err(ApiError {
@@ -399,15 +393,14 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     }
     let mut properties = serde_json::Map::new();
     for row in &out {
-        let (Some(Value::String(property)), Some(value)) = (row.get("property"), row.get("value"))
-        else {
+        let (Some(property), Some(value)) = (render::iri(row, "property"), row.get("value")) else {
             continue;
         };
         let entry = properties
-            .entry(property.clone())
+            .entry(property.to_owned())
             .or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(values) = entry {
-            values.push(value.clone());
+            values.push(render::term(value, budget.string_chars).0);
         }
     }
     Ok(Envelope::new(
@@ -417,7 +410,7 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             properties.len(),
             incoming.len()
         ),
-        json!({ "iri": node.as_str(), "properties": properties, "incoming": incoming }),
+        json!({ "iri": node.as_str(), "properties": properties, "incoming": render::rows(&incoming, &["source", "property"], budget.string_chars) }),
         seq,
     ))
 }
@@ -668,7 +661,6 @@ fn why(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             predicate.as_str(),
             target.as_str()
         ),
-        1000,
     )?;
     Ok(Envelope::new(
         format!(
@@ -677,7 +669,7 @@ fn why(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             versions.len(),
             annotations.len()
         ),
-        json!({ "source": source.as_str(), "relation": predicate.as_str(), "target": target.as_str(), "holds": holds, "versions": timeline, "annotations": annotations }),
+        json!({ "source": source.as_str(), "relation": predicate.as_str(), "target": target.as_str(), "holds": holds, "versions": timeline, "annotations": render::rows(&annotations, &["property"], 1000) }),
         seq,
     ))
 }

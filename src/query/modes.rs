@@ -8,8 +8,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::render::{self, Row};
 use super::run::QueryArgs;
-use super::{Context, graph_name, render};
+use super::{Context, graph_name};
 use crate::engine::{Graph, ReadOptions};
 use crate::error::ApiError;
 use crate::model::{Literal, NamedNode, Term};
@@ -110,15 +111,14 @@ fn relation_iri(graph_name: &str, relation: &str) -> NamedNode {
     RecordIris::for_graph(graph_name).relation(relation)
 }
 
-/// Runs a SELECT at `seq`; its rows as (variable → term) maps, rendered compactly.
+/// Runs a SELECT at `seq`; its rows as (variable → term) maps, rendered by the caller.
 pub(super) fn select_rows(
     ctx: &Context,
     graph: &Graph,
     seq: u64,
     query: &str,
-    max_chars: usize,
     cancellation: Option<CancellationToken>,
-) -> Result<Vec<serde_json::Map<String, Value>>, ApiError> {
+) -> Result<Vec<Row>, ApiError> {
     let options = ReadOptions {
         as_of: Some(seq),
         timeout: Some(ctx.query_timeout),
@@ -136,14 +136,12 @@ pub(super) fn select_rows(
     for solution in solutions {
         let solution =
             solution.map_err(|e| crate::engine::EngineError::from(answer.control.stop_error(e)))?;
-        let mut row = serde_json::Map::new();
-        for (variable, value) in solution.iter() {
-            row.insert(
-                variable.as_str().to_owned(),
-                render::term(value, false, max_chars).0,
-            );
-        }
-        rows.push(row);
+        rows.push(
+            solution
+                .iter()
+                .map(|(variable, value)| (variable.as_str().to_owned(), value.clone()))
+                .collect(),
+        );
     }
     Ok(rows)
 }
@@ -163,19 +161,17 @@ pub fn names(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
     let query = format!(
         "SELECT ?record ?label ?type WHERE {{ ?record <{RDFS_LABEL}> ?label . FILTER(isIRI(?record) && CONTAINS(LCASE(STR(?label)), {needle})) OPTIONAL {{ ?record <{RDF_TYPE}> ?type }} }} LIMIT 2000"
     );
-    let rows = select_rows(ctx, &graph, seq, &query, 300, None)?;
+    let rows = select_rows(ctx, &graph, seq, &query, None)?;
     let lower = name.to_lowercase();
     // Group candidates by label; rank exact, then case-insensitive, then prefix, then contains.
     let mut groups: BTreeMap<(u8, String), BTreeMap<String, Vec<String>>> = BTreeMap::new();
-    for row in rows {
-        let (Some(Value::String(record)), Some(label)) = (row.get("record"), row.get("label"))
+    for row in &rows {
+        let (Some(record), Some(Term::Literal(label))) =
+            (render::iri(row, "record"), row.get("label"))
         else {
             continue;
         };
-        let label = match label {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
+        let label = cut(label.value(), 300).0;
         let label_lower = label.to_lowercase();
         let rank = if label == name {
             0
@@ -189,12 +185,12 @@ pub fn names(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
         let types = groups
             .entry((rank, label))
             .or_default()
-            .entry(record.clone())
+            .entry(record.to_owned())
             .or_default();
-        if let Some(Value::String(class)) = row.get("type")
-            && !types.contains(class)
+        if let Some(class) = render::iri(row, "type")
+            && !types.iter().any(|t| t == class)
         {
-            types.push(class.clone());
+            types.push(class.to_owned());
         }
     }
     let budget = args.detail.unwrap_or_default().budget();
@@ -312,27 +308,20 @@ pub fn compare(
         None => graph.head_seq(),
     };
     let budget = args.detail.unwrap_or_default().budget();
-    let before = select_rows(
-        ctx,
-        &graph,
-        from_seq,
-        text,
+    let before = render::rows(
+        &select_rows(ctx, &graph, from_seq, text, Some(cancellation.clone()))?,
+        &[],
         budget.string_chars,
-        Some(cancellation.clone()),
-    )?;
-    let after = select_rows(
-        ctx,
-        &graph,
-        to_seq,
-        text,
+    );
+    let after = render::rows(
+        &select_rows(ctx, &graph, to_seq, text, Some(cancellation))?,
+        &[],
         budget.string_chars,
-        Some(cancellation),
-    )?;
-    let count = |rows: &[serde_json::Map<String, Value>]| {
+    );
+    let count = |rows: &[Value]| {
         let mut counts: BTreeMap<String, (usize, Value)> = BTreeMap::new();
         for row in rows {
-            let value = Value::Object(row.clone());
-            counts.entry(value.to_string()).or_insert((0, value)).0 += 1;
+            counts.entry(row.to_string()).or_insert((0, row.clone())).0 += 1;
         }
         counts
     };
@@ -778,9 +767,10 @@ pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
     let graph_name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&graph_name)?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
-    let number = |row: &serde_json::Map<String, Value>, key: &str| {
-        row.get(key).and_then(Value::as_u64).unwrap_or(0)
-    };
+    let select = |query: String| select_rows(ctx, &graph, seq, &query, None);
+    // Fields naming a property or a type hold bare IRIs; examples and values are terms.
+    let iri_fields = ["property", "type", "kind"];
+    let show = |rows: &[Row]| render::rows(rows, &iri_fields, 200);
     match (&args.class, &args.property) {
         (Some(class), None) => {
             let class = known_class(&graph, &graph_name, seq, class, "class")?;
@@ -788,57 +778,30 @@ pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
                 "{{ SELECT ?s WHERE {{ ?s <{RDF_TYPE}> <{}> }} LIMIT {DESCRIBE_SAMPLE} }}",
                 class.as_str()
             );
-            let count = select_rows(
-                ctx,
-                &graph,
-                seq,
-                &format!(
-                    "SELECT (COUNT(*) AS ?n) WHERE {{ ?s <{RDF_TYPE}> <{}> }}",
-                    class.as_str()
-                ),
-                100,
-                None,
-            )?;
-            let instances = count.first().map_or(0, |r| number(r, "n"));
-            let outgoing = select_rows(
-                ctx,
-                &graph,
-                seq,
-                &format!(
-                    "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (COUNT(DISTINCT ?o) AS ?distinct) (SAMPLE(?o) AS ?example) (SAMPLE(IF(isIRI(?o), \"iri\", STR(DATATYPE(?o)))) AS ?kind) WHERE {{ {sample} ?s ?property ?o }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
-                ),
-                200,
-                None,
-            )?;
-            let incoming = select_rows(
-                ctx,
-                &graph,
-                seq,
-                &format!(
-                    "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (SAMPLE(?from) AS ?example) WHERE {{ {sample} ?from ?property ?s }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
-                ),
-                200,
-                None,
-            )?;
+            let count = select(format!(
+                "SELECT (COUNT(*) AS ?n) WHERE {{ ?s <{RDF_TYPE}> <{}> }}",
+                class.as_str()
+            ))?;
+            let instances = count.first().map_or(0, |r| render::count(r, "n"));
+            let outgoing = select(format!(
+                "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (COUNT(DISTINCT ?o) AS ?distinct) (SAMPLE(?o) AS ?example) (SAMPLE(IF(isIRI(?o), \"iri\", STR(DATATYPE(?o)))) AS ?kind) WHERE {{ {sample} ?s ?property ?o }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
+            ))?;
+            let incoming = select(format!(
+                "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (SAMPLE(?from) AS ?example) WHERE {{ {sample} ?from ?property ?s }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
+            ))?;
             let mut properties = Vec::new();
-            for row in outgoing {
-                let mut entry = Value::Object(row.clone());
-                if number(&row, "distinct") <= SMALL_VALUE_SET
-                    && let Some(Value::String(property)) = row.get("property")
+            for row in &outgoing {
+                let mut entry = render::row(row, &iri_fields, 200).0;
+                if render::count(row, "distinct") <= SMALL_VALUE_SET
+                    && let Some(property) = render::iri(row, "property")
                 {
-                    let values = select_rows(
-                        ctx,
-                        &graph,
-                        seq,
-                        &format!(
-                            "SELECT DISTINCT ?value WHERE {{ {sample} ?s {property} ?value }} LIMIT {SMALL_VALUE_SET}"
-                        ),
-                        200,
-                        None,
-                    )?;
+                    let values = select(format!(
+                        "SELECT DISTINCT ?value WHERE {{ {sample} ?s <{property}> ?value }} LIMIT {SMALL_VALUE_SET}"
+                    ))?;
                     entry["values"] = values
-                        .into_iter()
-                        .filter_map(|mut r| r.remove("value"))
+                        .iter()
+                        .filter_map(|r| r.get("value"))
+                        .map(|value| render::term(value, 200).0)
                         .collect();
                 }
                 properties.push(entry);
@@ -850,7 +813,7 @@ pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
                     class.as_str(),
                     properties.len()
                 ),
-                json!({ "class": class.as_str(), "instances": instances, "sampled": sampled, "properties": properties, "incoming": incoming }),
+                json!({ "class": class.as_str(), "instances": instances, "sampled": sampled, "properties": properties, "incoming": show(&incoming) }),
                 seq,
             ))
         }
@@ -865,47 +828,26 @@ pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
             } else {
                 iri
             };
-            let rows = select_rows(
-                ctx,
-                &graph,
-                seq,
-                &format!(
-                    "SELECT (COUNT(*) AS ?uses) (COUNT(DISTINCT ?s) AS ?subjects) (COUNT(DISTINCT ?o) AS ?distinct) WHERE {{ ?s <{}> ?o }}",
-                    iri.as_str()
-                ),
-                200,
-                None,
-            )?;
-            let subject_types = select_rows(
-                ctx,
-                &graph,
-                seq,
-                &format!(
-                    "SELECT ?type (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s <{}> ?o . ?s <{RDF_TYPE}> ?type }} GROUP BY ?type ORDER BY DESC(?n) LIMIT 10",
-                    iri.as_str()
-                ),
-                200,
-                None,
-            )?;
-            let object_kinds = select_rows(
-                ctx,
-                &graph,
-                seq,
-                &format!(
-                    "SELECT ?kind (COUNT(*) AS ?n) (SAMPLE(?o) AS ?example) WHERE {{ ?s <{}> ?o . OPTIONAL {{ ?o <{RDF_TYPE}> ?type }} BIND(COALESCE(?type, IF(isIRI(?o), \"iri\", STR(DATATYPE(?o)))) AS ?kind) }} GROUP BY ?kind ORDER BY DESC(?n) LIMIT 10",
-                    iri.as_str()
-                ),
-                200,
-                None,
-            )?;
-            let totals = rows.into_iter().next().unwrap_or_default();
+            let rows = select(format!(
+                "SELECT (COUNT(*) AS ?uses) (COUNT(DISTINCT ?s) AS ?subjects) (COUNT(DISTINCT ?o) AS ?distinct) WHERE {{ ?s <{}> ?o }}",
+                iri.as_str()
+            ))?;
+            let subject_types = select(format!(
+                "SELECT ?type (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s <{}> ?o . ?s <{RDF_TYPE}> ?type }} GROUP BY ?type ORDER BY DESC(?n) LIMIT 10",
+                iri.as_str()
+            ))?;
+            let object_kinds = select(format!(
+                "SELECT ?kind (COUNT(*) AS ?n) (SAMPLE(?o) AS ?example) WHERE {{ ?s <{}> ?o . OPTIONAL {{ ?o <{RDF_TYPE}> ?type }} BIND(COALESCE(?type, IF(isIRI(?o), \"iri\", STR(DATATYPE(?o)))) AS ?kind) }} GROUP BY ?kind ORDER BY DESC(?n) LIMIT 10",
+                iri.as_str()
+            ))?;
+            let totals = rows.first().cloned().unwrap_or_default();
             Ok(Envelope::new(
                 format!(
                     "<{}>: {} use(s) at commit {seq} of graph {graph_name}",
                     iri.as_str(),
-                    number(&totals, "uses")
+                    render::count(&totals, "uses")
                 ),
-                json!({ "property": iri.as_str(), "totals": totals, "subject_types": subject_types, "objects": object_kinds }),
+                json!({ "property": iri.as_str(), "totals": render::row(&totals, &[], 200).0, "subject_types": show(&subject_types), "objects": show(&object_kinds) }),
                 seq,
             ))
         }

@@ -361,11 +361,18 @@ fn analyze(
         .map(|rows| {
             rows.iter()
                 .map(|row| {
-                    let text = |key: &str| {
-                        row[key]["value"]
-                            .as_str()
-                            .map(str::to_owned)
+                    // Terms in the one form (render.rs): an IRI, a JSON value or a literal.
+                    let text = |key: &str| match &row[key] {
+                        serde_json::Value::String(s) => s.clone(),
+                        serde_json::Value::Object(term) => term
+                            .get("iri")
+                            .or_else(|| term.get("value"))
+                            .or_else(|| term.get("bnode"))
+                            .and_then(serde_json::Value::as_str)
                             .unwrap_or_default()
+                            .to_owned(),
+                        serde_json::Value::Null => String::new(),
+                        other => other.to_string(),
                     };
                     let number = text(&measure).parse::<f64>().unwrap_or(0.0);
                     json!({ "category": text(&category), "value": number })
@@ -514,7 +521,6 @@ fn sparql(
     let eval_error = |error: spareval::QueryEvaluationError| -> ApiError {
         crate::engine::EngineError::from(control.stop_error(error)).into()
     };
-    let typed = detail != Detail::Compact;
     let mut truncated = false;
     let mut bytes = 0usize;
     let mut rows: Vec<Value> = Vec::new();
@@ -545,7 +551,7 @@ fn sparql(
                 }
                 let mut row = serde_json::Map::new();
                 for (variable, value) in solution.iter() {
-                    let (value, was_cut) = render::term(value, typed, budget.string_chars);
+                    let (value, was_cut) = render::term(value, budget.string_chars);
                     truncated |= was_cut;
                     row.insert(variable.as_str().to_owned(), value);
                 }

@@ -133,18 +133,6 @@ async def fails(session, tool, arguments, code):
     return error
 
 
-def compact(row):
-    """A row at detail `standard`/`full` (SPARQL JSON terms) in the compact form."""
-    out = {}
-    for key, value in row.items():
-        if isinstance(value, dict) and value.get("type") == "uri":
-            value = f"<{value['value']}>"
-        elif isinstance(value, dict) and value.get("datatype", "").endswith("#integer"):
-            value = int(value["value"])
-        out[key] = value
-    return out
-
-
 async def select(session, graph, sparql, **extra):
     envelope = await ok(session, "query", {"mode": "sparql", "graph": graph, "sparql": sparql, **extra})
     return envelope, envelope["data"]["rows"]
@@ -292,17 +280,17 @@ async def desk(session):
     data = guide["data"]
     types_seen = {row["type"]: row["count"] for row in data["types"]}
     check("guide-counts", data["quads"] == 20 and guide["served_at_seq"] == seq, guide)
-    check("guide-types", types_seen == {f"<{EX}Ticket>": 3, f"<{EX}Bug>": 2, f"<{EX}Release>": 3},
+    check("guide-types", types_seen == {f"{EX}Ticket": 3, f"{EX}Bug": 2, f"{EX}Release": 3},
           types_seen)
     properties = {row["property"] for row in data["properties"]}
-    check("guide-properties", {f"<{EX}reportedAs>", f"<{EX}fixedIn>"} <= properties, properties)
+    check("guide-properties", {f"{EX}reportedAs", f"{EX}fixedIn"} <= properties, properties)
     suggestion = data["suggested_next_calls"][0]
     check("guide-suggestion-runs", suggestion["tool"] == "query", suggestion)
     suggested = await ok(session, suggestion["tool"], suggestion["arguments"])
     check("guide-suggestion-answers", len(suggested["data"]["rows"]) >= 1, suggested)
 
     envelope, rows = await select(session, "desk", FIXED_IN_T42)
-    check("t42-fixed-in-2.1", rows == [{"release": f"<{EX}R-2.1>", "label": "2.1"}], envelope)
+    check("t42-fixed-in-2.1", rows == [{"release": {"iri": f"{EX}R-2.1"}, "label": "2.1"}], envelope)
     check("t42-served-at-import", envelope["served_at_seq"] == seq, envelope)
 
     # A second fix lands later; the pinned read still gives the first answer.
@@ -317,7 +305,7 @@ async def desk(session):
           and envelope["served_at_seq"] == seq, envelope)
     entity = await ok(session, "inspect", {"action": "entity", "graph": "desk", "iri": f"{EX}BUG-9",
                                            "as_of_commit_seq": seq})
-    check("entity-as-of", entity["data"]["properties"].get(f"<{EX}fixedIn>") == [f"<{EX}R-2.1>"]
+    check("entity-as-of", entity["data"]["properties"].get(f"{EX}fixedIn") == [{"iri": f"{EX}R-2.1"}]
           and entity["served_at_seq"] == seq, entity)
     log = await ok(session, "inspect", {"action": "log", "graph": "desk"})
     commits = log["data"]["commits"]
@@ -345,7 +333,7 @@ async def paging(session):
     imported = await ok(session, "rdf", {"action": "import", "graph": "pages",
                                          "content": "\n".join(lines), "format": "turtle"})
     seq = imported["data"]["commit_seq"]
-    expected = [{"item": f"<{EX}item{i:03d}>", "rank": i} for i in range(N_ROWS)]
+    expected = [{"item": {"iri": f"{EX}item{i:03d}"}, "rank": i} for i in range(N_ROWS)]
     sparql = f"PREFIX ex: <{EX}> SELECT ?item ?rank WHERE {{ ?item ex:rank ?rank }} ORDER BY ?rank"
     extra = 0
     # row_limit is capped by `detail` (compact: 20 rows), without a note saying so.
@@ -365,7 +353,7 @@ async def paging(session):
         while True:
             envelope = await ok(session, "query", arguments)
             pages += 1
-            rows.extend(compact(row) for row in envelope["data"]["rows"])
+            rows.extend(envelope["data"]["rows"])
             seqs.append(envelope["served_at_seq"])
             if "next" not in envelope:
                 check(f"paging-{label}-last-page-not-truncated", not envelope.get("truncated"), envelope)
@@ -406,7 +394,7 @@ async def paging(session):
         # The same cursor again gives the same page (cursors are not consumed).
         again = await ok(session, "query", first_next)
         check(f"paging-{label}-cursor-replay", again["served_at_seq"] == seq
-              and [compact(r) for r in again["data"]["rows"]] == expected[per_page:2 * per_page], again)
+              and again["data"]["rows"] == expected[per_page:2 * per_page], again)
 
     envelope, rows = await select(session, "pages", f"PREFIX ex: <{EX}> SELECT (COUNT(*) AS ?n) "
                                                     f"WHERE {{ ?item ex:rank ?rank }}")
@@ -615,27 +603,27 @@ async def records(session):
     committed = await ok(session, "commit", write)
     check("commit-records", committed["data"]["commit_seq"] == 2 and committed["data"]["inserted"] > 0, committed)
     bug = await ok(session, "inspect", {"action": "entity", "graph": "records", "type": "Bug", "name": "BUG-7"})
-    check("entity-by-type-and-name", f"<{RECORDS_BASE}/prop/severity>" in bug["data"]["properties"]
-          and bug["data"]["properties"][f"<{RECORDS_BASE}/prop/severity>"] == [2], bug["data"])
+    check("entity-by-type-and-name", f"{RECORDS_BASE}/prop/severity" in bug["data"]["properties"]
+          and bug["data"]["properties"][f"{RECORDS_BASE}/prop/severity"] == [2], bug["data"])
     replay = await ok(session, "commit", write)
     check("commit-replay", replay["data"]["idempotent_replay"] is True and replay["data"]["commit_seq"] == 2, replay)
     answer = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql": RECORDS_QUESTION})
-    check("records-answer", [compact(r) for r in answer["data"]["rows"]] == [{"release": "2.1"}]
+    check("records-answer", answer["data"]["rows"] == [{"release": "2.1"}]
           and answer["served_at_seq"] == 2, answer)
     typed = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql":
         f"SELECT ?s ?o WHERE {{ ?b <{RECORDS_BASE}/prop/severity> ?s . ?t <{RECORDS_BASE}/prop/opened> ?o }}", "detail": "standard"})
     row = typed["data"]["rows"][0]
-    check("field-values-typed", row["s"].get("datatype", "").endswith("#integer")
-          and row["o"].get("datatype", "").endswith("#dateTime") and row["o"]["value"] == "2026-06-26T00:00:00Z", row)
+    check("field-values-typed", row["s"] == 2 and row["o"] == {
+        "value": "2026-06-26T00:00:00Z", "datatype": "http://www.w3.org/2001/XMLSchema#dateTime"}, row)
     annotation = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql":
         "SELECT ?c ?e WHERE { ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t ; "
         "<https://strata.dev/ns#confidence> ?c ; <https://strata.dev/ns#evidence> ?e }"})
-    check("edge-annotations", [compact(r) for r in annotation["data"]["rows"]] == [{"c": 0.8, "e": "customer email"}], annotation)
+    check("edge-annotations", annotation["data"]["rows"] == [{"c": 0.8, "e": "customer email"}], annotation)
     why = await ok(session, "inspect", {"action": "why", "graph": "records", "type": "Ticket", "name": "T-42",
                                         "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "BUG-7"}})
-    annotations = {compact(a)["property"]: compact(a)["value"] for a in why["data"]["annotations"]}
-    check("why-annotations", annotations.get("<https://strata.dev/ns#confidence>") == 0.8
-          and annotations.get("<https://strata.dev/ns#evidence>") == "customer email"
+    annotations = {a["property"]: a["value"] for a in why["data"]["annotations"]}
+    check("why-annotations", annotations.get("https://strata.dev/ns#confidence") == 0.8
+          and annotations.get("https://strata.dev/ns#evidence") == "customer email"
           and why["data"]["versions"][0]["added"]["commit_seq"] == 2, why["data"])
     bad = [
         ({"triplets": [{"source": {"type": "Nope", "name": "x"}, "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "y"}}]},
@@ -668,7 +656,7 @@ async def records(session):
     check("evolve-rename", renamed["data"]["commit_seq"] == 3, renamed)
     moved = await ok(session, "query", {"mode": "sparql", "graph": "records",
         "sparql": RECORDS_QUESTION.replace("/rel/reported_as", "/rel/filed_as")})
-    check("evolve-rename-moves-data", [compact(r) for r in moved["data"]["rows"]] == [{"release": "2.1"}]
+    check("evolve-rename-moves-data", moved["data"]["rows"] == [{"release": "2.1"}]
           and moved["served_at_seq"] == 3, moved)
     old = await ok(session, "query", {"mode": "sparql", "graph": "records", "sparql": RECORDS_QUESTION})
     check("evolve-rename-old-iri-gone", old["data"]["rows"] == [], old)
@@ -702,7 +690,7 @@ async def search(session):
           and progress["records_per_second"] >= 0, listed)
     sparql = await ok(session, "query", {"mode": "sparql", "graph": "searchdesk", "sparql":
         "PREFIX search: <https://strata.dev/ns/search#> SELECT ?t WHERE { ?t search:nearest \"csv export\" ; search:lane \"sparse\" ; search:k 1 }"})
-    check("search-in-sparql", sparql["data"]["rows"] == [{"t": f"<{EX}T-42>"}]
+    check("search-in-sparql", sparql["data"]["rows"] == [{"t": {"iri": f"{EX}T-42"}}]
           and sparql["data"]["search"][0]["plan"] == "nearest", sparql)
     error = await fails(session, "query", {"mode": "search", "graph": "searchdesk", "text": "x", "top_k": 500}, "invalid_argument")
     check("search-top-k-bounded", error.get("param") == "top_k", error)

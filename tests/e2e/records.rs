@@ -93,7 +93,10 @@ fn records_ontology_and_json_queries_over_http() {
     assert_eq!(rows.len(), 2, "{grouped}");
     assert_eq!(rows[0]["n"], 2);
     assert!(
-        rows[0]["b"].as_str().unwrap().ends_with("/entity/bug/B-1>"),
+        rows[0]["b"]["iri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/entity/bug/B-1"),
         "{grouped}"
     );
     let (_, _, walked) = json_post(
@@ -126,7 +129,7 @@ fn records_ontology_and_json_queries_over_http() {
     let rows = second["data"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{second}");
     assert!(
-        rows[0]["t"]["value"].as_str().unwrap().ends_with("/T-3"),
+        rows[0]["t"]["iri"].as_str().unwrap().ends_with("/T-3"),
         "{second}"
     );
     assert!(second.get("next").is_none(), "{second}");

@@ -172,21 +172,6 @@ async function fails(session, tool, args, code) {
   return error;
 }
 
-/** A row at detail `standard`/`full` (SPARQL JSON terms) in the compact form. */
-function compact(row) {
-  const out = {};
-  for (const [key, original] of Object.entries(row)) {
-    let value = original;
-    if (isObject(value) && value.type === "uri") {
-      value = `<${value.value}>`;
-    } else if (isObject(value) && (value.datatype ?? "").endsWith("#integer")) {
-      value = Number.parseInt(value.value, 10);
-    }
-    out[key] = value;
-  }
-  return out;
-}
-
 async function select(session, graph, sparql, extra = {}) {
   const envelope = await ok(session, "query", { mode: "sparql", graph, sparql, ...extra });
   return [envelope, envelope.data.rows];
@@ -362,10 +347,10 @@ async function desk(session) {
   const data = guide.data;
   const typesSeen = Object.fromEntries(data.types.map((row) => [row.type, row.count]));
   check("guide-counts", data.quads === 20 && guide.served_at_seq === seq, guide);
-  check("guide-types", eq(typesSeen, { [`<${EX}Ticket>`]: 3, [`<${EX}Bug>`]: 2, [`<${EX}Release>`]: 3 }),
+  check("guide-types", eq(typesSeen, { [`${EX}Ticket`]: 3, [`${EX}Bug`]: 2, [`${EX}Release`]: 3 }),
     typesSeen);
   const properties = new Set(data.properties.map((row) => row.property));
-  check("guide-properties", properties.has(`<${EX}reportedAs>`) && properties.has(`<${EX}fixedIn>`),
+  check("guide-properties", properties.has(`${EX}reportedAs`) && properties.has(`${EX}fixedIn`),
     [...properties]);
   const suggestion = data.suggested_next_calls[0];
   check("guide-suggestion-runs", suggestion.tool === "query", suggestion);
@@ -373,7 +358,7 @@ async function desk(session) {
   check("guide-suggestion-answers", suggested.data.rows.length >= 1, suggested);
 
   let [envelope, rows] = await select(session, "desk", FIXED_IN_T42);
-  check("t42-fixed-in-2.1", eq(rows, [{ release: `<${EX}R-2.1>`, label: "2.1" }]), envelope);
+  check("t42-fixed-in-2.1", eq(rows, [{ release: { iri: `${EX}R-2.1` }, label: "2.1" }]), envelope);
   check("t42-served-at-import", envelope.served_at_seq === seq, envelope);
 
   // A second fix lands later; the pinned read still gives the first answer.
@@ -388,7 +373,7 @@ async function desk(session) {
     && envelope.served_at_seq === seq, envelope);
   const entity = await ok(session, "inspect", { action: "entity", graph: "desk", iri: `${EX}BUG-9`,
     as_of_commit_seq: seq });
-  check("entity-as-of", eq(entity.data.properties[`<${EX}fixedIn>`], [`<${EX}R-2.1>`])
+  check("entity-as-of", eq(entity.data.properties[`${EX}fixedIn`], [{ iri: `${EX}R-2.1` }])
     && entity.served_at_seq === seq, entity);
   const log = await ok(session, "inspect", { action: "log", graph: "desk" });
   const commits = log.data.commits;
@@ -425,7 +410,7 @@ async function paging(session) {
     content: lines.join("\n"), format: "turtle" });
   const seq = imported.data.commit_seq;
   const expected = [];
-  for (let i = 0; i < N_ROWS; i++) expected.push({ item: `<${EX}item${item(i)}>`, rank: i });
+  for (let i = 0; i < N_ROWS; i++) expected.push({ item: { iri: `${EX}item${item(i)}` }, rank: i });
   const sparql = `PREFIX ex: <${EX}> SELECT ?item ?rank WHERE { ?item ex:rank ?rank } ORDER BY ?rank`;
   let extra = 0;
   // row_limit is capped by `detail` (compact: 20 rows), without a note saying so.
@@ -449,7 +434,7 @@ async function paging(session) {
     for (;;) {
       const envelope = await ok(session, "query", args);
       pages += 1;
-      rows.push(...envelope.data.rows.map(compact));
+      rows.push(...envelope.data.rows);
       seqs.push(envelope.served_at_seq);
       if (!("next" in envelope)) {
         check(`paging-${label}-last-page-not-truncated`, !envelope.truncated, envelope);
@@ -494,7 +479,7 @@ async function paging(session) {
     // The same cursor again gives the same page (cursors are not consumed).
     const again = await ok(session, "query", firstNext);
     check(`paging-${label}-cursor-replay`, again.served_at_seq === seq
-      && eq(again.data.rows.map(compact), expected.slice(perPage, 2 * perPage)), again);
+      && eq(again.data.rows, expected.slice(perPage, 2 * perPage)), again);
   }
 
   const [envelope, rows] = await select(session, "pages", `PREFIX ex: <${EX}> SELECT (COUNT(*) AS ?n) `
@@ -716,27 +701,27 @@ async function records(session) {
   const committed = await ok(session, "commit", write);
   check("commit-records", committed.data.commit_seq === 2 && committed.data.inserted > 0, committed);
   const bug = await ok(session, "inspect", { action: "entity", graph: "records", type: "Bug", name: "BUG-7" });
-  check("entity-by-type-and-name", `<${RECORDS_BASE}/prop/severity>` in bug.data.properties
-    && eq(bug.data.properties[`<${RECORDS_BASE}/prop/severity>`], [2]), bug.data);
+  check("entity-by-type-and-name", `${RECORDS_BASE}/prop/severity` in bug.data.properties
+    && eq(bug.data.properties[`${RECORDS_BASE}/prop/severity`], [2]), bug.data);
   const replay = await ok(session, "commit", write);
   check("commit-replay", replay.data.idempotent_replay === true && replay.data.commit_seq === 2, replay);
   const answer = await ok(session, "query", { mode: "sparql", graph: "records", sparql: RECORDS_QUESTION });
-  check("records-answer", eq(answer.data.rows.map(compact), [{ release: "2.1" }])
+  check("records-answer", eq(answer.data.rows, [{ release: "2.1" }])
     && answer.served_at_seq === 2, answer);
   const typed = await ok(session, "query", { mode: "sparql", graph: "records", sparql:
     `SELECT ?s ?o WHERE { ?b <${RECORDS_BASE}/prop/severity> ?s . ?t <${RECORDS_BASE}/prop/opened> ?o }`, detail: "standard" });
   const row = typed.data.rows[0];
-  check("field-values-typed", (row.s.datatype ?? "").endsWith("#integer")
-    && (row.o.datatype ?? "").endsWith("#dateTime") && row.o.value === "2026-06-26T00:00:00Z", row);
+  check("field-values-typed", row.s === 2 && eq(row.o, {
+    value: "2026-06-26T00:00:00Z", datatype: "http://www.w3.org/2001/XMLSchema#dateTime" }), row);
   const annotation = await ok(session, "query", { mode: "sparql", graph: "records", sparql:
     "SELECT ?c ?e WHERE { ?r <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t ; "
     + "<https://strata.dev/ns#confidence> ?c ; <https://strata.dev/ns#evidence> ?e }" });
-  check("edge-annotations", eq(annotation.data.rows.map(compact), [{ c: 0.8, e: "customer email" }]), annotation);
+  check("edge-annotations", eq(annotation.data.rows, [{ c: 0.8, e: "customer email" }]), annotation);
   const why = await ok(session, "inspect", { action: "why", graph: "records", type: "Ticket", name: "T-42",
     relation: "REPORTED_AS", target: { type: "Bug", name: "BUG-7" } });
-  const annotations = Object.fromEntries(why.data.annotations.map((a) => [compact(a).property, compact(a).value]));
-  check("why-annotations", annotations["<https://strata.dev/ns#confidence>"] === 0.8
-    && annotations["<https://strata.dev/ns#evidence>"] === "customer email"
+  const annotations = Object.fromEntries(why.data.annotations.map((a) => [a.property, a.value]));
+  check("why-annotations", annotations["https://strata.dev/ns#confidence"] === 0.8
+    && annotations["https://strata.dev/ns#evidence"] === "customer email"
     && why.data.versions[0].added.commit_seq === 2, why.data);
   await validAtAlias(session);
   const bad = [
@@ -771,7 +756,7 @@ async function records(session) {
   check("evolve-rename", renamed.data.commit_seq === 3, renamed);
   const moved = await ok(session, "query", { mode: "sparql", graph: "records",
     sparql: RECORDS_QUESTION.replace("/rel/reported_as", "/rel/filed_as") });
-  check("evolve-rename-moves-data", eq(moved.data.rows.map(compact), [{ release: "2.1" }])
+  check("evolve-rename-moves-data", eq(moved.data.rows, [{ release: "2.1" }])
     && moved.served_at_seq === 3, moved);
   const old = await ok(session, "query", { mode: "sparql", graph: "records", sparql: RECORDS_QUESTION });
   check("evolve-rename-old-iri-gone", eq(old.data.rows, []), old);
@@ -818,7 +803,7 @@ async function search(session) {
     && progress.records_per_second >= 0, listed);
   const sparql = await ok(session, "query", { mode: "sparql", graph: "searchdesk", sparql:
     "PREFIX search: <https://strata.dev/ns/search#> SELECT ?t WHERE { ?t search:nearest \"csv export\" ; search:lane \"sparse\" ; search:k 1 }" });
-  check("search-in-sparql", eq(sparql.data.rows, [{ t: `<${EX}T-42>` }])
+  check("search-in-sparql", eq(sparql.data.rows, [{ t: { iri: `${EX}T-42` } }])
     && sparql.data.search[0].plan === "nearest", sparql);
   const error = await fails(session, "query", { mode: "search", graph: "searchdesk", text: "x", top_k: 500 }, "invalid_argument");
   check("search-top-k-bounded", error.param === "top_k", error);
