@@ -3,8 +3,8 @@
 //! and the `inspect` reads, answered as one envelope (`envelope.rs`) with sealed cursors.
 //! Surfaces parse their protocol and render errors; the decisions are made here.
 //!
-//! `run.rs` holds `QueryArgs` and the mode switch (the `sparql`, `structured`, `traverse`
-//! and `analyze` modes); `structured.rs` and `traverse.rs` compile JSON queries to
+//! `args.rs` holds `QueryArgs` and parses a call into one typed struct per mode; `run.rs`
+//! the mode switch (the `sparql`, `structured`, `traverse` and `analyze` modes); `structured.rs` and `traverse.rs` compile JSON queries to
 //! SPARQL; `modes.rs` the graph-walking modes (names, commit_at, compare, paths,
 //! neighborhood, describe); `search.rs` search by meaning and the search declarations;
 //! `inspect.rs` the guide, log, entity, history, why, schema and conformance reads;
@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::engine::Engine;
 
+pub mod args;
 pub mod envelope;
 pub mod index_status;
 pub mod inspect;
@@ -25,9 +26,10 @@ pub mod search;
 pub mod structured;
 pub mod traverse;
 
+pub use args::{QueryArgs, QueryMode};
 pub use envelope::{CursorCodec, Detail, Envelope};
 pub use inspect::{InspectAction, InspectArgs};
-pub use run::{QueryArgs, QueryMode, run};
+pub use run::run;
 
 /// What every read and write of the domain shares.
 pub struct Context {

@@ -8,8 +8,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::args::{
+    CommitAtQuery, Common, CompareQuery, DescribeQuery, NamesQuery, NeighborhoodQuery, PathsQuery,
+};
 use super::render::{self, Row};
-use super::run::QueryArgs;
 use super::{Context, graph_name};
 use crate::engine::{Graph, ReadOptions};
 use crate::error::ApiError;
@@ -147,16 +149,11 @@ pub(super) fn select_rows(
 }
 
 /// `names`: a name → candidate records, grouped by name, preferred candidates first.
-pub fn names(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
-    let name = args
-        .name
-        .as_deref()
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .ok_or_else(|| ApiError::invalid_argument("name", "give the name to resolve in `name`"))?;
-    let graph_name = graph_name(&args.graph);
+pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envelope, ApiError> {
+    let name = query.name.as_str();
+    let graph_name = graph_name(&common.graph);
     let graph = ctx.engine.graph(&graph_name)?;
-    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
     let needle = Literal::new_simple_literal(name.to_lowercase());
     let query = format!(
         "SELECT ?record ?label ?type WHERE {{ ?record <{RDFS_LABEL}> ?label . FILTER(isIRI(?record) && CONTAINS(LCASE(STR(?label)), {needle})) OPTIONAL {{ ?record <{RDF_TYPE}> ?type }} }} LIMIT 2000"
@@ -193,7 +190,7 @@ pub fn names(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
             types.push(class.to_owned());
         }
     }
-    let budget = args.detail.unwrap_or_default().budget();
+    let budget = common.detail.unwrap_or_default().budget();
     let kinds = ["exact", "case_insensitive", "prefix", "contains"];
     let candidates: Vec<Value> = groups
         .iter()
@@ -227,15 +224,14 @@ pub fn names(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
 }
 
 /// `commit_at`: the commit that was the head at a date or moment.
-pub fn commit_at(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
-    let at = args.at.as_deref().ok_or_else(|| {
-        ApiError::invalid_argument(
-            "at",
-            "give a date (2026-06-26) or an RFC 3339 moment in `at`",
-        )
-    })?;
+pub fn commit_at(
+    ctx: &Context,
+    common: &Common,
+    query: &CommitAtQuery,
+) -> Result<Envelope, ApiError> {
+    let at = query.at.as_str();
     let moment = parse_when(at, "at")?;
-    let graph_name = graph_name(&args.graph);
+    let graph_name = graph_name(&common.graph);
     let graph = ctx.engine.graph(&graph_name)?;
     let seq = graph
         .resolve_seq(None, Some(moment))
@@ -285,29 +281,23 @@ fn check_key(text: &str, key: &str) -> Result<(), ApiError> {
 /// `compare`: a SELECT at two points → rows added, removed, and changed by `key`.
 pub fn compare(
     ctx: &Context,
-    args: &QueryArgs,
+    common: &Common,
+    query: &CompareQuery,
     cancellation: CancellationToken,
 ) -> Result<Envelope, ApiError> {
-    let text = args.sparql.as_deref().ok_or_else(|| {
-        ApiError::invalid_argument("sparql", "give the SELECT query to compare in `sparql`")
-    })?;
-    let from = args.from.as_ref().ok_or_else(|| {
-        ApiError::invalid_argument(
-            "from",
-            "give the earlier point: {\"as_of_commit_seq\": N}, {\"date\": …} or {\"moment\": …}",
-        )
-    })?;
-    if let Some(key) = &args.key {
+    let text = query.sparql.as_str();
+    let from = &query.from;
+    if let Some(key) = &query.key {
         check_key(text, key)?;
     }
-    let graph_name = graph_name(&args.graph);
+    let graph_name = graph_name(&common.graph);
     let graph = ctx.engine.graph(&graph_name)?;
     let from_seq = resolve_point(&graph, from, "from")?;
-    let to_seq = match &args.to {
+    let to_seq = match &query.to {
         Some(point) => resolve_point(&graph, point, "to")?,
         None => graph.head_seq(),
     };
-    let budget = args.detail.unwrap_or_default().budget();
+    let budget = common.detail.unwrap_or_default().budget();
     let before = render::rows(
         &select_rows(ctx, &graph, from_seq, text, Some(cancellation.clone()))?,
         &[],
@@ -337,7 +327,7 @@ pub fn compare(
         removed.extend(std::iter::repeat_n(row.clone(), n.saturating_sub(now)));
     }
     let mut changed = Vec::new();
-    if let Some(key) = &args.key {
+    if let Some(key) = &query.key {
         let key_of = |row: &Value| row.get(key).map(Value::to_string);
         let mut removed_by_key: BTreeMap<String, Value> = BTreeMap::new();
         for row in &removed {
@@ -365,9 +355,9 @@ pub fn compare(
         text,
         &from_seq.to_string(),
         &to_seq.to_string(),
-        args.key.as_deref().unwrap_or(""),
+        query.key.as_deref().unwrap_or(""),
     ]);
-    let offset = match &args.cursor {
+    let offset = match &common.cursor {
         Some(cursor) => {
             ctx.cursors
                 .open(cursor, "query.compare", &graph_name, &digest)?
@@ -414,10 +404,10 @@ pub fn compare(
             "to": { "as_of_commit_seq": to_seq },
             "cursor": cursor,
         });
-        if let Some(key) = &args.key {
+        if let Some(key) = &query.key {
             next["key"] = key.clone().into();
         }
-        if let Some(detail) = args.detail {
+        if let Some(detail) = common.detail {
             next["detail"] = serde_json::to_value(detail).unwrap_or(Value::Null);
         }
         envelope.next = Some(next);
@@ -493,19 +483,6 @@ fn label(snapshot: &crate::store::Snapshot, node: &str) -> Option<String> {
         })
 }
 
-/// The record a walk starts or ends at (`param`), which the call must give.
-fn record(
-    graph_name: &str,
-    node: &Option<Node>,
-    param: &str,
-    what: &str,
-) -> Result<NamedNode, ApiError> {
-    let node = node
-        .as_ref()
-        .ok_or_else(|| ApiError::invalid_argument(param, format!("give {what} in `{param}`")))?;
-    node_iri(graph_name, node, param)
-}
-
 /// A walk's bound: `default` when not given, refused outside `1..=max`.
 fn bounded(
     value: Option<usize>,
@@ -535,16 +512,16 @@ fn relation_set(graph_name: &str, relations: &[String]) -> HashSet<String> {
 const MAX_EXPANSIONS: usize = 50_000;
 
 /// `paths`: bounded paths between two records, shortest first.
-pub fn paths(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
-    let graph_name = graph_name(&args.graph);
-    let source = record(&graph_name, &args.source, "source", "the start record")?;
-    let target = record(&graph_name, &args.target, "target", "the end record")?;
-    let max_depth = bounded(args.max_depth, 4, 8, "max_depth")?;
-    let max_paths = bounded(args.max_paths, 5, 20, "max_paths")?;
-    let direction = args.direction.unwrap_or(Direction::Both);
-    let relations = relation_set(&graph_name, &args.relations);
+pub fn paths(ctx: &Context, common: &Common, query: &PathsQuery) -> Result<Envelope, ApiError> {
+    let graph_name = graph_name(&common.graph);
+    let source = node_iri(&graph_name, &query.source, "source")?;
+    let target = node_iri(&graph_name, &query.target, "target")?;
+    let max_depth = bounded(query.walk.max_depth, 4, 8, "max_depth")?;
+    let max_paths = bounded(query.max_paths, 5, 20, "max_paths")?;
+    let direction = query.walk.direction.unwrap_or(Direction::Both);
+    let relations = relation_set(&graph_name, &query.walk.relations);
     let graph = ctx.engine.graph(&graph_name)?;
-    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
     let snapshot = graph.snapshot(seq);
     let mut found: Vec<Vec<Hop>> = Vec::new();
     let mut queue: VecDeque<(String, Vec<Hop>)> =
@@ -616,15 +593,19 @@ pub fn paths(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
 }
 
 /// `neighborhood`: the bounded subgraph around a record.
-pub fn neighborhood(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
-    let graph_name = graph_name(&args.graph);
-    let center = record(&graph_name, &args.source, "source", "the center record")?;
-    let max_depth = bounded(args.max_depth, 2, 4, "max_depth")?;
-    let max_nodes = bounded(args.max_nodes, 50, 500, "max_nodes")?;
-    let direction = args.direction.unwrap_or(Direction::Both);
-    let relations = relation_set(&graph_name, &args.relations);
+pub fn neighborhood(
+    ctx: &Context,
+    common: &Common,
+    query: &NeighborhoodQuery,
+) -> Result<Envelope, ApiError> {
+    let graph_name = graph_name(&common.graph);
+    let center = node_iri(&graph_name, &query.center, "source")?;
+    let max_depth = bounded(query.walk.max_depth, 2, 4, "max_depth")?;
+    let max_nodes = bounded(query.max_nodes, 50, 500, "max_nodes")?;
+    let direction = query.walk.direction.unwrap_or(Direction::Both);
+    let relations = relation_set(&graph_name, &query.walk.relations);
     let graph = ctx.engine.graph(&graph_name)?;
-    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
     let snapshot = graph.snapshot(seq);
     let mut depth_of: BTreeMap<String, usize> = BTreeMap::from([(center.as_str().to_owned(), 0)]);
     let mut order = vec![center.as_str().to_owned()];
@@ -763,16 +744,20 @@ pub(super) fn known_class(
 }
 
 /// `describe`: what sampled instances of a class hold, or what a property connects.
-pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
-    let graph_name = graph_name(&args.graph);
+pub fn describe(
+    ctx: &Context,
+    common: &Common,
+    query: &DescribeQuery,
+) -> Result<Envelope, ApiError> {
+    let graph_name = graph_name(&common.graph);
     let graph = ctx.engine.graph(&graph_name)?;
-    let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
+    let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
     let select = |query: String| select_rows(ctx, &graph, seq, &query, None);
     // Fields naming a property or a type hold bare IRIs; examples and values are terms.
     let iri_fields = ["property", "type", "kind"];
     let show = |rows: &[Row]| render::rows(rows, &iri_fields, 200);
-    match (&args.class, &args.property) {
-        (Some(class), None) => {
+    match query {
+        DescribeQuery::Class(class) => {
             let class = known_class(&graph, &graph_name, seq, class, "class")?;
             let sample = format!(
                 "{{ SELECT ?s WHERE {{ ?s <{RDF_TYPE}> <{}> }} LIMIT {DESCRIBE_SAMPLE} }}",
@@ -817,7 +802,7 @@ pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
                 seq,
             ))
         }
-        (None, Some(property)) => {
+        DescribeQuery::Property(property) => {
             let iri = relation_iri(&graph_name, property);
             let iri = if graph
                 .read_at(seq)
@@ -851,9 +836,5 @@ pub fn describe(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
                 seq,
             ))
         }
-        _ => Err(ApiError::invalid_argument(
-            "class",
-            "give a `class` or a `property` to describe",
-        )),
     }
 }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::run::QueryArgs;
+use super::args::{Common, SearchQuery};
 use super::{Context, graph_name};
 use crate::engine::{
     CommitRequest, EXACT_MAX_CANDIDATES, Graph, IndexStatus, ReadOptions, SearchRequest,
@@ -405,11 +405,11 @@ fn declare(
 }
 
 /// `query` mode `search`.
-pub fn search(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
-    let name = graph_name(&args.graph);
+pub fn search(ctx: &Context, common: &Common, args: &SearchQuery) -> Result<Envelope, ApiError> {
+    let name = graph_name(&common.graph);
     let graph = ctx.engine.graph(&name)?;
     let head = graph.head_seq();
-    let seq = match args.as_of_commit_seq {
+    let seq = match common.as_of_commit_seq {
         Some(seq) => graph
             .resolve_seq(Some(seq), None)
             .map_err(|e| ApiError::from(e).with_param("as_of_commit_seq"))?,
@@ -516,7 +516,7 @@ pub fn search(ctx: &Context, args: &QueryArgs) -> Result<Envelope, ApiError> {
         .map(|s| s.head_seq.saturating_sub(s.published_seq))
         .max()
         .unwrap_or(0);
-    if args.explain.unwrap_or(false) {
+    if args.explain {
         let plan = crate::search::SearchPlan::choose(
             candidates
                 .as_ref()
