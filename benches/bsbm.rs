@@ -19,7 +19,7 @@ use data::{BsbmQuery, count_results, ms, print_table, thousands};
 use oxigraph::io::RdfFormat;
 use oxigraph::sparql::SparqlEvaluator;
 use oxigraph::store::Store;
-use strata::engine::{CommitRequest, Graph, ImportFormat, ImportOptions, ReadOptions};
+use strata::engine::{CommitRequest, Graph, ImportFormat, ImportOptions, ReadAt, ReadOptions};
 use strata::{Engine, EngineConfig};
 
 fn import_options(name: &str) -> ImportOptions {
@@ -134,7 +134,7 @@ fn main() {
     // A warm-up pass over every query on each engine gives the row counts; then, per
     // query, each engine runs `passes` times back to back (best time kept), engines in
     // alternating order, so both are measured with equally warm caches.
-    let strata_read = ReadOptions::default();
+    let strata_read = ReadAt::head();
     let strata_counts: Vec<Result<usize, String>> = bsbm
         .queries
         .iter()
@@ -430,11 +430,8 @@ fn main() {
     );
     assert_eq!(graph.read_at(102).count_quads(), n_triples);
 
-    let pinned_read = ReadOptions {
-        as_of: Some(100),
-        ..Default::default()
-    };
-    let head_read = ReadOptions::default();
+    let pinned_read = ReadAt::commit(100);
+    let head_read = ReadAt::head();
     let pinned_counts: Vec<_> = bsbm
         .queries
         .iter()
@@ -607,7 +604,7 @@ fn profile_mode(bsbm: &data::BsbmData, spec: &str) {
         strata_import(&graph, &bsbm.ntriples);
     }
     eprintln!("loaded; profiling {template} for {seconds} s");
-    let read = ReadOptions::default();
+    let read = ReadAt::head();
     let started = Instant::now();
     let mut n = 0u64;
     while started.elapsed().as_secs_f64() < seconds {
@@ -691,10 +688,13 @@ fn oxigraph_import(ntriples: &[u8]) -> (Store, Duration) {
 fn time_strata(
     graph: &Arc<Graph>,
     q: &BsbmQuery,
-    options: &ReadOptions,
+    at: &ReadAt,
 ) -> (Duration, Result<usize, String>) {
     let started = Instant::now();
-    let n = match graph.query(&q.text, options) {
+    let answer = graph
+        .reader(*at)
+        .and_then(|reader| reader.query(&q.text, &ReadOptions::default()));
+    let n = match answer {
         Ok(answer) => count_results(answer.results),
         Err(e) => Err(e.to_string()),
     };

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use data::{BsbmQuery, count_results, print_table, thousands};
-use strata::engine::{CommitRequest, ImportFormat, ImportOptions, ReadOptions};
+use strata::engine::{CommitRequest, ImportFormat, ImportOptions, ReadAt, ReadOptions};
 use strata::sparql::UpdateOptions;
 use strata::{Engine, EngineConfig};
 
@@ -133,14 +133,14 @@ fn main() {
     // Queries: Strata in this process on the mapped files; the peer in its own, read-only.
     let engine = Engine::open(&strata_dir, EngineConfig::default()).expect("reopen");
     let graph = engine.graph("main").expect("graph");
-    let head = ReadOptions::default();
-    let pinned = ReadOptions {
-        as_of: Some(1),
-        ..ReadOptions::default()
-    };
-    let time = |q: &BsbmQuery, options: &ReadOptions| -> (Duration, usize) {
+    let head = ReadAt::head();
+    let pinned = ReadAt::commit(1);
+    let time = |q: &BsbmQuery, at: &ReadAt| -> (Duration, usize) {
         let started = Instant::now();
-        let answer = graph.query(&q.text, options).expect("query");
+        let answer = graph
+            .reader(*at)
+            .and_then(|reader| reader.query(&q.text, &ReadOptions::default()))
+            .expect("query");
         let n = count_results(answer.results).expect("results");
         (started.elapsed(), n)
     };

@@ -120,7 +120,7 @@ fn main() {
                 (0..=passes)
                     .map(|_| {
                         let started = Instant::now();
-                        let answer = graph.query(q, &read).expect("strata query");
+                        let answer = graph.read().query(q, &read).expect("strata query");
                         count_results(answer.results).expect("strata results");
                         started.elapsed()
                     })

@@ -355,7 +355,7 @@ fn cranfield() {
     graph
         .declare_embedding(&declaration, &CommitRequest::by_admin())
         .unwrap();
-    assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(3600)));
+    assert!(graph.read().wait_for_indexes(Duration::from_secs(3600)));
     let status = &graph.index_status()[0];
     println!(
         "Cranfield: {} documents indexed in {:.1} s with {} (semantic: {}), {} threads",
@@ -394,6 +394,7 @@ fn cranfield() {
         let mut total = 0.0;
         for (id, text) in &queries {
             let outcome = graph
+                .read()
                 .search(&SearchRequest {
                     index: None,
                     text: text.clone(),
@@ -402,7 +403,6 @@ fn cranfield() {
                     k: 10,
                     min_score: None,
                     candidates: None,
-                    as_of: None,
                     strong: false,
                 })
                 .unwrap();
@@ -441,7 +441,10 @@ fn cranfield() {
              }} ORDER BY DESC(?score)"
         );
         let started = Instant::now();
-        let answer = graph.query(&sparql, &ReadOptions::default()).unwrap();
+        let answer = graph
+            .read()
+            .query(&sparql, &ReadOptions::default())
+            .unwrap();
         let rows = data::count_results(answer.results).expect("results");
         times.push(started.elapsed());
         assert!(rows > 0, "a search: query found nothing for {text:?}");
@@ -501,7 +504,7 @@ fn sparql_latency() {
     graph
         .declare_embedding(&declaration, &CommitRequest::by_admin())
         .unwrap();
-    assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(3600)));
+    assert!(graph.read().wait_for_indexes(Duration::from_secs(3600)));
     println!(
         "SPARQL search: 100,000 tickets indexed in {:.1} s (hashed embedder)",
         started.elapsed().as_secs_f64()
@@ -517,7 +520,7 @@ fn sparql_latency() {
     let mut plan = String::new();
     for _ in 0..50 {
         let started = Instant::now();
-        let answer = graph.query(&query, &ReadOptions::default()).unwrap();
+        let answer = graph.read().query(&query, &ReadOptions::default()).unwrap();
         let rows = data::count_results(answer.results).expect("results");
         times.push(started.elapsed());
         plan = format!(

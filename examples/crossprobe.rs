@@ -33,7 +33,7 @@ fn main() {
                 ..Default::default()
             };
             let t = Instant::now();
-            let r = graph.query(&query, &options).and_then(|ans| {
+            let r = graph.read().query(&query, &options).and_then(|ans| {
                 let mut out = Vec::new();
                 let r = write_results(ans.results, ResultsFormat::Json, &mut out)
                     .map_err(|e| ans.control.explain(e));

@@ -15,6 +15,8 @@ use rustc_hash::FxHashMap;
 
 use super::EngineConfig;
 use super::error::EngineError;
+use super::read::ChangedQuads;
+use super::search::{GraphHistory, IndexStatus, SearchPart};
 use crate::log::{CommitLog, CommitRecord, LogEntry};
 use crate::model::{CommitHash, CommitSeq, GraphName};
 use crate::store::{self, QuadKey, Store};
@@ -71,12 +73,10 @@ pub struct Graph {
     flush_signal: Mutex<Option<mpsc::SyncSender<()>>>,
     open_stats: OpenStats,
     /// The shapes in force and the conformance report (see `validation.rs`).
-    pub(crate) shacl: RwLock<super::validation::ShaclState>,
-    /// Search indexes and their worker (see `search.rs`).
-    pub(crate) search: super::search::SearchState,
-    pub(crate) model_dir: PathBuf,
-    /// Threads a search index may insert vectors with (`EngineConfig::index_threads`).
-    pub(crate) index_threads: usize,
+    pub(crate) shacl: super::validation::ShaclPart,
+    /// Search indexes and their worker (see `search.rs`); it reads the graph only through
+    /// `GraphHistory`.
+    pub(crate) search: SearchPart,
 }
 
 pub(crate) struct WriterState {
@@ -167,6 +167,12 @@ impl Graph {
         if stats.replayed_commits > 0 || stats.cut_tail.is_some() {
             tracing::info!(graph = %name, head, files = stats.files_seq, replayed = stats.replayed_commits, "opened graph");
         }
+        let search = SearchPart::new(
+            name.to_string(),
+            dir.join(SEARCH_DIR),
+            config.model_dir.clone(),
+            config.index_threads,
+        );
         let graph = Self {
             name,
             dir,
@@ -185,12 +191,12 @@ impl Graph {
             flush_lock: Mutex::new(()),
             flush_signal: Mutex::new(None),
             open_stats: stats,
-            shacl: RwLock::default(),
-            search: Default::default(),
-            model_dir: config.model_dir.clone(),
-            index_threads: config.index_threads.max(1),
+            shacl: Default::default(),
+            search,
         };
-        graph.load_shacl_state()?;
+        graph
+            .shacl
+            .load(&graph.snapshot(graph.head_seq()), graph.name.as_str());
         Ok(graph)
     }
 
@@ -436,4 +442,67 @@ pub(crate) fn decode_changes(
     }
     let deletes = keys.split_off(record.header.n_inserted as usize);
     Ok((keys, deletes))
+}
+
+impl GraphHistory for Graph {
+    fn head_seq(&self) -> CommitSeq {
+        Graph::head_seq(self)
+    }
+
+    fn snapshot(&self, seq: CommitSeq) -> store::Snapshot {
+        Graph::snapshot(self, seq)
+    }
+
+    fn commit_changes(&self, seq: CommitSeq) -> Result<ChangedQuads, EngineError> {
+        Graph::commit_changes(self, seq)
+    }
+}
+
+/// The search part, as the graph offers it (searches themselves are reads: `GraphReader`).
+impl Graph {
+    /// Starts the search part's worker, which follows this graph while it lives.
+    pub(crate) fn start_search_worker(graph: &Arc<Graph>) {
+        let weak = Arc::downgrade(graph);
+        graph
+            .search
+            .start_worker(move || weak.upgrade().is_some_and(|g| g.search.work(&*g)));
+    }
+
+    /// Brings every search index up to the head now.
+    pub fn sync_indexes(&self) -> Result<(), EngineError> {
+        self.search.sync(self)
+    }
+
+    /// Where every search index stands.
+    pub fn index_status(&self) -> Vec<IndexStatus> {
+        self.search.status(self.head_seq())
+    }
+
+    /// Re-indexes a declaration from scratch (after a model change, or on request).
+    pub fn refresh_embedding(&self, name: &str) -> Result<(), EngineError> {
+        self.search.refresh(name)
+    }
+}
+
+/// The SHACL part, as the graph offers it (validation at a commit is a read:
+/// `GraphReader::shapes`, `GraphReader::validate`).
+impl Graph {
+    /// The shapes in force at the head, if any.
+    pub fn active_shapes(&self) -> Option<super::ActiveShapes> {
+        self.shacl.active()
+    }
+
+    /// The latest whole-graph report: kept current by commits, recomputed when stale.
+    /// `None` when the graph has no shapes.
+    pub fn conformance(&self) -> Result<Option<Arc<super::Conformance>>, EngineError> {
+        self.shacl.conformance(&self.snapshot(self.head_seq()))
+    }
+
+    /// What publishing these shapes would find at the head, writing nothing.
+    pub fn preview_shapes(
+        &self,
+        triples: Vec<crate::model::Triple>,
+    ) -> Result<super::ShapesPreview, EngineError> {
+        super::validation::preview(&self.snapshot(self.head_seq()), triples)
+    }
 }

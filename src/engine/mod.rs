@@ -20,7 +20,7 @@ pub use backup::BackupReport;
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
 pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples};
-pub use read::{ChangedQuads, QueryAnswer, ReadOptions};
+pub use read::{ChangedQuads, QueryAnswer, ReadAt, ReadOptions};
 pub use reader::GraphReader;
 pub use repair::{CheckpointCheck, GraphCheck, RepairPlan};
 pub use search::{
@@ -76,7 +76,7 @@ impl Default for EngineConfig {
 /// An open data directory: a set of graphs, each with its own log and store.
 ///
 /// ```
-/// use strata::engine::{CommitRequest, ReadOptions};
+/// use strata::engine::{CommitRequest, ReadAt, ReadOptions};
 /// use strata::sparql::{QueryResults, UpdateOptions};
 /// use strata::{Engine, EngineConfig};
 ///
@@ -89,11 +89,11 @@ impl Default for EngineConfig {
 /// graph.update("DELETE WHERE { ?s ?p ?o }", None, &UpdateOptions::default(), &CommitRequest::default())?;
 ///
 /// // The head no longer has the quad; a read pinned to commit 1 still does.
-/// let pinned = ReadOptions { as_of: Some(1), ..ReadOptions::default() };
-/// let answer = graph.query("ASK { <http://e/a> ?p ?o }", &pinned)?;
+/// let pinned = graph.reader(ReadAt::commit(1))?;
+/// let answer = pinned.query("ASK { <http://e/a> ?p ?o }", &ReadOptions::default())?;
 /// assert_eq!(answer.served_at_seq, 1);
 /// assert!(matches!(answer.results, QueryResults::Boolean(true)));
-/// let answer = graph.query("ASK { <http://e/a> ?p ?o }", &ReadOptions::default())?;
+/// let answer = graph.read().query("ASK { <http://e/a> ?p ?o }", &ReadOptions::default())?;
 /// assert_eq!(answer.served_at_seq, 2);
 /// assert!(matches!(answer.results, QueryResults::Boolean(false)));
 /// # Ok::<_, Box<dyn std::error::Error>>(())
@@ -329,8 +329,8 @@ impl Engine {
         }
         let graphs: Vec<Arc<Graph>> = self.graphs.lock().values().cloned().collect();
         for graph in graphs {
-            graph.stop_search_worker();
-            graph.persist_indexes();
+            graph.search.stop();
+            graph.search.persist();
             graph.flush_when_idle(1)?;
         }
         Ok(())

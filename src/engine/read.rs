@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 
 use super::error::EngineError;
 use super::graph::{CommitInfo, Graph, decode_changes};
+use super::reader::GraphReader;
 use crate::log::format_time;
 use crate::model::{CommitSeq, NamedNode, Quad};
 use crate::search::sparql_patterns::{SearchCall, SearchReport};
@@ -19,13 +20,32 @@ use crate::sparql::{
 };
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot};
 
-/// Where and how to read.
+/// Which commit a read is at: `commit`, else the latest commit at or before `moment`,
+/// else the head.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadAt {
+    pub commit: Option<CommitSeq>,
+    pub moment: Option<OffsetDateTime>,
+}
+
+impl ReadAt {
+    /// The head.
+    pub fn head() -> Self {
+        Self::default()
+    }
+
+    /// Commit `seq`.
+    pub fn commit(seq: CommitSeq) -> Self {
+        Self {
+            commit: Some(seq),
+            moment: None,
+        }
+    }
+}
+
+/// How to evaluate a query (where is the reader's: `Graph::reader`, `Graph::read_at`).
 #[derive(Clone, Default)]
 pub struct ReadOptions {
-    /// Read at this commit instead of the head.
-    pub as_of: Option<CommitSeq>,
-    /// Read at the latest commit at or before this moment.
-    pub as_of_time: Option<OffsetDateTime>,
     pub base_iri: Option<String>,
     pub default_graph_uris: Vec<NamedNode>,
     pub named_graph_uris: Vec<NamedNode>,
@@ -140,243 +160,9 @@ impl Graph {
         self.store.snapshot_at(seq.min(self.head_seq()))
     }
 
-    /// Evaluates a SPARQL query at the commit `options` select.
-    pub fn query(
-        &self,
-        query_text: &str,
-        options: &ReadOptions,
-    ) -> Result<QueryAnswer, EngineError> {
-        let query = sparql::parse_query(query_text, options.base_iri.as_deref())?;
-        self.query_parsed(&query, options)
-    }
-
-    /// Evaluates an already parsed query (callers that inspect the query first, e.g. to
-    /// negotiate a result format, parse it once).
-    pub fn query_parsed(
-        &self,
-        query: &Query,
-        options: &ReadOptions,
-    ) -> Result<QueryAnswer, EngineError> {
-        let seq = self.resolve_seq(options.as_of, options.as_of_time)?;
-        let snapshot = self.snapshot(seq);
-        let cancellation = options.cancellation.clone().unwrap_or_default();
-        let time_limit = options.timeout.or(self.query_timeout);
-        let deadline = time_limit.map(|limit| Deadline::start(cancellation.clone(), limit));
-        // From here on, this thread's allocations count against the query's memory
-        // limit, and the evaluator's token runs the governor's check.
-        let (guard, cancellation) = self.governor.start(&cancellation);
-        let control = QueryControl {
-            deadline,
-            time_limit,
-            guard,
-        };
-        let query_options = QueryOptions {
-            default_graph_uris: options.default_graph_uris.clone(),
-            named_graph_uris: options.named_graph_uris.clone(),
-            cancellation,
-            allowed_services: options.allowed_services.clone(),
-        };
-        let explain = |error: EngineError| match error {
-            EngineError::Query(error) => EngineError::Query(control.explain(error)),
-            other => other,
-        };
-        let mut search = Vec::new();
-        let rewritten;
-        let query = if crate::search::sparql_patterns::uses_search(query) {
-            let mut copy = query.clone();
-            crate::search::sparql_patterns::rewrite::<EngineError>(&mut copy, &mut |call| {
-                let (hits, report) =
-                    self.answer_search_call(&snapshot, seq, call, &query_options)?;
-                search.push(report);
-                Ok(hits)
-            })
-            .map_err(explain)?;
-            rewritten = copy;
-            &rewritten
-        } else {
-            query
-        };
-        let results = sparql::evaluate_query(&snapshot, query, &query_options)
-            .map_err(|e| explain(e.into()))?;
-        Ok(QueryAnswer {
-            results,
-            served_at_seq: seq,
-            search,
-            control,
-        })
-    }
-
-    /// Chooses the hits of one `search:` call: `nearest` when nothing else constrains
-    /// the variable; `filter_first` (score the few records the other patterns allow,
-    /// exactly) when they allow at most `EXACT_MAX_CANDIDATES`; else `search_first`
-    /// (ask the index for more hits until `k` of them pass the other patterns, up to a
-    /// cap).
-    fn answer_search_call(
-        &self,
-        snapshot: &crate::store::Snapshot,
-        seq: CommitSeq,
-        call: &SearchCall,
-        options: &QueryOptions,
-    ) -> Result<(Vec<(crate::model::Term, f32)>, SearchReport), EngineError> {
-        let mentions = call.rest.iter().any(|t| {
-            [&t.subject, &t.object].iter().any(
-                |p| matches!(p, spargebra::term::TermPattern::Variable(v) if *v == call.subject),
-            )
-        });
-        let mut request = super::SearchRequest {
-            index: call.index.clone(),
-            text: call.text.clone(),
-            vector: None,
-            lane: call.lane,
-            k: call.k,
-            min_score: call.min_score,
-            candidates: None,
-            as_of: Some(seq),
-            strong: false,
-        };
-        let as_terms = |outcome: &super::SearchOutcome| -> Vec<(crate::model::Term, f32)> {
-            outcome
-                .hits
-                .iter()
-                .map(|h| {
-                    (
-                        crate::search::sparql_patterns::record_term(&h.hit.record),
-                        h.hit.score,
-                    )
-                })
-                .collect()
-        };
-        let report = |plan, asked, bound, complete, dropped| SearchReport {
-            variable: call.subject.as_str().to_owned(),
-            plan,
-            asked,
-            bound,
-            complete,
-            dropped_not_at_seq: dropped,
-        };
-        if !mentions {
-            let outcome = self.search(&request)?;
-            let hits = as_terms(&outcome);
-            let n = hits.len();
-            return Ok((
-                hits,
-                report(outcome.plan, call.k, n, true, outcome.dropped_not_at_seq),
-            ));
-        }
-        let allowed = self.pattern_subjects(
-            snapshot,
-            call,
-            None,
-            super::EXACT_MAX_CANDIDATES + 1,
-            options,
-        )?;
-        let plan = SearchPlan::choose(if allowed.len() <= super::EXACT_MAX_CANDIDATES {
-            Candidates::Listed(allowed.len())
-        } else {
-            Candidates::MoreThan(super::EXACT_MAX_CANDIDATES)
-        });
-        if plan == SearchPlan::FilterFirst {
-            request.candidates = Some(std::sync::Arc::new(allowed.into_iter().collect()));
-            let outcome = self.search(&request)?;
-            let hits = as_terms(&outcome);
-            let n = hits.len();
-            return Ok((
-                hits,
-                report(plan, call.k, n, true, outcome.dropped_not_at_seq),
-            ));
-        }
-        let cap = (call.k * 32).min(super::MAX_K).max(call.k);
-        let mut asked = call.k;
-        loop {
-            request.k = asked;
-            let outcome = self.search(&request)?;
-            let exhausted = outcome.hits.len() + outcome.dropped_not_at_seq < asked;
-            let hits = as_terms(&outcome);
-            let passing =
-                self.pattern_subjects(snapshot, call, Some(&hits), usize::MAX, options)?;
-            let kept: Vec<(crate::model::Term, f32)> = hits
-                .into_iter()
-                .filter(|(t, _)| matches!(t, crate::model::Term::NamedNode(n) if passing.contains(n.as_str())))
-                .take(call.k)
-                .collect();
-            if kept.len() >= call.k || exhausted || asked >= cap {
-                let complete = kept.len() >= call.k || exhausted;
-                let n = kept.len();
-                return Ok((
-                    kept,
-                    report(
-                        SearchPlan::SearchFirst,
-                        asked,
-                        n,
-                        complete,
-                        outcome.dropped_not_at_seq,
-                    ),
-                ));
-            }
-            asked = (asked * 4).min(cap);
-        }
-    }
-
-    /// The distinct IRIs the call's variable takes in the rest of its basic graph
-    /// pattern (restricted to `among` when given), at most `limit`.
-    fn pattern_subjects(
-        &self,
-        snapshot: &crate::store::Snapshot,
-        call: &SearchCall,
-        among: Option<&[(crate::model::Term, f32)]>,
-        limit: usize,
-        options: &QueryOptions,
-    ) -> Result<std::collections::HashSet<std::sync::Arc<str>>, EngineError> {
-        use spargebra::algebra::GraphPattern;
-        let mut pattern = GraphPattern::Bgp {
-            patterns: call.rest.clone(),
-        };
-        if let Some(hits) = among {
-            let values = GraphPattern::Values {
-                variables: vec![call.subject.clone()],
-                bindings: hits
-                    .iter()
-                    .filter_map(|(t, _)| match t {
-                        crate::model::Term::NamedNode(n) => Some(vec![Some(
-                            spargebra::term::GroundTerm::NamedNode(n.clone()),
-                        )]),
-                        _ => None,
-                    })
-                    .collect(),
-            };
-            pattern = GraphPattern::Join {
-                left: Box::new(values),
-                right: Box::new(pattern),
-            };
-        }
-        let pattern = GraphPattern::Slice {
-            inner: Box::new(GraphPattern::Distinct {
-                inner: Box::new(GraphPattern::Project {
-                    inner: Box::new(pattern),
-                    variables: vec![call.subject.clone()],
-                }),
-            }),
-            start: 0,
-            length: (limit != usize::MAX).then_some(limit),
-        };
-        let query = Query::Select {
-            dataset: None,
-            pattern,
-            base_iri: None,
-        };
-        let results = sparql::evaluate_query(snapshot, &query, options)?;
-        let mut out = std::collections::HashSet::new();
-        if let sparql::QueryResults::Solutions(solutions) = results {
-            for solution in solutions {
-                let solution =
-                    solution.map_err(|e| EngineError::from(sparql::evaluation_error(e)))?;
-                if let Some(crate::model::Term::NamedNode(n)) = solution.get(call.subject.as_str())
-                {
-                    out.insert(std::sync::Arc::from(n.as_str()));
-                }
-            }
-        }
-        Ok(out)
+    /// A reader at the commit `at` names (refused when there is no such commit).
+    pub fn reader(&self, at: ReadAt) -> Result<GraphReader<'_>, EngineError> {
+        Ok(self.read_at(self.resolve_seq(at.commit, at.moment)?))
     }
 
     /// Commits, newest first, starting `offset` commits below the head.
@@ -423,30 +209,257 @@ impl Graph {
         })
     }
 
-    /// Quads added and removed going from commit `from` to commit `to` (0 is the empty graph).
-    pub fn diff(&self, from: CommitSeq, to: CommitSeq) -> Result<ChangedQuads, EngineError> {
-        for seq in [from, to] {
-            if seq != 0 {
-                self.resolve_seq(Some(seq), None)?;
+    /// Materializes quads from their keys (as returned by `preview_update`).
+    pub fn quads_of(&self, keys: &[QuadKey]) -> Vec<Quad> {
+        let dict = self.store.dict();
+        keys.iter().filter_map(|k| dict.quad(k)).collect()
+    }
+}
+
+impl GraphReader<'_> {
+    /// Evaluates a SPARQL query at the reader's commit.
+    pub fn query(
+        &self,
+        query_text: &str,
+        options: &ReadOptions,
+    ) -> Result<QueryAnswer, EngineError> {
+        let query = sparql::parse_query(query_text, options.base_iri.as_deref())?;
+        self.query_parsed(&query, options)
+    }
+
+    /// Evaluates an already parsed query (callers that inspect the query first, e.g. to
+    /// negotiate a result format, parse it once).
+    pub fn query_parsed(
+        &self,
+        query: &Query,
+        options: &ReadOptions,
+    ) -> Result<QueryAnswer, EngineError> {
+        let (seq, snapshot) = (self.seq, &self.snapshot);
+        let cancellation = options.cancellation.clone().unwrap_or_default();
+        let time_limit = options.timeout.or(self.graph.query_timeout);
+        let deadline = time_limit.map(|limit| Deadline::start(cancellation.clone(), limit));
+        // From here on, this thread's allocations count against the query's memory
+        // limit, and the evaluator's token runs the governor's check.
+        let (guard, cancellation) = self.graph.governor.start(&cancellation);
+        let control = QueryControl {
+            deadline,
+            time_limit,
+            guard,
+        };
+        let query_options = QueryOptions {
+            default_graph_uris: options.default_graph_uris.clone(),
+            named_graph_uris: options.named_graph_uris.clone(),
+            cancellation,
+            allowed_services: options.allowed_services.clone(),
+        };
+        let explain = |error: EngineError| match error {
+            EngineError::Query(error) => EngineError::Query(control.explain(error)),
+            other => other,
+        };
+        let mut search = Vec::new();
+        let rewritten;
+        let query = if crate::search::sparql_patterns::uses_search(query) {
+            let mut copy = query.clone();
+            crate::search::sparql_patterns::rewrite::<EngineError>(&mut copy, &mut |call| {
+                let (hits, report) = self.answer_search_call(call, &query_options)?;
+                search.push(report);
+                Ok(hits)
+            })
+            .map_err(explain)?;
+            rewritten = copy;
+            &rewritten
+        } else {
+            query
+        };
+        let results = sparql::evaluate_query(snapshot, query, &query_options)
+            .map_err(|e| explain(e.into()))?;
+        Ok(QueryAnswer {
+            results,
+            served_at_seq: seq,
+            search,
+            control,
+        })
+    }
+
+    /// Chooses the hits of one `search:` call: `nearest` when nothing else constrains
+    /// the variable; `filter_first` (score the few records the other patterns allow,
+    /// exactly) when they allow at most `EXACT_MAX_CANDIDATES`; else `search_first`
+    /// (ask the index for more hits until `k` of them pass the other patterns, up to a
+    /// cap).
+    fn answer_search_call(
+        &self,
+        call: &SearchCall,
+        options: &QueryOptions,
+    ) -> Result<(Vec<(crate::model::Term, f32)>, SearchReport), EngineError> {
+        let mentions = call.rest.iter().any(|t| {
+            [&t.subject, &t.object].iter().any(
+                |p| matches!(p, spargebra::term::TermPattern::Variable(v) if *v == call.subject),
+            )
+        });
+        let mut request = super::SearchRequest {
+            index: call.index.clone(),
+            text: call.text.clone(),
+            vector: None,
+            lane: call.lane,
+            k: call.k,
+            min_score: call.min_score,
+            candidates: None,
+            strong: false,
+        };
+        let as_terms = |outcome: &super::SearchOutcome| -> Vec<(crate::model::Term, f32)> {
+            outcome
+                .hits
+                .iter()
+                .map(|h| {
+                    (
+                        crate::search::sparql_patterns::record_term(&h.hit.record),
+                        h.hit.score,
+                    )
+                })
+                .collect()
+        };
+        let report = |plan, asked, bound, complete, dropped| SearchReport {
+            variable: call.subject.as_str().to_owned(),
+            plan,
+            asked,
+            bound,
+            complete,
+            dropped_not_at_seq: dropped,
+        };
+        if !mentions {
+            let outcome = self.search(&request)?;
+            let hits = as_terms(&outcome);
+            let n = hits.len();
+            return Ok((
+                hits,
+                report(outcome.plan, call.k, n, true, outcome.dropped_not_at_seq),
+            ));
+        }
+        let allowed =
+            self.pattern_subjects(call, None, super::EXACT_MAX_CANDIDATES + 1, options)?;
+        let plan = SearchPlan::choose(if allowed.len() <= super::EXACT_MAX_CANDIDATES {
+            Candidates::Listed(allowed.len())
+        } else {
+            Candidates::MoreThan(super::EXACT_MAX_CANDIDATES)
+        });
+        if plan == SearchPlan::FilterFirst {
+            request.candidates = Some(std::sync::Arc::new(allowed.into_iter().collect()));
+            let outcome = self.search(&request)?;
+            let hits = as_terms(&outcome);
+            let n = hits.len();
+            return Ok((
+                hits,
+                report(plan, call.k, n, true, outcome.dropped_not_at_seq),
+            ));
+        }
+        let cap = (call.k * 32).min(super::MAX_K).max(call.k);
+        let mut asked = call.k;
+        loop {
+            request.k = asked;
+            let outcome = self.search(&request)?;
+            let exhausted = outcome.hits.len() + outcome.dropped_not_at_seq < asked;
+            let hits = as_terms(&outcome);
+            let passing = self.pattern_subjects(call, Some(&hits), usize::MAX, options)?;
+            let kept: Vec<(crate::model::Term, f32)> = hits
+                .into_iter()
+                .filter(|(t, _)| matches!(t, crate::model::Term::NamedNode(n) if passing.contains(n.as_str())))
+                .take(call.k)
+                .collect();
+            if kept.len() >= call.k || exhausted || asked >= cap {
+                let complete = kept.len() >= call.k || exhausted;
+                let n = kept.len();
+                return Ok((
+                    kept,
+                    report(
+                        SearchPlan::SearchFirst,
+                        asked,
+                        n,
+                        complete,
+                        outcome.dropped_not_at_seq,
+                    ),
+                ));
+            }
+            asked = (asked * 4).min(cap);
+        }
+    }
+
+    /// The distinct IRIs the call's variable takes in the rest of its basic graph
+    /// pattern (restricted to `among` when given), at most `limit`.
+    fn pattern_subjects(
+        &self,
+        call: &SearchCall,
+        among: Option<&[(crate::model::Term, f32)]>,
+        limit: usize,
+        options: &QueryOptions,
+    ) -> Result<std::collections::HashSet<std::sync::Arc<str>>, EngineError> {
+        use spargebra::algebra::GraphPattern;
+        let mut pattern = GraphPattern::Bgp {
+            patterns: call.rest.clone(),
+        };
+        if let Some(hits) = among {
+            let values = GraphPattern::Values {
+                variables: vec![call.subject.clone()],
+                bindings: hits
+                    .iter()
+                    .filter_map(|(t, _)| match t {
+                        crate::model::Term::NamedNode(n) => Some(vec![Some(
+                            spargebra::term::GroundTerm::NamedNode(n.clone()),
+                        )]),
+                        _ => None,
+                    })
+                    .collect(),
+            };
+            pattern = GraphPattern::Join {
+                left: Box::new(values),
+                right: Box::new(pattern),
+            };
+        }
+        let pattern = GraphPattern::Slice {
+            inner: Box::new(GraphPattern::Distinct {
+                inner: Box::new(GraphPattern::Project {
+                    inner: Box::new(pattern),
+                    variables: vec![call.subject.clone()],
+                }),
+            }),
+            start: 0,
+            length: (limit != usize::MAX).then_some(limit),
+        };
+        let query = Query::Select {
+            dataset: None,
+            pattern,
+            base_iri: None,
+        };
+        let results = sparql::evaluate_query(&self.snapshot, &query, options)?;
+        let mut out = std::collections::HashSet::new();
+        if let sparql::QueryResults::Solutions(solutions) = results {
+            for solution in solutions {
+                let solution =
+                    solution.map_err(|e| EngineError::from(sparql::evaluation_error(e)))?;
+                if let Some(crate::model::Term::NamedNode(n)) = solution.get(call.subject.as_str())
+                {
+                    out.insert(std::sync::Arc::from(n.as_str()));
+                }
             }
         }
-        let (a, b) = (self.snapshot(from), self.snapshot(to));
-        let (added, removed) = a.diff(&b);
+        Ok(out)
+    }
+
+    /// Quads added and removed going from commit `from` to the reader's (0 is the empty
+    /// graph).
+    pub fn changes_since(&self, from: CommitSeq) -> Result<ChangedQuads, EngineError> {
+        self.graph.resolve_seq(Some(from), None)?;
+        let (a, b) = (self.graph.snapshot(from), &self.snapshot);
+        let (added, removed) = a.diff(b);
         Ok(ChangedQuads {
             added: added.iter().filter_map(|k| b.dict().quad(k)).collect(),
             removed: removed.iter().filter_map(|k| a.dict().quad(k)).collect(),
         })
     }
 
-    /// Writes every quad visible at `seq` (N-Quads, TriG, or a triples format for the
-    /// default graph only). Returns the number of quads written.
-    pub fn export(
-        &self,
-        seq: CommitSeq,
-        format: RdfFormat,
-        out: impl Write,
-    ) -> Result<u64, EngineError> {
-        let snapshot = self.snapshot(seq);
+    /// Writes every quad (N-Quads, TriG, or a triples format for the default graph only).
+    /// Returns the number of quads written.
+    pub fn export(&self, format: RdfFormat, out: impl Write) -> Result<u64, EngineError> {
+        let snapshot = &self.snapshot;
         let graph = if format.supports_datasets() {
             GraphFilter::All
         } else {
@@ -475,10 +488,10 @@ impl Graph {
         Ok(n_quads)
     }
 
-    /// The triples of one RDF graph (`None`: the default graph) at `seq`, as quads; `None`
-    /// when a named graph holds no quad there.
-    pub fn graph_quads(&self, seq: CommitSeq, graph_name: Option<&NamedNode>) -> Option<Vec<Quad>> {
-        let snapshot = self.snapshot(seq);
+    /// The triples of one RDF graph (`None`: the default graph), as quads; `None` when a
+    /// named graph holds no quad there.
+    pub fn graph_quads(&self, graph_name: Option<&NamedNode>) -> Option<Vec<Quad>> {
+        let snapshot = &self.snapshot;
         let graph = match graph_name {
             None => DEFAULT_GRAPH,
             Some(name) => snapshot.lookup(&name.clone().into())?,
@@ -499,11 +512,5 @@ impl Graph {
                 .filter_map(|k| snapshot.dict().quad(k))
                 .collect(),
         )
-    }
-
-    /// Materializes quads from their keys (as returned by `preview_update`).
-    pub fn quads_of(&self, keys: &[QuadKey]) -> Vec<Quad> {
-        let dict = self.store.dict();
-        keys.iter().filter_map(|k| dict.quad(k)).collect()
     }
 }

@@ -9,12 +9,17 @@ use super::graph::Graph;
 
 /// A graph at one commit, with the reads of its data.
 pub struct GraphReader<'g> {
-    graph: &'g Graph,
-    seq: CommitSeq,
-    snapshot: Snapshot,
+    pub(super) graph: &'g Graph,
+    pub(super) seq: CommitSeq,
+    pub(super) snapshot: Snapshot,
 }
 
 impl Graph {
+    /// A reader at the head.
+    pub fn read(&self) -> GraphReader<'_> {
+        self.read_at(self.head_seq())
+    }
+
     /// A reader at `seq` (at most the head: readers never see an unpublished commit).
     pub fn read_at(&self, seq: CommitSeq) -> GraphReader<'_> {
         let seq = seq.min(self.head_seq());
@@ -94,5 +99,39 @@ impl GraphReader<'_> {
     /// The search declarations in force.
     pub fn declarations(&self) -> Vec<Declaration> {
         super::search::declarations_in(&self.snapshot)
+    }
+
+    /// Searches one index or all, per the request's plan; hits must exist at this commit.
+    pub fn search(
+        &self,
+        request: &super::SearchRequest,
+    ) -> Result<super::SearchOutcome, super::EngineError> {
+        self.graph
+            .search
+            .search(self.graph, &self.snapshot, request)
+    }
+
+    /// The text a declaration makes for some of its records here (no model call).
+    pub fn preview_texts(&self, declaration: &Declaration, limit: usize) -> Vec<(String, String)> {
+        super::search::preview_texts(&self.snapshot, declaration, limit)
+    }
+
+    /// The shapes in force here (their mode included), if any.
+    pub fn shapes(&self) -> Result<Option<super::ActiveShapes>, super::EngineError> {
+        super::validation::shapes_in(&self.snapshot)
+    }
+
+    /// Validates the data here against `shapes` (any shapes: published or not).
+    pub fn validate(
+        &self,
+        shapes: &crate::shacl::Shapes,
+    ) -> Result<crate::shacl::Report, super::EngineError> {
+        super::validation::validate(&self.snapshot, shapes)
+    }
+
+    /// Waits until every search index reflects this commit (or `timeout` passes):
+    /// `consistency: strong`.
+    pub fn wait_for_indexes(&self, timeout: std::time::Duration) -> bool {
+        self.graph.search.wait_for(&self.snapshot, timeout)
     }
 }

@@ -291,7 +291,7 @@ fn a_torn_or_damaged_store_file_is_set_aside_and_rebuilt_from_the_log() -> TestR
         let graph = engine.graph("main")?;
         assert_eq!(graph.head_seq(), N_COMMITS);
         assert_eq!(graph.open_stats().replayed_commits, N_COMMITS);
-        let answer = graph.query(
+        let answer = graph.read().query(
             "ASK { <http://e/s31> <http://e/p> \"value 31\" . <http://e/s1> ?p ?o }",
             &Default::default(),
         )?;
@@ -409,6 +409,7 @@ fn idempotent_replays_are_acknowledged_only_once_durable_and_visible() -> TestRe
                         outcome.idempotent_replay
                     );
                     let answer = graph
+                        .read()
                         .query(&ask, &super::ReadOptions::default())
                         .expect("query");
                     assert!(

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex, RwLock};
 
 use super::error::EngineError;
-use super::graph::Graph;
+use super::read::ChangedQuads;
 use crate::model::{CommitSeq, NamedNode, Term, Triple};
 use crate::search::embed::{self, Embedder};
 use crate::search::{
@@ -145,10 +145,25 @@ pub struct IndexStatus {
     pub progress: IndexProgress,
 }
 
-/// The search state of a graph.
-#[derive(Default)]
-pub(crate) struct SearchState {
-    pub indexes: RwLock<BTreeMap<String, Arc<IndexEntry>>>,
+/// What the search part reads of its graph: the head, snapshots, and the changes each
+/// commit made. The part sees its graph through this and nothing else.
+pub(crate) trait GraphHistory {
+    fn head_seq(&self) -> CommitSeq;
+    fn snapshot(&self, seq: CommitSeq) -> Snapshot;
+    fn commit_changes(&self, seq: CommitSeq) -> Result<ChangedQuads, EngineError>;
+}
+
+/// A graph's search part: its indexes, the worker that keeps them following the commits,
+/// and the searches over them.
+pub(crate) struct SearchPart {
+    /// The graph's name (for logs and the worker thread's name).
+    graph_name: String,
+    /// `<graph dir>/search`: one directory per index.
+    dir: PathBuf,
+    model_dir: PathBuf,
+    /// Threads an index may insert vectors with (`EngineConfig::index_threads`).
+    index_threads: usize,
+    indexes: RwLock<BTreeMap<String, Arc<IndexEntry>>>,
     signal: Mutex<Option<mpsc::SyncSender<()>>>,
     /// Wakes readers waiting for an index to catch up (`consistency: strong`).
     caught_up: (Mutex<()>, Condvar),
@@ -170,8 +185,6 @@ pub struct SearchRequest {
     pub min_score: Option<f32>,
     /// Only these records may be hits (a filter's result), when given.
     pub candidates: Option<Arc<HashSet<Arc<str>>>>,
-    /// Hits must exist at this commit (reads pinned to the past).
-    pub as_of: Option<CommitSeq>,
     /// Wait until the index reflects the commit read.
     pub strong: bool,
 }
@@ -197,90 +210,115 @@ pub struct SearchOutcome {
     pub candidates: Option<usize>,
 }
 
-impl Graph {
+impl SearchPart {
+    pub(crate) fn new(
+        graph_name: String,
+        dir: PathBuf,
+        model_dir: PathBuf,
+        index_threads: usize,
+    ) -> Self {
+        Self {
+            graph_name,
+            dir,
+            model_dir,
+            index_threads: index_threads.max(1),
+            indexes: RwLock::default(),
+            signal: Mutex::default(),
+            caught_up: Default::default(),
+            stopping: AtomicBool::new(false),
+            syncing: Mutex::default(),
+        }
+    }
+
     fn search_dir(&self, name: &str) -> PathBuf {
-        self.dir.join(super::graph::SEARCH_DIR).join(name)
+        self.dir.join(name)
     }
 
     fn embedder(&self) -> Arc<dyn Embedder> {
         embedder_for(&self.model_dir)
     }
 
-    /// Starts the graph's index worker (at open). Without declarations it only checks
-    /// for them when woken.
-    pub(crate) fn start_search_worker(graph: &Arc<Graph>) {
-        if graph.search.signal.lock().is_some() {
+    /// Starts the index worker (at open). `tick` brings the indexes up to the head and
+    /// answers `false` once the graph is gone. Without declarations a tick only checks
+    /// for them.
+    pub(crate) fn start_worker(&self, tick: impl Fn() -> bool + Send + 'static) {
+        let mut signal = self.signal.lock();
+        if signal.is_some() {
             return;
         }
         let (sender, receiver) = mpsc::sync_channel::<()>(1);
-        *graph.search.signal.lock() = Some(sender);
-        let weak = Arc::downgrade(graph);
+        *signal = Some(sender);
+        drop(signal);
         let spawned = std::thread::Builder::new()
-            .name(format!("strata-search-{}", graph.name))
+            .name(format!("strata-search-{}", self.graph_name))
             .spawn(move || {
                 loop {
                     let woke = receiver.recv_timeout(Duration::from_secs(2));
-                    if matches!(woke, Err(mpsc::RecvTimeoutError::Disconnected)) {
+                    if matches!(woke, Err(mpsc::RecvTimeoutError::Disconnected)) || !tick() {
                         break;
-                    }
-                    let Some(graph) = weak.upgrade() else { break };
-                    if graph.search.stopping.load(Ordering::Acquire) {
-                        break;
-                    }
-                    if let Err(error) = graph.sync_indexes() {
-                        tracing::warn!(graph = %graph.name, %error, "search index update failed");
                     }
                 }
             });
         if let Err(error) = spawned {
             tracing::warn!(%error, "cannot start the search index worker");
         }
-        graph.notify_indexer();
+        self.notify();
+    }
+
+    /// One tick of the worker: false when it should stop.
+    pub(crate) fn work(&self, history: &dyn GraphHistory) -> bool {
+        if self.stopping.load(Ordering::Acquire) {
+            return false;
+        }
+        if let Err(error) = self.sync(history) {
+            tracing::warn!(graph = %self.graph_name, %error, "search index update failed");
+        }
+        true
     }
 
     /// Tells the index worker that commits landed (never blocks).
-    pub(crate) fn notify_indexer(&self) {
-        if let Some(sender) = self.search.signal.lock().as_ref() {
+    pub(crate) fn notify(&self) {
+        if let Some(sender) = self.signal.lock().as_ref() {
             let _ = sender.try_send(());
         }
     }
 
-    pub(crate) fn stop_search_worker(&self) {
-        self.search.stopping.store(true, Ordering::Release);
-        self.search.signal.lock().take();
+    pub(crate) fn stop(&self) {
+        self.stopping.store(true, Ordering::Release);
+        self.signal.lock().take();
     }
 
     /// Brings every index up to the head (the worker's loop body; also callable directly).
-    pub fn sync_indexes(&self) -> Result<(), EngineError> {
-        let _one_at_a_time = self.search.syncing.lock();
-        let head = self.store.published_seq();
-        if self.search.indexes.read().is_empty() && self.read_at(head).declarations().is_empty() {
+    pub(crate) fn sync(&self, history: &dyn GraphHistory) -> Result<(), EngineError> {
+        let _one_at_a_time = self.syncing.lock();
+        let head = history.head_seq();
+        if self.indexes.read().is_empty() && declarations_in(&history.snapshot(head)).is_empty() {
             // Nothing declared: do not even load the model (96 MB).
             return Ok(());
         }
         let embedder = self.embedder();
-        self.open_indexes(head)?;
-        let entries: Vec<Arc<IndexEntry>> = self.search.indexes.read().values().cloned().collect();
+        self.open_indexes(history, head)?;
+        let entries: Vec<Arc<IndexEntry>> = self.indexes.read().values().cloned().collect();
         for entry in entries {
-            if let Err(e) = self.sync_index(&entry, &*embedder, head) {
+            if let Err(e) = self.sync_index(history, &entry, &*embedder, head) {
                 let mut progress = entry.progress.lock();
                 progress.state = "error";
                 progress.error = Some(e.to_string());
                 return Err(e);
             }
         }
-        let _guard = self.search.caught_up.0.lock();
-        self.search.caught_up.1.notify_all();
+        let _guard = self.caught_up.0.lock();
+        self.caught_up.1.notify_all();
         Ok(())
     }
 
     /// Opens the indexes of the declarations at `head` (loading their files, not
     /// re-embedding) and drops the indexes of removed declarations.
-    fn open_indexes(&self, head: CommitSeq) -> Result<(), EngineError> {
-        let declarations = self.read_at(head).declarations();
+    fn open_indexes(&self, history: &dyn GraphHistory, head: CommitSeq) -> Result<(), EngineError> {
+        let declarations = declarations_in(&history.snapshot(head));
         let embedder = self.embedder();
         {
-            let mut indexes = self.search.indexes.write();
+            let mut indexes = self.indexes.write();
             let names: HashSet<&str> = declarations.iter().map(|d| d.name.as_str()).collect();
             let gone: Vec<String> = indexes
                 .keys()
@@ -336,6 +374,7 @@ impl Graph {
 
     fn sync_index(
         &self,
+        history: &dyn GraphHistory,
         entry: &IndexEntry,
         embedder: &dyn Embedder,
         head: CommitSeq,
@@ -345,12 +384,15 @@ impl Graph {
             entry.progress.lock().state = "ready";
             return Ok(());
         }
-        let snapshot = self.store.snapshot_at(head);
+        let snapshot = history.snapshot(head);
         let recipe = Recipe::new(&snapshot, &entry.declaration);
         let (candidates, full) = if from == 0 {
             (recipe.instances(&snapshot), true)
         } else {
-            (self.touched_records(&snapshot, &recipe, from, head)?, false)
+            (
+                touched_records(history, &snapshot, &recipe, from, head)?,
+                false,
+            )
         };
         {
             let mut progress = entry.progress.lock();
@@ -434,7 +476,7 @@ impl Graph {
                 progress.done = ((n + 1) * EMBED_BATCH).min(total);
                 progress.elapsed_ms = started.elapsed().as_millis() as u64;
             }
-            if self.search.stopping.load(Ordering::Acquire) {
+            if self.stopping.load(Ordering::Acquire) {
                 return Ok(());
             }
         }
@@ -458,67 +500,22 @@ impl Graph {
     }
 
     /// Dumps every index's HNSW graph (at close), so the next start reloads them.
-    pub(crate) fn persist_indexes(&self) {
-        let _one_at_a_time = self.search.syncing.lock();
-        for entry in self.search.indexes.read().values() {
+    pub(crate) fn persist(&self) {
+        let _one_at_a_time = self.syncing.lock();
+        for entry in self.indexes.read().values() {
             if let Err(error) = entry.index.write().persist() {
-                tracing::warn!(graph = %self.name, %error, "could not save a search index; it is rebuilt at the next start");
+                tracing::warn!(graph = %self.graph_name, %error, "could not save a search index; it is rebuilt at the next start");
             }
         }
-    }
-
-    /// Records whose text may have changed between two commits: subjects and objects of
-    /// the changed quads, and records linking to them through a recipe property.
-    fn touched_records(
-        &self,
-        snapshot: &Snapshot,
-        recipe: &Recipe,
-        from: CommitSeq,
-        head: CommitSeq,
-    ) -> Result<Vec<TermId>, EngineError> {
-        let mut nodes: HashSet<TermId> = HashSet::new();
-        for seq in from + 1..=head {
-            let changes = self.commit_changes(seq)?;
-            for quad in changes.added.iter().chain(&changes.removed) {
-                if let Some(id) = snapshot.lookup(&Term::from(quad.subject.clone())) {
-                    nodes.insert(id);
-                }
-                if matches!(quad.object, Term::NamedNode(_))
-                    && let Some(id) = snapshot.lookup(&quad.object)
-                {
-                    nodes.insert(id);
-                }
-            }
-        }
-        let mut out: HashSet<TermId> = nodes.clone();
-        for p in recipe.properties() {
-            for &node in &nodes {
-                out.extend(
-                    snapshot
-                        .quads(Pattern {
-                            subject: None,
-                            predicate: Some(p),
-                            object: Some(node),
-                            graph: GraphFilter::All,
-                        })
-                        .map(|k| k[0]),
-                );
-            }
-        }
-        let mut out: Vec<TermId> = out.into_iter().collect();
-        out.sort_unstable();
-        Ok(out)
     }
 
     /// The state of every index (or of one).
-    pub fn index_status(&self) -> Vec<IndexStatus> {
-        if self.search.indexes.read().is_empty() {
+    pub(crate) fn status(&self, head: CommitSeq) -> Vec<IndexStatus> {
+        if self.indexes.read().is_empty() {
             return Vec::new();
         }
         let embedder = self.embedder();
-        let head = self.store.published_seq();
-        self.search
-            .indexes
+        self.indexes
             .read()
             .values()
             .map(|e| {
@@ -538,19 +535,18 @@ impl Graph {
     }
 
     /// Waits until every index reflects `seq` (or `timeout` passes): `consistency: strong`.
-    pub fn wait_for_indexes(&self, seq: CommitSeq, timeout: Duration) -> bool {
+    pub(crate) fn wait_for(&self, snapshot: &Snapshot, timeout: Duration) -> bool {
+        let seq = snapshot.seq();
         let deadline = Instant::now() + timeout;
-        self.notify_indexer();
-        let declared: Vec<String> = self
-            .read_at(seq)
-            .declarations()
+        self.notify();
+        let declared: Vec<String> = declarations_in(snapshot)
             .into_iter()
             .map(|d| d.name)
             .collect();
-        let mut guard = self.search.caught_up.0.lock();
+        let mut guard = self.caught_up.0.lock();
         loop {
             let behind = {
-                let indexes = self.search.indexes.read();
+                let indexes = self.indexes.read();
                 declared.iter().any(|name| !indexes.contains_key(name))
                     || indexes
                         .values()
@@ -562,46 +558,47 @@ impl Graph {
             if Instant::now() >= deadline {
                 return false;
             }
-            self.search
-                .caught_up
+            self.caught_up
                 .1
                 .wait_for(&mut guard, Duration::from_millis(200));
         }
     }
 
     /// Embeds texts with the graph's embedder.
-    pub fn embed_texts(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
+    pub(crate) fn embed_texts(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EngineError> {
         self.embedder().embed(texts).map_err(EngineError::from)
     }
 
-    /// The text a declaration makes for some of its records (no model call).
-    pub fn preview_texts(
-        &self,
-        declaration: &Declaration,
-        seq: CommitSeq,
-        limit: usize,
-    ) -> Vec<(String, String)> {
-        let snapshot = self.snapshot(seq);
-        let recipe = Recipe::new(&snapshot, declaration);
-        recipe
-            .instances(&snapshot)
-            .into_iter()
-            .take(limit)
-            .filter_map(|id| {
-                let iri = snapshot.term(id)?.to_string();
-                Some((
-                    iri.trim_matches(['<', '>']).to_owned(),
-                    recipe.text(&snapshot, id),
-                ))
-            })
-            .collect()
+    /// Re-indexes a declaration from scratch (after a model change, or on request).
+    pub(crate) fn refresh(&self, name: &str) -> Result<(), EngineError> {
+        let entry =
+            self.indexes
+                .read()
+                .get(name)
+                .cloned()
+                .ok_or_else(|| EngineError::InvalidArgument {
+                    param: "name".into(),
+                    message: format!("no search index {name:?}"),
+                })?;
+        entry.index.write().clear().map_err(search_error)?;
+        *entry.progress.lock() = IndexProgress {
+            state: "building",
+            ..IndexProgress::default()
+        };
+        self.notify();
+        Ok(())
     }
 
     /// Searches one index or all, per the request's plan.
-    pub fn search(&self, request: &SearchRequest) -> Result<SearchOutcome, EngineError> {
-        let head = self.store.published_seq();
-        let read_seq = request.as_of.unwrap_or(head).min(head);
-        if request.strong && !self.wait_for_indexes(read_seq, Duration::from_secs(30)) {
+    pub(crate) fn search(
+        &self,
+        history: &dyn GraphHistory,
+        snapshot: &Snapshot,
+        request: &SearchRequest,
+    ) -> Result<SearchOutcome, EngineError> {
+        let head = history.head_seq();
+        let read_seq = snapshot.seq();
+        if request.strong && !self.wait_for(snapshot, Duration::from_secs(30)) {
             return Err(EngineError::IndexNotCaughtUp {
                 seq: read_seq,
                 waited_secs: 30,
@@ -609,17 +606,17 @@ impl Graph {
         }
         // After a restart the worker may not have opened the indexes yet: open them now
         // (their files, no re-embedding) so the first read already finds them.
-        let declared = self.read_at(head).declarations();
+        let declared = declarations_in(&history.snapshot(head));
         let missing = {
-            let indexes = self.search.indexes.read();
+            let indexes = self.indexes.read();
             declared.iter().any(|d| !indexes.contains_key(&d.name))
         };
         if missing {
-            let _one_at_a_time = self.search.syncing.lock();
-            self.open_indexes(head)?;
+            let _one_at_a_time = self.syncing.lock();
+            self.open_indexes(history, head)?;
         }
         let entries: Vec<Arc<IndexEntry>> = {
-            let indexes = self.search.indexes.read();
+            let indexes = self.indexes.read();
             match &request.index {
                 Some(name) => vec![indexes.get(name).cloned().ok_or_else(|| {
                     EngineError::InvalidArgument {
@@ -655,7 +652,6 @@ impl Graph {
                 .as_ref()
                 .map_or(Candidates::All, |c| Candidates::Listed(c.len())),
         );
-        let snapshot = self.snapshot(read_seq);
         let mut hits: Vec<SearchHit> = Vec::new();
         let mut index_seq = CommitSeq::MAX;
         let mut dropped = 0;
@@ -691,18 +687,18 @@ impl Graph {
                     )
                     .map_err(search_error)?,
             };
-            let recipe = Recipe::new(&snapshot, &entry.declaration);
+            let recipe = Recipe::new(snapshot, &entry.declaration);
             for hit in found {
                 if request.min_score.is_some_and(|m| hit.score < m) {
                     continue;
                 }
                 let id = snapshot.lookup(&Term::NamedNode(NamedNode::new_unchecked(&*hit.record)));
-                let Some(id) = id.filter(|&id| recipe.is_instance(&snapshot, id)) else {
+                let Some(id) = id.filter(|&id| recipe.is_instance(snapshot, id)) else {
                     dropped += 1;
                     continue;
                 };
                 hits.push(SearchHit {
-                    label: recipe.label(&snapshot, id),
+                    label: recipe.label(snapshot, id),
                     index: entry.declaration.name.clone(),
                     hit,
                 });
@@ -730,6 +726,70 @@ impl Graph {
     }
 }
 
+/// Records whose text may have changed between two commits: subjects and objects of
+/// the changed quads, and records linking to them through a recipe property.
+fn touched_records(
+    history: &dyn GraphHistory,
+    snapshot: &Snapshot,
+    recipe: &Recipe,
+    from: CommitSeq,
+    head: CommitSeq,
+) -> Result<Vec<TermId>, EngineError> {
+    let mut nodes: HashSet<TermId> = HashSet::new();
+    for seq in from + 1..=head {
+        let changes = history.commit_changes(seq)?;
+        for quad in changes.added.iter().chain(&changes.removed) {
+            if let Some(id) = snapshot.lookup(&Term::from(quad.subject.clone())) {
+                nodes.insert(id);
+            }
+            if matches!(quad.object, Term::NamedNode(_))
+                && let Some(id) = snapshot.lookup(&quad.object)
+            {
+                nodes.insert(id);
+            }
+        }
+    }
+    let mut out: HashSet<TermId> = nodes.clone();
+    for p in recipe.properties() {
+        for &node in &nodes {
+            out.extend(
+                snapshot
+                    .quads(Pattern {
+                        subject: None,
+                        predicate: Some(p),
+                        object: Some(node),
+                        graph: GraphFilter::All,
+                    })
+                    .map(|k| k[0]),
+            );
+        }
+    }
+    let mut out: Vec<TermId> = out.into_iter().collect();
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// The text a declaration makes for some of its records (no model call).
+pub fn preview_texts(
+    snapshot: &Snapshot,
+    declaration: &Declaration,
+    limit: usize,
+) -> Vec<(String, String)> {
+    let recipe = Recipe::new(snapshot, declaration);
+    recipe
+        .instances(snapshot)
+        .into_iter()
+        .take(limit)
+        .filter_map(|id| {
+            let iri = snapshot.term(id)?.to_string();
+            Some((
+                iri.trim_matches(['<', '>']).to_owned(),
+                recipe.text(snapshot, id),
+            ))
+        })
+        .collect()
+}
+
 /// What identifies an index's content: the embedder and the declaration. A change of
 /// either makes the index start over.
 fn index_key(embedder: &dyn Embedder, declaration: &Declaration) -> String {
@@ -746,97 +806,6 @@ fn index_key(embedder: &dyn Embedder, declaration: &Declaration) -> String {
 
 fn search_error(e: crate::search::IndexError) -> EngineError {
     EngineError::SearchIndex(e)
-}
-
-impl Graph {
-    /// Commits a declaration (replacing one of the same name). The worker builds its index
-    /// in the background.
-    pub fn declare_embedding(
-        &self,
-        declaration: &Declaration,
-        request: &super::CommitRequest,
-    ) -> Result<super::CommitOutcome, EngineError> {
-        if !Declaration::valid_name(&declaration.name) {
-            return Err(EngineError::InvalidArgument {
-                param: "name".into(),
-                message: format!(
-                    "{:?} is not a valid index name: use [a-z0-9][a-z0-9_-]{{0,62}}",
-                    declaration.name
-                ),
-            });
-        }
-        let quads = declaration.quads();
-        let current = self.declaration_quads(&declaration.name);
-        let digest = super::write::request_digest(&[
-            "declare_embedding",
-            &quads
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ]);
-        let outcome = self.commit_quads(quads, &current, request, digest)?;
-        self.notify_indexer();
-        Ok(outcome)
-    }
-
-    /// Commits the removal of a declaration; its index files go with it.
-    pub fn delete_embedding(
-        &self,
-        name: &str,
-        request: &super::CommitRequest,
-    ) -> Result<super::CommitOutcome, EngineError> {
-        let current = self.declaration_quads(name);
-        if current.is_empty() {
-            return Err(EngineError::InvalidArgument {
-                param: "name".into(),
-                message: format!("no embedding declaration named {name:?}"),
-            });
-        }
-        let digest = super::write::request_digest(&["delete_embedding", name]);
-        let outcome = self.commit_quads(Vec::new(), &current, request, digest)?;
-        self.notify_indexer();
-        Ok(outcome)
-    }
-
-    /// Re-indexes a declaration from scratch (after a model change, or on request).
-    pub fn refresh_embedding(&self, name: &str) -> Result<(), EngineError> {
-        let entry = self
-            .search
-            .indexes
-            .read()
-            .get(name)
-            .cloned()
-            .ok_or_else(|| EngineError::InvalidArgument {
-                param: "name".into(),
-                message: format!("no search index {name:?}"),
-            })?;
-        entry.index.write().clear().map_err(search_error)?;
-        *entry.progress.lock() = IndexProgress {
-            state: "building",
-            ..IndexProgress::default()
-        };
-        self.notify_indexer();
-        Ok(())
-    }
-
-    fn declaration_quads(&self, name: &str) -> Vec<crate::model::Quad> {
-        let head = self.head_seq();
-        self.read_at(head).declarations()
-            .into_iter()
-            .find(|d| d.name == name)
-            .map(|d| {
-                // The stored quads, exactly as read (values may differ from a new one).
-                let node = Term::NamedNode(d.node());
-                self.read_at(head).quads_matching(Some(&node), None, None)
-                    .into_iter()
-                    .filter(|q| {
-                        matches!(&q.graph_name, crate::model::RdfGraphName::NamedNode(g) if g.as_str() == EMBEDDINGS_GRAPH)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
 }
 
 /// The search declarations a snapshot holds (graph `strata:embeddings`).

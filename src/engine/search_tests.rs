@@ -40,13 +40,13 @@ fn request(text: &str, lane: Lane) -> SearchRequest {
         k: 3,
         min_score: None,
         candidates: None,
-        as_of: None,
         strong: true,
     }
 }
 
 fn top(graph: &Graph, request: &SearchRequest) -> Vec<String> {
     graph
+        .read()
         .search(request)
         .unwrap()
         .hits
@@ -111,14 +111,13 @@ fn indexes_follow_commits_and_survive_restarts() {
     // Candidates: only they can be hits, scored exactly.
     let mut only = request("sign in", Lane::Hybrid);
     only.candidates = Some(Arc::new(HashSet::from([Arc::<str>::from("http://e/t3")])));
-    let outcome = graph.search(&only).unwrap();
+    let outcome = graph.read().search(&only).unwrap();
     assert_eq!(outcome.plan.name(), "filter_first");
     assert!(outcome.hits.iter().all(|h| &*h.hit.record == "http://e/t3"));
 
     // A read pinned before t3 existed drops it and says so.
-    let mut pinned = request("password reset", Lane::Sparse);
-    pinned.as_of = Some(first);
-    let outcome = graph.search(&pinned).unwrap();
+    let pinned = request("password reset", Lane::Sparse);
+    let outcome = graph.read_at(first).search(&pinned).unwrap();
     assert!(outcome.hits.iter().all(|h| &*h.hit.record != "http://e/t3"));
     assert!(outcome.dropped_not_at_seq >= 1);
 
@@ -128,7 +127,11 @@ fn indexes_follow_commits_and_survive_restarts() {
     drop(engine);
     let engine = open(dir.path());
     let graph = engine.graph("main").unwrap();
-    assert!(graph.wait_for_indexes(head, Duration::from_secs(30)));
+    assert!(
+        graph
+            .read_at(head)
+            .wait_for_indexes(Duration::from_secs(30))
+    );
     let status = &graph.index_status()[0];
     assert_eq!(status.records, 2);
     assert_eq!(
@@ -176,9 +179,10 @@ fn search_patterns_in_sparql_pick_a_plan_and_join() {
             &CommitRequest::by_admin(),
         )
         .unwrap();
-    assert!(graph.wait_for_indexes(graph.head_seq(), Duration::from_secs(60)));
+    assert!(graph.read().wait_for_indexes(Duration::from_secs(60)));
     let run = |query: &str| {
         let answer = graph
+            .read()
             .query(
                 &format!(
                     "PREFIX search: <https://strata.dev/ns/search#> PREFIX ex: <http://e/> {query}"
@@ -217,6 +221,7 @@ fn search_patterns_in_sparql_pick_a_plan_and_join() {
 
     // Mistakes are errors naming the query.
     let error = graph
+        .read()
         .query(
             "PREFIX search: <https://strata.dev/ns/search#> SELECT * WHERE { ?t search:nearest \"x\" ; search:lane \"fuzzy\" }",
             &super::ReadOptions::default(),

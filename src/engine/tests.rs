@@ -33,12 +33,10 @@ fn quad_text(&(s, o, g): &(u64, u64, Option<u64>)) -> String {
 fn rows_at(engine: &Engine, seq: u64) -> Model {
     let graph = engine.graph("main").unwrap();
     let answer = graph
+        .read_at(seq)
         .query(
             "SELECT ?s ?o ?g WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }",
-            &ReadOptions {
-                as_of: Some(seq),
-                ..ReadOptions::default()
-            },
+            &ReadOptions::default(),
         )
         .unwrap();
     assert_eq!(answer.served_at_seq, seq);
@@ -203,12 +201,10 @@ fn concurrent_writers_get_consecutive_commits_and_readers_see_whole_commits() ->
                     continue;
                 }
                 let answer = graph
+                    .read_at(seq)
                     .query(
                         "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
-                        &ReadOptions {
-                            as_of: Some(seq),
-                            ..ReadOptions::default()
-                        },
+                        &ReadOptions::default(),
                     )
                     .unwrap();
                 let QueryResults::Solutions(mut rows) = answer.results else {
@@ -259,7 +255,9 @@ fn every_iri_turtle_accepts_replays_from_the_log() -> TestResult {
     let engine = Engine::open(dir.path(), EngineConfig::default())?;
     let graph = engine.graph("main")?;
     assert_eq!(graph.head_seq(), 1);
-    let answer = graph.query("ASK { ?s <http://example/p> ?o }", &ReadOptions::default())?;
+    let answer = graph
+        .read()
+        .query("ASK { ?s <http://example/p> ?o }", &ReadOptions::default())?;
     assert!(matches!(answer.results, QueryResults::Boolean(true)));
     Ok(())
 }

@@ -22,10 +22,10 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::error::EngineError;
-use super::graph::Graph;
 use crate::model::{CommitSeq, Literal, NamedNode, Quad, RdfGraphName, Term, Triple};
 use crate::shacl::{self, Report, SHAPES_GRAPH, Shapes, VALIDATION_MODE, ValidationMode};
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot, TermId, Transaction};
+use parking_lot::RwLock;
 
 use crate::model::RDF_TYPE;
 const RDFS_SUBCLASS: &str = "http://www.w3.org/2000/01/rdf-schema#subClassOf";
@@ -88,9 +88,17 @@ pub struct ShapesPreview {
 
 /// A graph's SHACL state, guarded by the writer lock for changes.
 #[derive(Default)]
-pub(crate) struct ShaclState {
-    pub active: Option<ActiveShapes>,
-    pub conformance: Option<Arc<Conformance>>,
+struct ShaclState {
+    active: Option<ActiveShapes>,
+    conformance: Option<Arc<Conformance>>,
+}
+
+/// A graph's SHACL part: the shapes in force and the conformance report, kept in step
+/// with the commits. It sees the graph only through the snapshots and transactions it is
+/// handed.
+#[derive(Default)]
+pub(crate) struct ShaclPart {
+    state: RwLock<ShaclState>,
 }
 
 /// The outcome of checking a transaction, applied to the state once the commit lands.
@@ -105,7 +113,7 @@ pub(crate) struct Checked {
     pub whole: Option<Report>,
 }
 
-fn shapes_graph_name() -> NamedNode {
+pub(crate) fn shapes_graph_name() -> NamedNode {
     NamedNode::new_unchecked(SHAPES_GRAPH)
 }
 
@@ -168,62 +176,27 @@ pub(crate) fn shapes_graph_quads(triples: &[Triple], mode: ValidationMode) -> Ve
     quads
 }
 
-impl Graph {
+impl ShaclPart {
     /// Loads the shapes in force at the head (called once at open).
-    pub(crate) fn load_shacl_state(&self) -> Result<(), EngineError> {
-        let snapshot = self.store.snapshot_at(self.store.published_seq());
-        let active = self.active_shapes_at(&snapshot).unwrap_or_else(|e| {
-            tracing::warn!(graph = %self.name, error = %e, "ignoring shapes that no longer compile");
+    pub(crate) fn load(&self, head: &Snapshot, graph_name: &str) {
+        let active = shapes_in(head).unwrap_or_else(|e| {
+            tracing::warn!(graph = %graph_name, error = %e, "ignoring shapes that no longer compile");
             None
         });
-        self.shacl.write().active = active;
-        Ok(())
-    }
-
-    fn active_shapes_at(&self, snapshot: &Snapshot) -> Result<Option<ActiveShapes>, EngineError> {
-        let Some((triples, mode)) = read_shapes_graph(snapshot)? else {
-            return Ok(None);
-        };
-        let shapes = Shapes::from_triples(triples).map_err(EngineError::from)?;
-        let published_seq = id_of(snapshot, SHAPES_GRAPH)
-            .map(|g| {
-                snapshot
-                    .history(Pattern {
-                        subject: None,
-                        predicate: None,
-                        object: None,
-                        graph: GraphFilter::Is(g),
-                    })
-                    .into_iter()
-                    .map(|(_, added, removed)| removed.unwrap_or(added).max(added))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .unwrap_or(0);
-        Ok(Some(ActiveShapes {
-            shapes: Arc::new(shapes),
-            mode,
-            published_seq,
-        }))
+        self.state.write().active = active;
     }
 
     /// The shapes in force at the head, if any.
-    pub fn active_shapes(&self) -> Option<ActiveShapes> {
-        self.shacl.read().active.clone()
-    }
-
-    /// The shapes in force at a commit (their mode included).
-    pub fn shapes_at(&self, seq: CommitSeq) -> Result<Option<ActiveShapes>, EngineError> {
-        let seq = self.resolve_seq(Some(seq), None)?;
-        self.active_shapes_at(&self.store.snapshot_at(seq))
+    pub(crate) fn active(&self) -> Option<ActiveShapes> {
+        self.state.read().active.clone()
     }
 
     /// Checks a transaction against the shapes (called under the writer lock, before the
     /// commit is written). Changes nothing.
-    pub(crate) fn check_transaction(&self, txn: &mut Transaction) -> Result<Checked, EngineError> {
+    pub(crate) fn check(&self, txn: &mut Transaction) -> Result<Checked, EngineError> {
         let shapes_id = txn.lookup(&Term::NamedNode(shapes_graph_name()));
         let shapes_changed = shapes_id.is_some_and(|g| txn.changed().any(|k| k[3] == g));
-        let active = self.shacl.read().active.clone();
+        let active = self.state.read().active.clone();
         let enforced = active
             .as_ref()
             .is_some_and(|a| a.mode != ValidationMode::Off && !a.shapes.is_empty());
@@ -236,7 +209,7 @@ impl Graph {
         let post = txn.snapshot();
         let seq = txn.base_seq() + 1;
         if shapes_changed {
-            let active = self.active_shapes_at(&post)?.map(|mut a| {
+            let active = shapes_in(&post)?.map(|mut a| {
                 a.published_seq = seq;
                 a
             });
@@ -286,8 +259,8 @@ impl Graph {
 
     /// Records what a landed commit's check found (under the writer lock, in commit
     /// order, so the conformance report follows the commits exactly).
-    pub(crate) fn apply_checked(&self, seq: CommitSeq, checked: &Checked) {
-        let mut state = self.shacl.write();
+    pub(crate) fn apply(&self, seq: CommitSeq, checked: &Checked) {
+        let mut state = self.state.write();
         if let Some(new_shapes) = &checked.new_shapes {
             state.active = new_shapes.clone();
             state.conformance = match (&state.active, &checked.validation) {
@@ -337,10 +310,13 @@ impl Graph {
 
     /// The latest whole-graph report: kept current by commits, recomputed when stale.
     /// `None` when the graph has no shapes.
-    pub fn conformance(&self) -> Result<Option<Arc<Conformance>>, EngineError> {
-        let head = self.store.published_seq();
+    pub(crate) fn conformance(
+        &self,
+        snapshot: &Snapshot,
+    ) -> Result<Option<Arc<Conformance>>, EngineError> {
+        let head = snapshot.seq();
         {
-            let state = self.shacl.read();
+            let state = self.state.read();
             if state.active.is_none() {
                 return Ok(None);
             }
@@ -350,18 +326,17 @@ impl Graph {
                 return Ok(Some(c.clone()));
             }
         }
-        let snapshot = self.store.snapshot_at(head);
-        let Some(active) = self.active_shapes_at(&snapshot)? else {
+        let Some(active) = shapes_in(snapshot)? else {
             return Ok(None);
         };
-        let (report, _) = validate_whole(&snapshot, &active.shapes)?;
+        let (report, _) = validate_whole(snapshot, &active.shapes)?;
         let conformance = Arc::new(Conformance {
             report,
             validated_at_seq: head,
             shapes_seq: active.published_seq,
             mode: active.mode,
         });
-        let mut state = self.shacl.write();
+        let mut state = self.state.write();
         let newer = state
             .conformance
             .as_ref()
@@ -370,92 +345,6 @@ impl Graph {
             state.conformance = Some(conformance.clone());
         }
         Ok(Some(conformance))
-    }
-
-    /// Validates the graph as of `seq` against `shapes` (any shapes: published or not).
-    pub fn validate_at(&self, seq: CommitSeq, shapes: &Shapes) -> Result<Report, EngineError> {
-        let seq = self.resolve_seq(Some(seq), None)?;
-        Ok(validate_whole(&self.store.snapshot_at(seq), shapes)?.0)
-    }
-
-    /// Compiles shapes and validates the head's data against them, writing nothing: what
-    /// publishing them would find. Also names the classes and properties they mention that
-    /// neither the ontology nor the data know.
-    pub fn preview_shapes(&self, triples: Vec<Triple>) -> Result<ShapesPreview, EngineError> {
-        let shapes = Shapes::from_triples(triples)?;
-        let head = self.store.published_seq();
-        let snapshot = self.store.snapshot_at(head);
-        let (unknown_classes, unknown_properties) = unknown_names(&snapshot, &shapes);
-        let (report, _) = validate_whole(&snapshot, &shapes)?;
-        Ok(ShapesPreview {
-            shapes: Arc::new(shapes),
-            unknown_classes,
-            unknown_properties,
-            report,
-            validated_at_seq: head,
-        })
-    }
-
-    /// Publishes shapes (replacing the current ones) with a mode, as one commit. The
-    /// outcome's validation is the whole-graph report against the new shapes.
-    pub fn publish_shapes(
-        &self,
-        triples: Vec<Triple>,
-        mode: ValidationMode,
-        request: &super::CommitRequest,
-    ) -> Result<super::CommitOutcome, EngineError> {
-        // Compile first so bad shapes fail before anything is attempted.
-        Shapes::from_triples(triples.clone())?;
-        let inserts = shapes_graph_quads(&triples, mode);
-        let dict = self.store.dict();
-        let insert_keys: Vec<QuadKey> = inserts.into_iter().map(|q| dict.intern_quad(q)).collect();
-        let shapes_graph = dict.intern(&Term::NamedNode(shapes_graph_name()));
-        let digest = super::write::request_digest(&[
-            "publish_shapes",
-            mode.name(),
-            &triples
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ]);
-        self.commit_with(request, digest, move |txn| {
-            let current: Vec<QuadKey> = txn
-                .snapshot()
-                .quads(Pattern {
-                    subject: None,
-                    predicate: None,
-                    object: None,
-                    graph: GraphFilter::Is(shapes_graph),
-                })
-                .collect();
-            for key in current {
-                txn.delete(key);
-            }
-            for key in insert_keys {
-                txn.insert(key);
-            }
-            Ok(())
-        })
-    }
-
-    /// What a commit of these changes would get from validation, writing nothing.
-    pub fn check_quads(
-        &self,
-        inserts: &[Quad],
-        deletes: &[Quad],
-    ) -> Result<Option<CommitValidation>, EngineError> {
-        let mut txn = self.store.begin();
-        let dict = self.store.dict();
-        for quad in deletes {
-            if let Some(key) = dict.lookup_quad(quad) {
-                txn.delete(key);
-            }
-        }
-        for quad in inserts {
-            txn.insert(dict.intern_quad(quad.clone()));
-        }
-        self.check_pending(&mut txn)
     }
 
     /// Validation of a transaction that will not be committed (dry runs). A rejection is
@@ -467,12 +356,64 @@ impl Graph {
         if txn.is_empty() {
             return Ok(None);
         }
-        match self.check_transaction(txn) {
+        match self.check(txn) {
             Ok(checked) => Ok(checked.validation),
             Err(EngineError::ShaclViolation { validation }) => Ok(Some(*validation)),
             Err(e) => Err(e),
         }
     }
+}
+
+/// The shapes in force at a snapshot (their mode included), if any.
+pub(crate) fn shapes_in(snapshot: &Snapshot) -> Result<Option<ActiveShapes>, EngineError> {
+    let Some((triples, mode)) = read_shapes_graph(snapshot)? else {
+        return Ok(None);
+    };
+    let shapes = Shapes::from_triples(triples).map_err(EngineError::from)?;
+    let published_seq = id_of(snapshot, SHAPES_GRAPH)
+        .map(|g| {
+            snapshot
+                .history(Pattern {
+                    subject: None,
+                    predicate: None,
+                    object: None,
+                    graph: GraphFilter::Is(g),
+                })
+                .into_iter()
+                .map(|(_, added, removed)| removed.unwrap_or(added).max(added))
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0);
+    Ok(Some(ActiveShapes {
+        shapes: Arc::new(shapes),
+        mode,
+        published_seq,
+    }))
+}
+
+/// Validates a snapshot's data against `shapes` (any shapes: published or not).
+pub(crate) fn validate(snapshot: &Snapshot, shapes: &Shapes) -> Result<Report, EngineError> {
+    Ok(validate_whole(snapshot, shapes)?.0)
+}
+
+/// Compiles shapes and validates a snapshot's data against them, writing nothing: what
+/// publishing them would find. Also names the classes and properties they mention that
+/// neither the ontology nor the data know.
+pub(crate) fn preview(
+    snapshot: &Snapshot,
+    triples: Vec<Triple>,
+) -> Result<ShapesPreview, EngineError> {
+    let shapes = Shapes::from_triples(triples)?;
+    let (unknown_classes, unknown_properties) = unknown_names(snapshot, &shapes);
+    let (report, _) = validate_whole(snapshot, &shapes)?;
+    Ok(ShapesPreview {
+        shapes: Arc::new(shapes),
+        unknown_classes,
+        unknown_properties,
+        report,
+        validated_at_seq: snapshot.seq(),
+    })
 }
 
 impl Checked {

@@ -15,12 +15,15 @@ use std::sync::Arc;
 
 use super::error::EngineError;
 use super::graph::Graph;
-use super::validation::CommitValidation;
+use super::validation::{CommitValidation, shapes_graph_name, shapes_graph_quads};
 use crate::log::{CommitHeader, LogEntry, QuadsEncoder, QuadsSection, encode_record};
+use crate::model::Triple;
 use crate::model::{CommitHash, CommitSeq, NamedNode, Quad, Term};
-use crate::search::EMBEDDINGS_GRAPH;
+use crate::search::{Declaration, EMBEDDINGS_GRAPH};
 use crate::shacl::SHAPES_GRAPH;
+use crate::shacl::{Shapes, ValidationMode};
 use crate::sparql::{self, UpdateOptions};
+use crate::store::{GraphFilter, Pattern};
 use crate::store::{PreparedInserts, QuadKey, Snapshot, TermId, Transaction};
 
 /// Commits inserting at least this many quads build their indexes in parallel with the
@@ -332,7 +335,7 @@ impl Graph {
                 validation: None,
             });
         }
-        let checked = self.check_transaction(&mut txn)?;
+        let checked = self.shacl.check(&mut txn)?;
         let (inserts, deletes) = txn.into_changes();
         let seq = head + 1;
         // Large commits build their indexes on a second thread while this one encodes,
@@ -375,7 +378,7 @@ impl Graph {
         let record = encode_record(&header, hash, &quads);
         let offset = self.log.append(&record).map_err(EngineError::from)?;
         self.store.apply_prepared(seq, prepared, &deletes);
-        self.apply_checked(seq, &checked);
+        self.shacl.apply(seq, &checked);
         writer.head_hash = hash;
         if let Some(key) = &request.idempotency_key {
             self.idempotency.write().insert(key.clone(), seq);
@@ -388,7 +391,7 @@ impl Graph {
         });
         drop(writer);
         self.sync_through(seq)?;
-        self.notify_indexer();
+        self.search.notify();
         let changed = (inserts.len() + deletes.len()) as u64;
         let pending = self.quads_since_flush.fetch_add(changed, Ordering::AcqRel) + changed;
         if pending >= self.flush_every_quads {
@@ -537,4 +540,140 @@ fn validate_request(request: &CommitRequest) -> Result<(), EngineError> {
     check("author", &request.author, 1024)?;
     check("message", &request.message, 64 * 1024)?;
     check("idempotency_key", &request.idempotency_key, 256)
+}
+
+/// Search declarations are data (graph `strata:embeddings`): declaring one is a commit.
+impl Graph {
+    /// Commits a declaration (replacing one of the same name). The worker builds its index
+    /// in the background.
+    pub fn declare_embedding(
+        &self,
+        declaration: &Declaration,
+        request: &super::CommitRequest,
+    ) -> Result<super::CommitOutcome, EngineError> {
+        if !Declaration::valid_name(&declaration.name) {
+            return Err(EngineError::InvalidArgument {
+                param: "name".into(),
+                message: format!(
+                    "{:?} is not a valid index name: use [a-z0-9][a-z0-9_-]{{0,62}}",
+                    declaration.name
+                ),
+            });
+        }
+        let quads = declaration.quads();
+        let current = self.declaration_quads(&declaration.name);
+        let digest = super::write::request_digest(&[
+            "declare_embedding",
+            &quads
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ]);
+        let outcome = self.commit_quads(quads, &current, request, digest)?;
+        self.search.notify();
+        Ok(outcome)
+    }
+
+    /// Commits the removal of a declaration; its index files go with it.
+    pub fn delete_embedding(
+        &self,
+        name: &str,
+        request: &super::CommitRequest,
+    ) -> Result<super::CommitOutcome, EngineError> {
+        let current = self.declaration_quads(name);
+        if current.is_empty() {
+            return Err(EngineError::InvalidArgument {
+                param: "name".into(),
+                message: format!("no embedding declaration named {name:?}"),
+            });
+        }
+        let digest = super::write::request_digest(&["delete_embedding", name]);
+        let outcome = self.commit_quads(Vec::new(), &current, request, digest)?;
+        self.search.notify();
+        Ok(outcome)
+    }
+
+    fn declaration_quads(&self, name: &str) -> Vec<crate::model::Quad> {
+        let head = self.head_seq();
+        self.read_at(head).declarations()
+            .into_iter()
+            .find(|d| d.name == name)
+            .map(|d| {
+                // The stored quads, exactly as read (values may differ from a new one).
+                let node = Term::NamedNode(d.node());
+                self.read_at(head).quads_matching(Some(&node), None, None)
+                    .into_iter()
+                    .filter(|q| {
+                        matches!(&q.graph_name, crate::model::RdfGraphName::NamedNode(g) if g.as_str() == EMBEDDINGS_GRAPH)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Shapes are data (graph `strata:shapes`): publishing them is a commit.
+impl Graph {
+    /// Publishes shapes (replacing the current ones) with a mode, as one commit. The
+    /// outcome's validation is the whole-graph report against the new shapes.
+    pub fn publish_shapes(
+        &self,
+        triples: Vec<Triple>,
+        mode: ValidationMode,
+        request: &super::CommitRequest,
+    ) -> Result<super::CommitOutcome, EngineError> {
+        // Compile first so bad shapes fail before anything is attempted.
+        Shapes::from_triples(triples.clone())?;
+        let inserts = shapes_graph_quads(&triples, mode);
+        let dict = self.store.dict();
+        let insert_keys: Vec<QuadKey> = inserts.into_iter().map(|q| dict.intern_quad(q)).collect();
+        let shapes_graph = dict.intern(&Term::NamedNode(shapes_graph_name()));
+        let digest = super::write::request_digest(&[
+            "publish_shapes",
+            mode.name(),
+            &triples
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ]);
+        self.commit_with(request, digest, move |txn| {
+            let current: Vec<QuadKey> = txn
+                .snapshot()
+                .quads(Pattern {
+                    subject: None,
+                    predicate: None,
+                    object: None,
+                    graph: GraphFilter::Is(shapes_graph),
+                })
+                .collect();
+            for key in current {
+                txn.delete(key);
+            }
+            for key in insert_keys {
+                txn.insert(key);
+            }
+            Ok(())
+        })
+    }
+
+    /// What a commit of these changes would get from validation, writing nothing.
+    pub fn check_quads(
+        &self,
+        inserts: &[Quad],
+        deletes: &[Quad],
+    ) -> Result<Option<CommitValidation>, EngineError> {
+        let mut txn = self.store.begin();
+        let dict = self.store.dict();
+        for quad in deletes {
+            if let Some(key) = dict.lookup_quad(quad) {
+                txn.delete(key);
+            }
+        }
+        for quad in inserts {
+            txn.insert(dict.intern_quad(quad.clone()));
+        }
+        self.shacl.check_pending(&mut txn)
+    }
 }

@@ -677,10 +677,14 @@ fn why(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
 fn schema(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&name)?;
-    let seq = args.as_of_commit_seq.unwrap_or_else(|| graph.head_seq());
-    let active = graph
-        .shapes_at(seq)
+    let reader = graph
+        .reader(crate::engine::ReadAt {
+            commit: args.as_of_commit_seq,
+            moment: None,
+        })
         .map_err(|e| ApiError::from(e).with_param("as_of_commit_seq"))?;
+    let seq = reader.seq();
+    let active = reader.shapes()?;
     let Some(active) = active else {
         return Ok(Envelope::new(
             format!(
@@ -752,14 +756,15 @@ fn conformance(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> 
         (None, Some(c)) => c,
         (Some((seq, _)), Some(c)) if c.validated_at_seq == seq => c,
         (Some((seq, _)), _) => {
-            let active = graph.shapes_at(seq)?.ok_or_else(|| ApiError {
+            let reader = graph.reader(crate::engine::ReadAt::commit(seq))?;
+            let active = reader.shapes()?.ok_or_else(|| ApiError {
                 code: ErrorCode::CursorMismatch,
                 message: format!("graph {name} had no shapes at commit {seq}"),
                 param: Some("cursor".into()),
                 validation: None,
             })?;
             std::sync::Arc::new(crate::engine::Conformance {
-                report: graph.validate_at(seq, &active.shapes)?,
+                report: reader.validate(&active.shapes)?,
                 validated_at_seq: seq,
                 shapes_seq: active.published_seq,
                 mode: active.mode,

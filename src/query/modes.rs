@@ -122,12 +122,11 @@ pub(super) fn select_rows(
     cancellation: Option<CancellationToken>,
 ) -> Result<Vec<Row>, ApiError> {
     let options = ReadOptions {
-        as_of: Some(seq),
         timeout: Some(ctx.query_timeout),
         cancellation,
         ..ReadOptions::default()
     };
-    let answer = graph.query(query, &options)?;
+    let answer = graph.read_at(seq).query(query, &options)?;
     let QueryResults::Solutions(solutions) = answer.results else {
         return Err(ApiError::invalid_argument(
             "sparql",
@@ -694,12 +693,12 @@ pub(super) fn known_class(
     }
     let known = if ontology.types.is_empty() {
         let used = graph
+            .read_at(seq)
             .query(
                 &format!(
                     "SELECT ?c WHERE {{ {{ SELECT ?c (COUNT(*) AS ?n) WHERE {{ ?s <{RDF_TYPE}> ?c }} GROUP BY ?c }} FILTER(isIRI(?c)) }} ORDER BY DESC(?n) LIMIT 10"
                 ),
                 &ReadOptions {
-                    as_of: Some(seq),
                     timeout: Some(std::time::Duration::from_secs(5)),
                     ..ReadOptions::default()
                 },

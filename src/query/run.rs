@@ -266,12 +266,11 @@ fn sparql(
         None => (graph.resolve_seq(common.as_of_commit_seq, None)?, 0),
     };
     let options = ReadOptions {
-        as_of: Some(seq),
         timeout: Some(ctx.query_timeout),
         cancellation: Some(cancellation),
         ..ReadOptions::default()
     };
-    let answer = graph.query_parsed(&query, &options)?;
+    let answer = graph.read_at(seq).query_parsed(&query, &options)?;
     let search_reports = answer.search.clone();
     let control = answer.control;
     // Once a limit (time, memory) stopped the query, whatever the evaluator reports is

@@ -217,7 +217,7 @@ pub fn embeddings(ctx: &Context, args: &EmbeddingsArgs, admin: bool) -> Result<E
                 }
             };
             let limit = args.limit.unwrap_or(5).clamp(1, 50);
-            let samples = graph.preview_texts(&declaration, head, limit);
+            let samples = graph.read_at(head).preview_texts(&declaration, limit);
             Ok(Envelope::new(
                 format!(
                     "the text of {} record(s) of {} (no model call)",
@@ -382,7 +382,8 @@ fn declare(
     };
     let outcome = graph.declare_embedding(&declaration, &request)?;
     let records = graph
-        .preview_texts(&declaration, outcome.head_seq, usize::MAX)
+        .read_at(outcome.head_seq)
+        .preview_texts(&declaration, usize::MAX)
         .len();
     Ok(Envelope::new(
         format!(
@@ -507,7 +508,6 @@ pub fn search(ctx: &Context, common: &Common, args: &SearchQuery) -> Result<Enve
         k: top_k,
         min_score: args.min_score,
         candidates: candidates.clone().map(Arc::new),
-        as_of: Some(seq),
         strong: args.consistency.as_deref() == Some("strong"),
     };
     let statuses = graph.index_status();
@@ -549,7 +549,7 @@ pub fn search(ctx: &Context, common: &Common, args: &SearchQuery) -> Result<Enve
             seq,
         ));
     }
-    let outcome = graph.search(&request)?;
+    let outcome = graph.read_at(seq).search(&request)?;
     let hits: Vec<Value> = outcome
         .hits
         .iter()
@@ -767,11 +767,10 @@ fn candidates(
         base_iri: None,
     };
     let options = ReadOptions {
-        as_of: Some(seq),
         timeout: Some(ctx.query_timeout),
         ..ReadOptions::default()
     };
-    let answer = graph.query(&query.to_string(), &options)?;
+    let answer = graph.read_at(seq).query(&query.to_string(), &options)?;
     let QueryResults::Solutions(solutions) = answer.results else {
         return Ok(HashSet::new());
     };

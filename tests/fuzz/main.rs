@@ -267,6 +267,7 @@ mod regressions {
         let answer = engine
             .graph("main")
             .unwrap()
+            .read()
             .query("CONSTRUCT WHERE { ?s ?p ?o }", &ReadOptions::default())
             .unwrap();
         let error =

@@ -659,7 +659,7 @@ impl Harness {
             timeout: Some(QUERY_TIMEOUT),
             ..ReadOptions::default()
         };
-        let answer = match graph.query(text, &options) {
+        let answer = match graph.read().query(text, &options) {
             Ok(answer) => answer,
             Err(error) => return coded(error).map(|code| self.note(code)),
         };

@@ -155,15 +155,20 @@ impl TestStore {
     pub fn query(&self, text: &str, base: &str, as_of: Option<u64>) -> Result<Answer, String> {
         let answer = self
             .graph
-            .query(
-                text,
-                &ReadOptions {
-                    as_of,
-                    base_iri: Some(base.to_owned()),
-                    timeout: Some(Duration::from_secs(30)),
-                    ..Default::default()
-                },
-            )
+            .reader(strata::engine::ReadAt {
+                commit: as_of,
+                moment: None,
+            })
+            .and_then(|reader| {
+                reader.query(
+                    text,
+                    &ReadOptions {
+                        base_iri: Some(base.to_owned()),
+                        timeout: Some(Duration::from_secs(30)),
+                        ..Default::default()
+                    },
+                )
+            })
             .map_err(|e| format!("query failed: {e}"))?;
         if let Some(seq) = as_of
             && answer.served_at_seq != seq
@@ -205,7 +210,8 @@ impl TestStore {
     pub fn export(&self, seq: u64) -> Result<Dataset, String> {
         let mut out = Vec::new();
         self.graph
-            .export(seq, oxrdfio::RdfFormat::NQuads, &mut out)
+            .read_at(seq)
+            .export(oxrdfio::RdfFormat::NQuads, &mut out)
             .map_err(|e| format!("export at {seq}: {e}"))?;
         oxttl::NQuadsParser::new()
             .for_slice(&out)

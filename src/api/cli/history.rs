@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use oxrdfio::RdfFormat;
 
 use super::args::{Cli, DiffArgs, ExportArgs, LogArgs, RepairArgs};
-use super::read_options;
+use super::read_at;
 use crate::engine::{CheckpointCheck, Engine};
 use crate::error::ApiError;
 use crate::log::format_time;
@@ -70,7 +70,9 @@ pub(super) fn run_diff(engine: &Engine, cli: &Cli, args: &DiffArgs) -> Result<Ex
         ));
     }
     let graph = engine.graph(&cli.graph)?;
-    let changes = graph.diff(from, to)?;
+    let changes = graph
+        .reader(crate::engine::ReadAt::commit(to))?
+        .changes_since(from)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.format.as_str() {
@@ -278,9 +280,9 @@ pub(super) fn run_export(
             ));
         }
     };
-    let options = read_options(&args.read, None)?;
     let graph = engine.graph(&cli.graph)?;
-    let seq = graph.resolve_seq(options.as_of, options.as_of_time)?;
+    let reader = graph.reader(read_at(&args.read))?;
+    let seq = reader.seq();
     let n_quads = match &args.output {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| {
@@ -289,11 +291,11 @@ pub(super) fn run_export(
                     format!("cannot create {}: {e}", path.display()),
                 )
             })?;
-            graph.export(seq, format, std::io::BufWriter::new(file))?
+            reader.export(format, std::io::BufWriter::new(file))?
         }
         None => {
             let stdout = std::io::stdout();
-            graph.export(seq, format, std::io::BufWriter::new(stdout.lock()))?
+            reader.export(format, std::io::BufWriter::new(stdout.lock()))?
         }
     };
     eprintln!("exported {n_quads} quads at commit {seq}");

@@ -179,17 +179,12 @@ fn query_limits(
     Ok(limits)
 }
 
-/// `--as-of` / `--as-of-time` (parsed by clap) as engine read options.
-fn read_options(
-    read: &args::ReadArgs,
-    timeout: Option<std::time::Duration>,
-) -> Result<crate::engine::ReadOptions, ApiError> {
-    Ok(crate::engine::ReadOptions {
-        as_of: read.as_of,
-        as_of_time: read.as_of_time,
-        timeout,
-        ..Default::default()
-    })
+/// `--as-of` / `--as-of-time` (parsed by clap): the commit a read is at.
+fn read_at(read: &args::ReadArgs) -> crate::engine::ReadAt {
+    crate::engine::ReadAt {
+        commit: read.as_of,
+        moment: read.as_of_time,
+    }
 }
 
 /// The CLI works on a data directory its user owns (no server, no keys), so its writes

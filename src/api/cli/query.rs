@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use super::args::{Cli, QueryArgs, UpdateArgs};
-use super::{commit_request, print_outcome, read_options, read_text_arg};
+use super::{commit_request, print_outcome, read_at, read_text_arg};
 use crate::engine::Engine;
 use crate::error::ApiError;
 use crate::sparql::{QueryResults, ResultsFormat, UpdateOptions, write_results};
@@ -24,10 +24,16 @@ pub(super) fn run_query(
             )
         })?),
     };
-    let mut options = read_options(&args.read, engine.config().query_timeout)?;
-    options.base_iri = args.base.clone();
+    let options = crate::engine::ReadOptions {
+        timeout: engine.config().query_timeout,
+        base_iri: args.base.clone(),
+        ..Default::default()
+    };
     let graph = engine.graph(&cli.graph)?;
-    let answer = match graph.query(&text, &options) {
+    let answer = match graph
+        .reader(read_at(&args.read))
+        .and_then(|reader| reader.query(&text, &options))
+    {
         Err(crate::engine::EngineError::Query(
             crate::sparql::QueryError::Cancelled | crate::sparql::QueryError::Timeout(_),
         )) => {

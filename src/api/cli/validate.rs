@@ -186,13 +186,17 @@ fn validate_files(args: &ValidateArgs) -> Result<Validated, ApiError> {
 fn validate_graph(cli: &Cli, args: &ValidateArgs) -> Result<Validated, ApiError> {
     let engine = Engine::open(cli.data_dir(), EngineConfig::default())?;
     let graph = engine.graph(&cli.graph)?;
-    let seq = args.as_of.unwrap_or_else(|| graph.head_seq());
+    let reader = graph
+        .reader(crate::engine::ReadAt {
+            commit: args.as_of,
+            moment: None,
+        })
+        .map_err(|e| ApiError::from(e).with_param("--as-of"))?;
+    let seq = reader.seq();
     let shapes = match load_shapes(args)? {
         Some(shapes) => shapes,
         None => {
-            let active = graph
-                .shapes_at(seq)
-                .map_err(|e| ApiError::from(e).with_param("--as-of"))?;
+            let active = reader.shapes()?;
             let active = active.ok_or_else(|| {
                 ApiError::invalid_argument(
                     "--shapes",
@@ -206,9 +210,7 @@ fn validate_graph(cli: &Cli, args: &ValidateArgs) -> Result<Validated, ApiError>
                 .map_err(|e| ApiError::from(crate::engine::EngineError::from(e)))?
         }
     };
-    let report = graph
-        .validate_at(seq, &shapes)
-        .map_err(|e| ApiError::from(e).with_param("--as-of"))?;
+    let report = reader.validate(&shapes)?;
     Ok(Validated {
         report,
         sources: HashMap::new(),

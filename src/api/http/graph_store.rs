@@ -181,14 +181,15 @@ async fn read(
             ));
         }
     };
-    let options = params.read_options()?;
+    let at = params.read_at()?;
     let (content_type, format) = negotiate::choose(&headers, GRAPHS)?;
     let engine = state.engine.clone();
     let graph = location.graph;
     Ok(stream(move |writer| {
         let graph = engine.graph(&graph)?;
-        let seq = graph.resolve_seq(options.as_of, options.as_of_time)?;
-        let quads = graph.graph_quads(seq, name.as_ref()).ok_or_else(|| {
+        let reader = graph.reader(at)?;
+        let seq = reader.seq();
+        let quads = reader.graph_quads(name.as_ref()).ok_or_else(|| {
             HttpError::new(
                 ErrorCode::RdfGraphNotFound,
                 format!(

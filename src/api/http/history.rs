@@ -14,6 +14,7 @@ use super::config::Scope;
 use super::error::HttpError;
 use super::params::Params;
 use super::stream::blocking;
+use crate::engine::ReadAt;
 use crate::model::Quad;
 
 const DEFAULT_PAGE: usize = 100;
@@ -219,7 +220,11 @@ pub async fn diff(
     let (offset, limit) = page(&params)?;
     let engine = state.engine.clone();
     let name = graph.clone();
-    let changes = blocking(move || Ok(engine.graph(&name)?.diff(from, to)?)).await?;
+    let changes = blocking(move || {
+        let graph = engine.graph(&name)?;
+        Ok(graph.reader(ReadAt::commit(to))?.changes_since(from)?)
+    })
+    .await?;
     let total = changes.added.len() + changes.removed.len();
     let added = quads_json(&changes.added, offset, limit);
     let removed = quads_json(
@@ -257,7 +262,7 @@ pub async fn record_history(
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let (offset, limit) = page(&params)?;
-    let options = params.read_options()?;
+    let at = params.read_at()?;
     let iri = params
         .one("iri")?
         .ok_or_else(|| HttpError::bad_param("iri", "give the record's IRI: iri=..."))?;
@@ -267,7 +272,7 @@ pub async fn record_history(
     let name = graph.clone();
     let (seq, commits, changes) = blocking(move || {
         let graph = engine.graph(&name)?;
-        let seq = graph.resolve_seq(options.as_of, options.as_of_time)?;
+        let seq = graph.resolve_seq(at.commit, at.moment)?;
         let mut by_commit: std::collections::BTreeMap<u64, (Vec<String>, Vec<String>)> =
             std::collections::BTreeMap::new();
         for (quad, added, removed) in graph.read_at(seq).history_of(&node.into()) {

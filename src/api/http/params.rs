@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, header};
 
 use super::auth::Rights;
 use super::error::HttpError;
-use crate::engine::{CommitRequest, ReadOptions};
+use crate::engine::{CommitRequest, ReadAt};
 use crate::error::ErrorCode;
 use crate::model::NamedNode;
 
@@ -73,8 +73,8 @@ impl Params {
             .collect()
     }
 
-    /// `as_of` / `as_of_time` into read options.
-    pub fn read_options(&self) -> Result<ReadOptions, HttpError> {
+    /// `as_of` / `as_of_time`: the commit a read is at.
+    pub fn read_at(&self) -> Result<ReadAt, HttpError> {
         let as_of = self
             .one("as_of")?
             .map(|v| {
@@ -100,10 +100,9 @@ impl Params {
                 "give as_of or as_of_time, not both",
             ));
         }
-        Ok(ReadOptions {
-            as_of,
-            as_of_time,
-            ..ReadOptions::default()
+        Ok(ReadAt {
+            commit: as_of,
+            moment: as_of_time,
         })
     }
 }

@@ -57,8 +57,11 @@ pub async fn get_shapes(
     let name = graph.clone();
     let (seq, active) = blocking(move || {
         let graph = engine.graph(&name)?;
-        let seq = as_of.unwrap_or_else(|| graph.head_seq());
-        Ok((seq, graph.shapes_at(seq)?))
+        let reader = graph.reader(crate::engine::ReadAt {
+            commit: as_of,
+            moment: None,
+        })?;
+        Ok((reader.seq(), reader.shapes()?))
     })
     .await?;
     let active = active.ok_or_else(|| shapes_not_found(&graph))?;

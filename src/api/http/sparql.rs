@@ -13,7 +13,7 @@ use super::negotiate::{self, GRAPHS, SOLUTIONS};
 use super::params::{Params, content_type, read_body, utf8_body};
 use super::stream::{Head, stream};
 use super::{AppState, DEFAULT_GRAPH_NAME, request_base_iri};
-use crate::engine::EngineError;
+use crate::engine::{EngineError, ReadOptions};
 use crate::error::ErrorCode;
 use crate::sparql::{Query, QueryError, write_results};
 
@@ -119,16 +119,19 @@ async fn run(
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
-    let mut options = params.read_options()?;
-    options.default_graph_uris = params.iris("default-graph-uri")?;
-    options.named_graph_uris = params.iris("named-graph-uri")?;
-    options.timeout = Some(state.config.query_timeout());
-    options.allowed_services = state
-        .config
-        .service_allowlist
-        .iter()
-        .filter_map(|iri| crate::model::NamedNode::new(iri.as_str()).ok())
-        .collect();
+    let at = params.read_at()?;
+    let options = ReadOptions {
+        default_graph_uris: params.iris("default-graph-uri")?,
+        named_graph_uris: params.iris("named-graph-uri")?,
+        timeout: Some(state.config.query_timeout()),
+        allowed_services: state
+            .config
+            .service_allowlist
+            .iter()
+            .filter_map(|iri| crate::model::NamedNode::new(iri.as_str()).ok())
+            .collect(),
+        ..ReadOptions::default()
+    };
     let base = request_base_iri(&headers, &format!("/graphs/{graph}/sparql"));
     let query = crate::sparql::parse_query(&text, Some(&base)).map_err(EngineError::from)?;
     let (content_type, format) = match &query {
@@ -147,7 +150,10 @@ async fn run(
         limit + RESPONSE_GRACE,
         stream(move |writer| {
             let graph = engine.graph(&graph)?;
-            let answer = match graph.query_parsed(&query, &options) {
+            let answer = match graph
+                .reader(at)
+                .and_then(|reader| reader.query_parsed(&query, &options))
+            {
                 Err(EngineError::Query(QueryError::Cancelled | QueryError::Timeout(_))) => {
                     metrics
                         .query_timeouts
