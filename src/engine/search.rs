@@ -19,7 +19,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 
 use super::error::EngineError;
 use super::read::ChangedQuads;
-use crate::model::{CommitSeq, NamedNode, Term, Triple};
+use crate::model::{CommitSeq, NamedNode, Term};
 use crate::search::embed::{self, Embedder};
 use crate::search::{
     Candidates, Declaration, EMBEDDINGS_GRAPH, Hit, Lane, Recipe, SearchIndex, SearchPlan,
@@ -810,20 +810,5 @@ fn search_error(e: crate::search::IndexError) -> EngineError {
 
 /// The search declarations a snapshot holds (graph `strata:embeddings`).
 pub fn declarations_in(snapshot: &Snapshot) -> Vec<Declaration> {
-    let Some(g) = snapshot.lookup(&Term::NamedNode(NamedNode::new_unchecked(EMBEDDINGS_GRAPH)))
-    else {
-        return Vec::new();
-    };
-    let dict = snapshot.dict();
-    let triples: Vec<Triple> = snapshot
-        .quads(Pattern {
-            subject: None,
-            predicate: None,
-            object: None,
-            graph: GraphFilter::Is(g),
-        })
-        .filter_map(|k| dict.quad(&k))
-        .map(Triple::from)
-        .collect();
-    Declaration::read_all(&triples)
+    Declaration::read_all(&snapshot.graph_triples(&NamedNode::new_unchecked(EMBEDDINGS_GRAPH)))
 }

@@ -125,20 +125,7 @@ fn id_of(snapshot: &Snapshot, iri: &str) -> Option<TermId> {
 fn read_shapes_graph(
     snapshot: &Snapshot,
 ) -> Result<Option<(Vec<Triple>, ValidationMode)>, EngineError> {
-    let Some(graph_id) = id_of(snapshot, SHAPES_GRAPH) else {
-        return Ok(None);
-    };
-    let dict = snapshot.dict();
-    let triples: Vec<Triple> = snapshot
-        .quads(Pattern {
-            subject: None,
-            predicate: None,
-            object: None,
-            graph: GraphFilter::Is(graph_id),
-        })
-        .filter_map(|k| dict.quad(&k))
-        .map(Triple::from)
-        .collect();
+    let triples = snapshot.graph_triples(&shapes_graph_name());
     if triples.is_empty() {
         return Ok(None);
     }

@@ -241,8 +241,9 @@ impl Graph {
         })
     }
 
-    /// The actual changes `commit_quads` would make now: `(inserted, deleted)` quads.
-    pub fn preview_quads(&self, inserts: &[Quad], deletes: &[Quad]) -> (Vec<Quad>, Vec<Quad>) {
+    /// A transaction on the head holding these changes, never committed (previews and dry
+    /// runs).
+    fn staged(&self, inserts: &[Quad], deletes: &[Quad]) -> crate::store::Transaction {
         let mut txn = self.store.begin();
         let dict = self.store.dict();
         for quad in deletes {
@@ -254,7 +255,12 @@ impl Graph {
             // Terms of new quads may be new: interning them costs only their bytes.
             txn.insert(dict.intern_quad(quad.clone()));
         }
-        let (inserted, deleted) = txn.into_changes();
+        txn
+    }
+
+    /// The actual changes `commit_quads` would make now: `(inserted, deleted)` quads.
+    pub fn preview_quads(&self, inserts: &[Quad], deletes: &[Quad]) -> (Vec<Quad>, Vec<Quad>) {
+        let (inserted, deleted) = self.staged(inserts, deletes).into_changes();
         (self.quads_of(&inserted), self.quads_of(&deleted))
     }
 
@@ -664,16 +670,6 @@ impl Graph {
         inserts: &[Quad],
         deletes: &[Quad],
     ) -> Result<Option<CommitValidation>, EngineError> {
-        let mut txn = self.store.begin();
-        let dict = self.store.dict();
-        for quad in deletes {
-            if let Some(key) = dict.lookup_quad(quad) {
-                txn.delete(key);
-            }
-        }
-        for quad in inserts {
-            txn.insert(dict.intern_quad(quad.clone()));
-        }
-        self.shacl.check_pending(&mut txn)
+        self.shacl.check_pending(&mut self.staged(inserts, deletes))
     }
 }

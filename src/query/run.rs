@@ -33,27 +33,55 @@ pub fn run(
     }
 }
 
+/// What a JSON query compiles against: the commit read, the graph's ontology there, and
+/// the valid-time moment (`valid_at`) when given.
+struct Compiling {
+    graph_name: String,
+    seq: u64,
+    iris: crate::ontology::RecordIris,
+    ontology: crate::ontology::Ontology,
+    valid_at: Option<crate::model::Literal>,
+}
+
+impl Compiling {
+    fn new(ctx: &Context, common: &Common, valid_at: Option<&str>) -> Result<Self, ApiError> {
+        let graph_name = graph_name(&common.graph);
+        let graph = ctx.engine.graph(&graph_name)?;
+        let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
+        let iris = crate::ontology::RecordIris::for_graph(&graph_name);
+        let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
+        let valid_at = valid_at
+            .map(|t| super::structured::moment(t, "valid_at"))
+            .transpose()?;
+        Ok(Self {
+            graph_name,
+            seq,
+            iris,
+            ontology,
+            valid_at,
+        })
+    }
+}
+
 fn structured(
     ctx: &Context,
     common: &Common,
     query: StructuredQuery,
     cancellation: CancellationToken,
 ) -> Result<Envelope, ApiError> {
-    let graph_name = graph_name(&common.graph);
-    let graph = ctx.engine.graph(&graph_name)?;
-    let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
-    let iris = crate::ontology::RecordIris::for_graph(&graph_name);
-    let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
-    let valid_at = query
-        .valid_at
-        .as_deref()
-        .map(|t| super::structured::moment(t, "valid_at"))
-        .transpose()?;
+    let at = Compiling::new(ctx, common, query.valid_at.as_deref())?;
     // Printed from the algebra: the text runs through the same pinned, paged path as
     // any SPARQL query.
     let compiled =
-        super::structured::compile(&query.body, &iris, &ontology, valid_at.as_ref())?.text;
-    run_compiled(ctx, common, seq, compiled, query.entailment, cancellation)
+        super::structured::compile(&query.body, &at.iris, &at.ontology, at.valid_at.as_ref())?.text;
+    run_compiled(
+        ctx,
+        common,
+        at.seq,
+        compiled,
+        query.entailment,
+        cancellation,
+    )
 }
 
 fn analyze(
@@ -172,22 +200,17 @@ fn traverse(
     query: TraverseQuery,
     cancellation: CancellationToken,
 ) -> Result<Envelope, ApiError> {
-    let graph_name = graph_name(&common.graph);
-    let graph = ctx.engine.graph(&graph_name)?;
-    let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
-    let iris = crate::ontology::RecordIris::for_graph(&graph_name);
-    let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
-    let valid_at = query
-        .valid_at
-        .as_deref()
-        .map(|t| super::structured::moment(t, "valid_at"))
-        .transpose()?;
+    let at = Compiling::new(ctx, common, query.valid_at.as_deref())?;
     // Printed from the algebra by spargebra, then run like any SPARQL query.
-    let compiled =
-        super::traverse::compile(&query.body, &graph_name, &ontology, valid_at.as_ref())?
-            .0
-            .to_string();
-    run_compiled(ctx, common, seq, compiled, None, cancellation)
+    let compiled = super::traverse::compile(
+        &query.body,
+        &at.graph_name,
+        &at.ontology,
+        at.valid_at.as_ref(),
+    )?
+    .0
+    .to_string();
+    run_compiled(ctx, common, at.seq, compiled, None, cancellation)
 }
 
 /// Runs a compiled JSON query as SPARQL at `seq` (same pages and cursors); `detail: full`

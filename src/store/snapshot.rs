@@ -7,7 +7,7 @@ use rustc_hash::FxHashSet;
 
 use super::dict::{DEFAULT_GRAPH, Dict, TermId};
 use super::segment::{self, Pattern, QuadKey, Segment, SegmentScan};
-use crate::model::{CommitSeq, Term};
+use crate::model::{CommitSeq, NamedNode, Term, Triple};
 
 /// The store as of one commit, optionally with a transaction's uncommitted changes on top.
 #[derive(Clone)]
@@ -66,6 +66,23 @@ impl Snapshot {
             return None;
         }
         self.dict.term(id)
+    }
+
+    /// The triples of one named graph (empty when it holds none).
+    pub fn graph_triples(&self, graph: &NamedNode) -> Vec<Triple> {
+        let Some(id) = self.lookup(&Term::NamedNode(graph.clone())) else {
+            return Vec::new();
+        };
+        let dict = self.dict();
+        self.quads(Pattern {
+            subject: None,
+            predicate: None,
+            object: None,
+            graph: super::GraphFilter::Is(id),
+        })
+        .filter_map(|k| dict.quad(&k))
+        .map(Triple::from)
+        .collect()
     }
 
     /// The dictionary (shared with the store).
