@@ -75,11 +75,17 @@ pub enum ErrorCode {
     EmbeddingFailed,
     /// A search asked for `strong` consistency and its index did not catch up in time.
     IndexNotCaughtUp,
+    /// In a cluster, other nodes kept appending first: the write gave up after retries.
+    WriteConflict,
+    /// In a cluster, the shared commit log cannot be reached: writes are refused.
+    LogUnavailable,
+    /// A read asked for a commit this node has not applied yet (read-your-writes).
+    NotCaughtUp,
 }
 
 impl ErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [ErrorCode; 46] = [
+    pub const ALL: [ErrorCode; 49] = [
         Self::InvalidArgument,
         Self::InvalidGraphName,
         Self::GraphNotFound,
@@ -126,6 +132,9 @@ impl ErrorCode {
         Self::ShapesNotFound,
         Self::EmbeddingFailed,
         Self::IndexNotCaughtUp,
+        Self::WriteConflict,
+        Self::LogUnavailable,
+        Self::NotCaughtUp,
     ];
 
     /// The snake_case name clients match on.
@@ -177,6 +186,9 @@ impl ErrorCode {
             Self::ShapesNotFound => "shapes_not_found",
             Self::EmbeddingFailed => "embedding_failed",
             Self::IndexNotCaughtUp => "index_not_caught_up",
+            Self::WriteConflict => "write_conflict",
+            Self::LogUnavailable => "log_unavailable",
+            Self::NotCaughtUp => "not_caught_up",
         }
     }
 
@@ -196,7 +208,7 @@ impl ErrorCode {
             Self::MethodNotAllowed => 405,
             Self::NotAcceptable => 406,
             Self::RequestTimeout => 408,
-            Self::GraphExists | Self::IdempotencyConflict => 409,
+            Self::GraphExists | Self::IdempotencyConflict | Self::WriteConflict => 409,
             Self::PayloadTooLarge => 413,
             Self::UnsupportedMediaType => 415,
             Self::ShaclViolation => 422,
@@ -207,7 +219,10 @@ impl ErrorCode {
             | Self::Internal => 500,
             Self::Unsupported => 501,
             Self::EmbeddingFailed => 502,
-            Self::QueryTimeout | Self::IndexNotCaughtUp => 503,
+            Self::QueryTimeout
+            | Self::IndexNotCaughtUp
+            | Self::LogUnavailable
+            | Self::NotCaughtUp => 503,
             Self::QueryMemoryLimit => 507,
             _ => 400,
         }
@@ -221,13 +236,16 @@ impl ErrorCode {
             Self::QueryTimeout
             | Self::QueryTooComplex
             | Self::QueryMemoryLimit
-            | Self::Cancelled => "limit",
+            | Self::Cancelled
+            | Self::WriteConflict
+            | Self::NotCaughtUp => "limit",
             Self::Internal
             | Self::Corruption
             | Self::LogCorrupt
             | Self::LogTruncated
             | Self::DataDirLocked
-            | Self::EmbeddingFailed => "internal",
+            | Self::EmbeddingFailed
+            | Self::LogUnavailable => "internal",
             _ => "invalid_request",
         }
     }
@@ -315,14 +333,19 @@ impl From<EngineError> for ApiError {
             EngineError::Log(crate::log::LogError::Corruption { .. }) => {
                 (ErrorCode::Corruption, None)
             }
-            EngineError::LogCorrupt { .. } | EngineError::CheckpointMismatch { .. } => {
-                (ErrorCode::LogCorrupt, Some("graph"))
-            }
+            EngineError::LogCorrupt { .. }
+            | EngineError::CheckpointMismatch { .. }
+            | EngineError::SharedLogDiverged { .. } => (ErrorCode::LogCorrupt, Some("graph")),
             EngineError::LogBehindCheckpoint { .. } => (ErrorCode::LogTruncated, Some("graph")),
             EngineError::Embedding(_) => (ErrorCode::EmbeddingFailed, None),
             EngineError::IndexNotCaughtUp { .. } => {
                 (ErrorCode::IndexNotCaughtUp, Some("consistency"))
             }
+            EngineError::WriteConflict { .. } => (ErrorCode::WriteConflict, None),
+            EngineError::Log(crate::log::LogError::Unavailable { .. }) => {
+                (ErrorCode::LogUnavailable, None)
+            }
+            EngineError::NotCaughtUp { .. } => (ErrorCode::NotCaughtUp, Some("min_commit_seq")),
             _ => (ErrorCode::Internal, None),
         };
         let param = match &error {

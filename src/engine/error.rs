@@ -92,6 +92,23 @@ pub enum EngineError {
     )]
     IndexNotCaughtUp { seq: CommitSeq, waited_secs: u64 },
     #[error(
+        "graph {graph}: other nodes appended first {attempts} times in a row; the write was not made, retry it"
+    )]
+    WriteConflict { graph: String, attempts: usize },
+    #[error(
+        "graph {graph} has applied commits up to {head} here; commit {wanted} did not arrive within {waited_ms} ms"
+    )]
+    NotCaughtUp {
+        graph: String,
+        wanted: CommitSeq,
+        head: CommitSeq,
+        waited_ms: u64,
+    },
+    #[error(
+        "graph {graph}: a commit from the shared log does not follow this node's history: {reason}"
+    )]
+    SharedLogDiverged { graph: String, reason: String },
+    #[error(
         "graph {graph:?}: the commit log is corrupt at commit {commit_seq} (byte offset {offset}): \
          {reason}; {intact_after} intact record(s) follow it, so this is not a torn tail and \
          nothing was cut. Inspect it with `strata verify --graph {graph}`; \

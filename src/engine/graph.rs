@@ -77,6 +77,8 @@ pub struct Graph {
     /// Search indexes and their worker (see `search.rs`); it reads the graph only through
     /// `GraphHistory`.
     pub(crate) search: SearchPart,
+    /// In a cluster, where commits are agreed (see `replica.rs`); `None` embedded.
+    pub(crate) shared: Option<Arc<dyn crate::log::SharedLog>>,
 }
 
 pub(crate) struct WriterState {
@@ -90,6 +92,7 @@ impl Graph {
         config: &EngineConfig,
         governor: &Arc<crate::sparql::Governor>,
         create: bool,
+        shared: Option<Arc<dyn crate::log::SharedLog>>,
     ) -> Result<Self, EngineError> {
         if create {
             std::fs::create_dir_all(&dir).map_err(|e| EngineError::io(&dir, e))?;
@@ -193,6 +196,7 @@ impl Graph {
             open_stats: stats,
             shacl: Default::default(),
             search,
+            shared,
         };
         graph
             .shacl

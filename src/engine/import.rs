@@ -222,8 +222,8 @@ impl Graph {
                         txn.delete(key);
                     }
                 }
-                if let Some(document) = document {
-                    for key in document.keys {
+                if let Some(document) = &document {
+                    for &key in &document.keys {
                         txn.insert(key);
                     }
                 }

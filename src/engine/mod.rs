@@ -12,6 +12,7 @@ mod parallel_parse;
 mod read;
 mod reader;
 mod repair;
+mod replica;
 mod search;
 mod validation;
 mod write;
@@ -58,6 +59,9 @@ pub struct EngineConfig {
     pub read_only: bool,
     /// Threads a search index may use to insert vectors (at least 1; default: every core).
     pub index_threads: usize,
+    /// A cluster whose shared logs order every graph's commits (`None`: the local log
+    /// file is the log). See `engine/replica.rs`.
+    pub cluster: Option<crate::log::ClusterHandle>,
 }
 
 impl Default for EngineConfig {
@@ -69,6 +73,7 @@ impl Default for EngineConfig {
             query_limits: crate::sparql::QueryLimits::default(),
             read_only: false,
             index_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cluster: None,
         }
     }
 }
@@ -140,7 +145,7 @@ impl Engine {
         &self.governor
     }
 
-    /// Names of the graphs that exist on disk, sorted.
+    /// Names of the graphs that exist on disk (and, in a cluster, in the cluster), sorted.
     pub fn graph_names(&self) -> Vec<GraphName> {
         let mut names: Vec<GraphName> = std::fs::read_dir(self.graphs_dir())
             .into_iter()
@@ -149,8 +154,55 @@ impl Engine {
             .filter(|entry| entry.path().join(graph::LOG_FILE).exists())
             .filter_map(|entry| GraphName::new(entry.file_name().to_str()?).ok())
             .collect();
+        if let Some(cluster) = &self.config.cluster {
+            match cluster.0.graph_names() {
+                Ok(shared) => names.extend(shared.iter().filter_map(|n| GraphName::new(n).ok())),
+                Err(error) => tracing::warn!(%error, "cannot list the cluster's graphs"),
+            }
+        }
         names.sort();
+        names.dedup();
         names
+    }
+
+    /// Opens a graph's directory (creating it when `create`), attached to its shared log
+    /// in a cluster, and starts its threads.
+    fn open_graph(&self, name: &GraphName, create: bool) -> Result<Arc<Graph>, EngineError> {
+        let shared = match &self.config.cluster {
+            Some(cluster) => cluster.0.graph_log(name.as_str(), create)?,
+            None => None,
+        };
+        if create || shared.is_some() {
+            self.create_data_dir()?;
+        }
+        let dir = self.graphs_dir().join(name.as_str());
+        let create = create || shared.is_some();
+        let graph = Arc::new(Graph::open(
+            name.clone(),
+            dir,
+            &self.config,
+            &self.governor,
+            create,
+            shared,
+        )?);
+        if !self.config.read_only {
+            if let Err(error) = graph.catch_up() {
+                // A node cut off from the cluster still serves what it has applied.
+                tracing::warn!(graph = %name, %error, "cannot catch up with the shared log");
+            }
+            Graph::start_maintenance(&graph);
+            Graph::start_search_worker(&graph);
+            Graph::start_follower(&graph);
+        }
+        Ok(graph)
+    }
+
+    /// Whether a graph exists in the cluster (always false embedded).
+    fn in_cluster(&self, name: &GraphName) -> Result<bool, EngineError> {
+        match &self.config.cluster {
+            Some(cluster) => Ok(cluster.0.graph_log(name.as_str(), false)?.is_some()),
+            None => Ok(false),
+        }
     }
 
     /// An existing graph; the error names the graphs that exist.
@@ -161,23 +213,13 @@ impl Engine {
             return Ok(graph.clone());
         }
         let dir = self.graphs_dir().join(name.as_str());
-        if !dir.join(graph::LOG_FILE).exists() {
+        if !dir.join(graph::LOG_FILE).exists() && !self.in_cluster(&name)? {
             return Err(EngineError::GraphNotFound {
                 name: name.to_string(),
                 existing: self.graph_names().iter().map(ToString::to_string).collect(),
             });
         }
-        let graph = Arc::new(Graph::open(
-            name.clone(),
-            dir,
-            &self.config,
-            &self.governor,
-            false,
-        )?);
-        if !self.config.read_only {
-            Graph::start_maintenance(&graph);
-            Graph::start_search_worker(&graph);
-        }
+        let graph = self.open_graph(&name, false)?;
         graphs.insert(name, graph.clone());
         Ok(graph)
     }
@@ -193,17 +235,7 @@ impl Engine {
             drop(graphs);
             return self.graph(name.as_str());
         }
-        self.create_data_dir()?;
-        let dir = self.graphs_dir().join(name.as_str());
-        let graph = Arc::new(Graph::open(
-            name.clone(),
-            dir,
-            &self.config,
-            &self.governor,
-            true,
-        )?);
-        Graph::start_maintenance(&graph);
-        Graph::start_search_worker(&graph);
+        let graph = self.open_graph(&name, true)?;
         graphs.insert(name, graph.clone());
         Ok(graph)
     }

@@ -173,6 +173,15 @@ impl ShaclPart {
         self.state.write().active = active;
     }
 
+    /// Follows a commit checked on another node of a cluster: the new shapes when it
+    /// changed them; the conformance report is recomputed when next asked for.
+    pub(crate) fn follow(&self, after: &Snapshot, shapes_changed: bool, graph_name: &str) {
+        if shapes_changed {
+            self.load(after, graph_name);
+        }
+        self.state.write().conformance = None;
+    }
+
     /// The shapes in force at the head, if any.
     pub(crate) fn active(&self) -> Option<ActiveShapes> {
         self.state.read().active.clone()

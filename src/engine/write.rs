@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::error::EngineError;
 use super::graph::Graph;
 use super::validation::{CommitValidation, shapes_graph_name, shapes_graph_quads};
+use crate::log::Appended;
 use crate::log::{CommitHeader, LogEntry, QuadsEncoder, QuadsSection, encode_record};
 use crate::model::Triple;
 use crate::model::{CommitHash, CommitSeq, NamedNode, Quad, Term};
@@ -29,6 +30,9 @@ use crate::store::{PreparedInserts, QuadKey, Snapshot, TermId, Transaction};
 /// Commits inserting at least this many quads build their indexes in parallel with the
 /// log encoding; below it a thread costs more than it saves.
 const PARALLEL_BUILD_MIN_QUADS: usize = 20_000;
+/// Times a clustered write builds again after another node appended first, before it
+/// gives up with `WriteConflict`.
+const MAX_CONFLICTS: usize = 16;
 
 /// Strata's control graphs: the named graphs whose content decides how later writes are
 /// judged or indexed — the SHACL shapes with their validation mode (`strata:shapes`) and
@@ -118,7 +122,7 @@ impl Graph {
         let update = sparql::parse_update(update_text, base_iri)?;
         let options = &self.governed(options);
         let deadline = self.update_deadline(options);
-        let digest = request_digest(&["update", update_text, base_iri.unwrap_or("")]);
+        let digest = update_digest(update_text, base_iri);
         let outcome = self.commit_with(request, digest, |txn| {
             sparql::apply_update(txn, &update, options).map_err(EngineError::from)
         });
@@ -189,7 +193,7 @@ impl Graph {
     ) -> Result<CommitOutcome, EngineError> {
         let update = sparql::parse_update(update_text, base_iri)?;
         let options = &self.governed(options);
-        let digest = request_digest(&["update", update_text, base_iri.unwrap_or("")]);
+        let digest = update_digest(update_text, base_iri);
         self.commit_with(request, digest, |txn| {
             sparql::apply_update(txn, &update, options)?;
             if txn.deleted().any(|key| !allowed_deletes.contains(key)) {
@@ -224,7 +228,7 @@ impl Graph {
         &self,
         request: &CommitRequest,
         digest: [u8; 32],
-        plan: impl FnOnce(&Snapshot) -> Result<(Vec<Quad>, Vec<Quad>), E>,
+        mut plan: impl FnMut(&Snapshot) -> Result<(Vec<Quad>, Vec<Quad>), E>,
     ) -> Result<CommitOutcome, E> {
         let dict = self.store.dict().clone();
         self.commit_with(request, digest, move |txn| {
@@ -273,11 +277,18 @@ impl Graph {
         request: &CommitRequest,
         digest: [u8; 32],
     ) -> Result<CommitOutcome, EngineError> {
+        // Only a clustered write may build twice (after a conflict): only it keeps a copy.
+        let retried = self.shared.is_some();
+        let mut inserts = inserts;
         self.commit_with(request, digest, move |txn| {
-            for key in deletes {
+            for &key in &deletes {
                 txn.delete(key);
             }
-            txn.insert_all(inserts);
+            txn.insert_all(if retried {
+                inserts.clone()
+            } else {
+                std::mem::take(&mut inserts)
+            });
             Ok(())
         })
     }
@@ -288,7 +299,7 @@ impl Graph {
         &self,
         request: &CommitRequest,
         digest: [u8; 32],
-        build: impl FnOnce(&mut Transaction) -> Result<(), E>,
+        mut build: impl FnMut(&mut Transaction) -> Result<(), E>,
     ) -> Result<CommitOutcome, E> {
         validate_request(request)?;
         if self.read_only {
@@ -304,114 +315,136 @@ impl Graph {
             }
             .into());
         }
-        if let Some(mut outcome) = self.idempotent_replay(request, digest)? {
-            drop(writer);
-            // I2: the first commit may be appended but not yet durable (its writer is
-            // waiting for the group fsync): a replay is acknowledged only once it is durable
-            // and published, like the original.
-            if let Some(seq) = outcome.commit_seq {
-                self.sync_through(seq)?;
+        // In a cluster a write builds on the shared log's last commit; when another node
+        // appends first it catches up and builds again, a bounded number of times.
+        let mut conflicts = 0;
+        loop {
+            let caught_up = self.catch_up_locked(&mut writer)?;
+            if caught_up > 0 {
+                self.sync_through(self.store.applied_seq())?;
             }
-            outcome.head_seq = self.store.published_seq();
-            return Ok(outcome);
-        }
-        let mut txn = self.store.begin();
-        build(&mut txn)?;
-        let head = txn.base_seq();
-        // Checked here, on the transaction itself, so every surface and every way of
-        // naming a graph (update text, import, Graph Store target) meets the same rule.
-        if !request.admin
-            && let Some(graph) = control_graphs_changed(&txn).first()
-        {
-            return Err(EngineError::ControlGraphRefused {
-                graph: (*graph).to_owned(),
+            if let Some(mut outcome) = self.idempotent_replay(request, digest)? {
+                drop(writer);
+                // I2: the first commit may be appended but not yet durable (its writer is
+                // waiting for the group fsync): a replay is acknowledged only once it is durable
+                // and published, like the original.
+                if let Some(seq) = outcome.commit_seq {
+                    self.sync_through(seq)?;
+                }
+                outcome.head_seq = self.store.published_seq();
+                return Ok(outcome);
             }
-            .into());
-        }
-        if txn.is_empty() {
+            let mut txn = self.store.begin();
+            build(&mut txn)?;
+            let head = txn.base_seq();
+            // Checked here, on the transaction itself, so every surface and every way of
+            // naming a graph (update text, import, Graph Store target) meets the same rule.
+            if !request.admin
+                && let Some(graph) = control_graphs_changed(&txn).first()
+            {
+                return Err(EngineError::ControlGraphRefused {
+                    graph: (*graph).to_owned(),
+                }
+                .into());
+            }
+            if txn.is_empty() {
+                drop(writer);
+                self.sync_through(head)?;
+                return Ok(CommitOutcome {
+                    commit_seq: None,
+                    head_seq: head,
+                    hash: None,
+                    inserted: 0,
+                    deleted: 0,
+                    idempotent_replay: false,
+                    validation: None,
+                });
+            }
+            let checked = self.shacl.check(&mut txn)?;
+            let (inserts, deletes) = txn.into_changes();
+            let seq = head + 1;
+            // Large commits build their indexes on a second thread while this one encodes,
+            // hashes and compresses the log record.
+            let (quads, prepared) = if inserts.len() >= PARALLEL_BUILD_MIN_QUADS {
+                std::thread::scope(|scope| {
+                    let build = scope.spawn(|| PreparedInserts::new(seq, &inserts));
+                    let quads = self.encode_changes(&inserts, &deletes);
+                    let prepared = build
+                        .join()
+                        .unwrap_or_else(|_| PreparedInserts::new(seq, &inserts));
+                    (quads, prepared)
+                })
+            } else {
+                (
+                    self.encode_changes(&inserts, &deletes),
+                    PreparedInserts::new(seq, &inserts),
+                )
+            };
+            let quads = quads.map_err(|e| EngineError::io(self.log.path(), e))?;
+            let previous_time = self.commits.read().last().map(|e| e.header.committed_at);
+            let now = OffsetDateTime::now_utc();
+            // Commit times never go backwards, so "the commit at time T" is well defined even
+            // if the wall clock steps back.
+            let committed_at = previous_time.map_or(now, |p| p.max(now));
+            let header = CommitHeader {
+                commit_seq: seq,
+                parent_hash: writer.head_hash,
+                committed_at,
+                observed_at: request.observed_at,
+                author: request.author.clone(),
+                message: request.message.clone(),
+                idempotency_key: request.idempotency_key.clone(),
+                request_digest: request.idempotency_key.as_ref().map(|_| digest),
+                n_inserted: inserts.len() as u64,
+                n_deleted: deletes.len() as u64,
+                quads_digest: quads.digest,
+            };
+            let hash = header.hash();
+            let record = encode_record(&header, hash, &quads);
+            if let Some(shared) = &self.shared
+                && shared.append(seq, &record).map_err(EngineError::from)? == Appended::Conflict
+            {
+                conflicts += 1;
+                if conflicts >= MAX_CONFLICTS {
+                    return Err(EngineError::WriteConflict {
+                        graph: self.name.to_string(),
+                        attempts: conflicts,
+                    }
+                    .into());
+                }
+                continue;
+            }
+            let offset = self.log.append(&record).map_err(EngineError::from)?;
+            self.store.apply_prepared(seq, prepared, &deletes);
+            self.shacl.apply(seq, &checked);
+            writer.head_hash = hash;
+            if let Some(key) = &request.idempotency_key {
+                self.idempotency.write().insert(key.clone(), seq);
+            }
+            self.commits.write().push(LogEntry {
+                header,
+                hash,
+                offset,
+                len: record.len() as u64,
+            });
             drop(writer);
-            self.sync_through(head)?;
+            self.sync_through(seq)?;
+            self.search.notify();
+            let changed = (inserts.len() + deletes.len()) as u64;
+            let pending = self.quads_since_flush.fetch_add(changed, Ordering::AcqRel) + changed;
+            if pending >= self.flush_every_quads {
+                self.request_flush();
+            }
             return Ok(CommitOutcome {
-                commit_seq: None,
-                head_seq: head,
-                hash: None,
-                inserted: 0,
-                deleted: 0,
+                commit_seq: Some(seq),
+                head_seq: seq,
+                hash: Some(hash),
+                inserted: inserts.len() as u64,
+                deleted: deletes.len() as u64,
                 idempotent_replay: false,
-                validation: None,
+                validation: checked.validation.map(Arc::new),
             });
         }
-        let checked = self.shacl.check(&mut txn)?;
-        let (inserts, deletes) = txn.into_changes();
-        let seq = head + 1;
-        // Large commits build their indexes on a second thread while this one encodes,
-        // hashes and compresses the log record.
-        let (quads, prepared) = if inserts.len() >= PARALLEL_BUILD_MIN_QUADS {
-            std::thread::scope(|scope| {
-                let build = scope.spawn(|| PreparedInserts::new(seq, &inserts));
-                let quads = self.encode_changes(&inserts, &deletes);
-                let prepared = build
-                    .join()
-                    .unwrap_or_else(|_| PreparedInserts::new(seq, &inserts));
-                (quads, prepared)
-            })
-        } else {
-            (
-                self.encode_changes(&inserts, &deletes),
-                PreparedInserts::new(seq, &inserts),
-            )
-        };
-        let quads = quads.map_err(|e| EngineError::io(self.log.path(), e))?;
-        let previous_time = self.commits.read().last().map(|e| e.header.committed_at);
-        let now = OffsetDateTime::now_utc();
-        // Commit times never go backwards, so "the commit at time T" is well defined even
-        // if the wall clock steps back.
-        let committed_at = previous_time.map_or(now, |p| p.max(now));
-        let header = CommitHeader {
-            commit_seq: seq,
-            parent_hash: writer.head_hash,
-            committed_at,
-            observed_at: request.observed_at,
-            author: request.author.clone(),
-            message: request.message.clone(),
-            idempotency_key: request.idempotency_key.clone(),
-            request_digest: request.idempotency_key.as_ref().map(|_| digest),
-            n_inserted: inserts.len() as u64,
-            n_deleted: deletes.len() as u64,
-            quads_digest: quads.digest,
-        };
-        let hash = header.hash();
-        let record = encode_record(&header, hash, &quads);
-        let offset = self.log.append(&record).map_err(EngineError::from)?;
-        self.store.apply_prepared(seq, prepared, &deletes);
-        self.shacl.apply(seq, &checked);
-        writer.head_hash = hash;
-        if let Some(key) = &request.idempotency_key {
-            self.idempotency.write().insert(key.clone(), seq);
-        }
-        self.commits.write().push(LogEntry {
-            header,
-            hash,
-            offset,
-            len: record.len() as u64,
-        });
-        drop(writer);
-        self.sync_through(seq)?;
-        self.search.notify();
-        let changed = (inserts.len() + deletes.len()) as u64;
-        let pending = self.quads_since_flush.fetch_add(changed, Ordering::AcqRel) + changed;
-        if pending >= self.flush_every_quads {
-            self.request_flush();
-        }
-        Ok(CommitOutcome {
-            commit_seq: Some(seq),
-            head_seq: seq,
-            hash: Some(hash),
-            inserted: inserts.len() as u64,
-            deleted: deletes.len() as u64,
-            idempotent_replay: false,
-            validation: checked.validation.map(Arc::new),
-        })
     }
 
     /// The N-Quads lines of a commit (inserts, then deletes), hashed and compressed as
@@ -476,6 +509,18 @@ impl Graph {
             validation: None,
         }))
     }
+}
+
+/// The request digest of an update: its text, and its base IRI only when the text has
+/// relative IRIs for it to resolve. (HTTP takes the base from the address a request
+/// was sent to, so the same update retried through another node of a cluster must not
+/// count as another request.)
+fn update_digest(update_text: &str, base_iri: Option<&str>) -> [u8; 32] {
+    let base = match base_iri {
+        Some(base) if sparql::parse_update(update_text, None).is_err() => base,
+        _ => "",
+    };
+    request_digest(&["update", update_text, base])
 }
 
 /// What an update would change, computed against `base_seq`.
@@ -657,7 +702,7 @@ impl Graph {
             for key in current {
                 txn.delete(key);
             }
-            for key in insert_keys {
+            for &key in &insert_keys {
                 txn.insert(key);
             }
             Ok(())

@@ -296,6 +296,21 @@ pub(crate) fn decode_frame(bytes: &[u8; FRAME_LEN]) -> Option<Frame> {
     })
 }
 
+/// Decodes one whole record (as `encode_record` wrote it) and checks everything it
+/// carries: the frame's lengths and CRC, the header's hash, and the quads' digest. A
+/// record received from elsewhere (a cluster's shared log) is applied only if this holds.
+pub fn decode_record(bytes: &[u8]) -> Option<CommitRecord> {
+    let frame = decode_frame(bytes.get(..FRAME_LEN)?.try_into().ok()?)?;
+    let rest = &bytes[FRAME_LEN..];
+    if rest.len() != 32 + frame.header_len + frame.quads_len {
+        return None;
+    }
+    let record = decode_body(&frame, rest, true)?;
+    (record.header.hash() == record.hash
+        && quads_digest(&record.quads) == record.header.quads_digest)
+        .then_some(record)
+}
+
 /// Checks the CRC of `rest` (hash, header and stored quads) and decodes the record.
 /// `decode_quads` is false when the caller only needs the header (start-up scan).
 pub(crate) fn decode_body(frame: &Frame, rest: &[u8], decode_quads: bool) -> Option<CommitRecord> {

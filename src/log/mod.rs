@@ -4,14 +4,17 @@
 //! indexes or SPARQL: the engine decides what goes in a commit and applies it elsewhere.
 
 mod codec;
+pub mod jetstream;
 mod reader;
+mod shared;
 mod writer;
 
 pub use codec::{
-    CommitHeader, CommitRecord, FORMAT_VERSION, QuadsEncoder, QuadsSection, encode_quads,
-    encode_record, format_time, parse_time, quads_digest,
+    CommitHeader, CommitRecord, FORMAT_VERSION, QuadsEncoder, QuadsSection, decode_record,
+    encode_quads, encode_record, format_time, parse_time, quads_digest,
 };
 pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log, verify_log_with};
+pub use shared::{Appended, Cluster, ClusterHandle, SharedLog};
 pub use writer::CommitLog;
 
 use crate::model::CommitSeq;
@@ -40,6 +43,9 @@ pub enum LogError {
         reason: String,
         intact_after: u64,
     },
+    /// The replicated log (a cluster's) cannot be reached or refused a request.
+    #[error("the shared commit log is unavailable: {message}")]
+    Unavailable { message: String },
     /// A record that passed its checksum when the log was opened no longer decodes.
     #[error("log corruption at commit {commit_seq} (byte offset {offset}): {reason}")]
     Corruption {

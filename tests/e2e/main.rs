@@ -3,6 +3,7 @@
 mod beside;
 mod cli;
 mod clients;
+mod cluster;
 mod console;
 mod crash;
 mod docs;

@@ -75,8 +75,16 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         }),
         _ => None,
     };
+    let cluster = match &cli.command {
+        Command::Serve(args) => match &args.log {
+            Some(urls) => Some(connect_cluster(urls, args.replicas)?),
+            None => None,
+        },
+        _ => None,
+    };
     let config = EngineConfig {
         query_timeout,
+        cluster,
         query_limits: query_limits(cli, http_config.as_ref())?,
         flush_every_quads: cli
             .flush_every_quads
@@ -144,6 +152,26 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         eprintln!("warning: {}", ApiError::from(error));
     }
     result
+}
+
+/// Connects to the JetStream cluster `--log` names.
+fn connect_cluster(urls: &str, replicas: u8) -> Result<crate::log::ClusterHandle, ApiError> {
+    if !urls
+        .split(',')
+        .all(|u| u.trim().starts_with("nats://") || u.trim().starts_with("tls://"))
+    {
+        return Err(ApiError::invalid_argument(
+            "--log",
+            format!("expected nats://host:port[,nats://…], got {urls:?}"),
+        ));
+    }
+    let cluster = crate::log::jetstream::JetStream::connect(urls, usize::from(replicas))
+        .map_err(|e| ApiError::from(EngineError::from(e)).with_param("--log"))?;
+    eprintln!(
+        "commits are agreed through {}",
+        crate::log::Cluster::describe(&*cluster)
+    );
+    Ok(crate::log::ClusterHandle(cluster))
 }
 
 /// Query limits: the command line (or its environment variables) wins over the server's

@@ -1,0 +1,194 @@
+//! A graph in a cluster. Its commits are agreed through a shared log (`log::SharedLog`,
+//! NATS JetStream): a write catches up to the shared log's last commit, builds and checks
+//! its commit against that state, and appends it only if nobody appended meanwhile (else
+//! it catches up and tries again, see `write.rs`). A follower thread applies the commits
+//! other nodes append, in order. Every record is checked (its hash, its quads' digest, its
+//! parent) before it is applied, and is kept byte for byte in the local log file, so the
+//! local log verifies exactly like an embedded one.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::error::EngineError;
+use super::graph::{Graph, WriterState, decode_changes};
+use crate::log::{LogEntry, decode_record};
+use crate::model::CommitSeq;
+
+/// How often a follower asks the shared log for new commits.
+const FOLLOW_EVERY: Duration = Duration::from_millis(100);
+
+impl Graph {
+    /// Whether this graph's commits are agreed through a cluster's shared log.
+    pub fn is_clustered(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// Applies the commits of the shared log this node lacks. Returns how many.
+    pub fn catch_up(&self) -> Result<u64, EngineError> {
+        if self.shared.is_none() {
+            return Ok(0);
+        }
+        let mut writer = self.writer.lock();
+        let applied = self.catch_up_locked(&mut writer)?;
+        drop(writer);
+        self.after_applying(applied)?;
+        Ok(applied)
+    }
+
+    /// `catch_up` under the writer lock (the write path calls it before building a
+    /// commit). The caller makes the applied commits durable and visible
+    /// (`after_applying`) once it releases the lock.
+    pub(crate) fn catch_up_locked(&self, writer: &mut WriterState) -> Result<u64, EngineError> {
+        let Some(shared) = &self.shared else {
+            return Ok(0);
+        };
+        let last = shared.last_seq()?;
+        let mut applied = 0;
+        let mut seq = self.store.applied_seq();
+        while seq < last {
+            seq += 1;
+            let bytes = shared.read(seq)?;
+            self.apply_shared_record(writer, seq, &bytes)?;
+            applied += 1;
+        }
+        Ok(applied)
+    }
+
+    /// Makes commits applied by `catch_up_locked` durable locally and visible to readers.
+    pub(crate) fn after_applying(&self, applied: u64) -> Result<(), EngineError> {
+        if applied == 0 {
+            return Ok(());
+        }
+        self.sync_through(self.store.applied_seq())?;
+        self.search.notify();
+        Ok(())
+    }
+
+    /// Checks one record from the shared log against this node's history and applies it
+    /// as commit `seq`: local log, store, idempotency keys, SHACL state.
+    fn apply_shared_record(
+        &self,
+        writer: &mut WriterState,
+        seq: CommitSeq,
+        bytes: &[u8],
+    ) -> Result<(), EngineError> {
+        let diverged = |reason: String| EngineError::SharedLogDiverged {
+            graph: self.name.to_string(),
+            reason,
+        };
+        let record = decode_record(bytes)
+            .ok_or_else(|| diverged(format!("commit {seq} does not decode or fails its hash")))?;
+        if record.header.commit_seq != seq {
+            return Err(diverged(format!(
+                "message {seq} holds commit {}",
+                record.header.commit_seq
+            )));
+        }
+        if record.header.parent_hash != writer.head_hash {
+            return Err(diverged(format!(
+                "commit {seq} names parent {} but this node's commit {} is {}",
+                record.header.parent_hash.to_hex(),
+                seq - 1,
+                writer.head_hash.to_hex()
+            )));
+        }
+        let (inserts, deletes) = decode_changes(&self.store, &record)?;
+        let offset = self.log.append(bytes)?;
+        self.store.apply(seq, &inserts, &deletes);
+        let shapes_changed = inserts
+            .iter()
+            .chain(&deletes)
+            .any(|key| Some(key[3]) == self.shacl_graph_id());
+        self.shacl.follow(
+            &self.store.snapshot_at(seq),
+            shapes_changed,
+            self.name.as_str(),
+        );
+        writer.head_hash = record.hash;
+        if let Some(key) = &record.header.idempotency_key {
+            self.idempotency.write().insert(key.clone(), seq);
+        }
+        self.commits.write().push(LogEntry {
+            header: record.header,
+            hash: record.hash,
+            offset,
+            len: bytes.len() as u64,
+        });
+        let changed = (inserts.len() + deletes.len()) as u64;
+        let pending = self.quads_since_flush.fetch_add(changed, Ordering::AcqRel) + changed;
+        if pending >= self.flush_every_quads {
+            self.request_flush();
+        }
+        Ok(())
+    }
+
+    fn shacl_graph_id(&self) -> Option<crate::store::TermId> {
+        self.store.dict().lookup(&crate::model::Term::NamedNode(
+            super::validation::shapes_graph_name(),
+        ))
+    }
+
+    /// Waits until this node has applied commit `seq` (read-your-writes across nodes),
+    /// at most `timeout`; else `NotCaughtUp` naming the head it has.
+    pub fn wait_for_commit(&self, seq: CommitSeq, timeout: Duration) -> Result<(), EngineError> {
+        let started = Instant::now();
+        loop {
+            if self.head_seq() >= seq {
+                return Ok(());
+            }
+            if self.shared.is_some() {
+                self.catch_up()?;
+                if self.head_seq() >= seq {
+                    return Ok(());
+                }
+            }
+            if started.elapsed() >= timeout {
+                return Err(EngineError::NotCaughtUp {
+                    graph: self.name.to_string(),
+                    wanted: seq,
+                    head: self.head_seq(),
+                    waited_ms: started.elapsed().as_millis() as u64,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Starts the thread that applies what other nodes append (clustered graphs only).
+    /// It holds a weak handle: it ends with the graph.
+    pub(crate) fn start_follower(graph: &Arc<Graph>) {
+        if graph.shared.is_none() {
+            return;
+        }
+        let weak = Arc::downgrade(graph);
+        let name = graph.name.to_string();
+        let spawned = std::thread::Builder::new()
+            .name(format!("strata-follow-{name}"))
+            .spawn(move || {
+                let mut failing = false;
+                loop {
+                    std::thread::sleep(FOLLOW_EVERY);
+                    let Some(graph) = weak.upgrade() else { break };
+                    if graph.poisoned.load(Ordering::Acquire) {
+                        break;
+                    }
+                    match graph.catch_up() {
+                        Ok(_) if failing => {
+                            tracing::info!(graph = %name, "following the shared log again");
+                            failing = false;
+                        }
+                        Ok(_) => {}
+                        Err(error) if !failing => {
+                            tracing::warn!(graph = %name, %error, "cannot follow the shared log; serving what is applied");
+                            failing = true;
+                        }
+                        Err(_) => {}
+                    }
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start the follower thread");
+        }
+    }
+}

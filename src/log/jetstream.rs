@@ -1,0 +1,390 @@
+//! The shared log on NATS JetStream: one RAFT-replicated stream per graph, one message per
+//! commit, so a stream's sequence number is the commit number.
+//!
+//! - Graph `g` is stream `STRATA_g` with subject `strata.log.g`; its message N is commit
+//!   N's record, exactly as the local log file holds it.
+//! - An append publishes with `Nats-Expected-Last-Sequence: N-1` (the server refuses it
+//!   when another writer appended first: `Appended::Conflict`) and
+//!   `Nats-Msg-Id` = the record's digest, so a retry after a lost acknowledgement is
+//!   answered as a duplicate instead of appended twice. JetStream acknowledges only once
+//!   the stream's replicas have it.
+//! - A record larger than the server's message limit goes to the object store bucket
+//!   `STRATA_BODIES_g` first; the stream message then names the object (header
+//!   `Strata-Body: object`).
+//!
+//! The engine is synchronous, so this runs its own small tokio runtime and every call
+//! waits (bounded by `OP_TIMEOUT`) for its answer.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::header::{HeaderMap, NATS_EXPECTED_LAST_SEQUENCE, NATS_MESSAGE_ID};
+use async_nats::jetstream::{self, context::PublishErrorKind, stream};
+use parking_lot::Mutex;
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncReadExt;
+use tokio_stream::StreamExt;
+
+use super::LogError;
+use super::shared::{Appended, Cluster, SharedLog};
+use crate::model::CommitSeq;
+
+/// No call to the cluster waits longer than this.
+const OP_TIMEOUT: Duration = Duration::from_secs(12);
+/// Retries of a publish whose acknowledgement did not come (the message id makes them safe).
+const PUBLISH_ATTEMPTS: usize = 2;
+/// How long JetStream remembers message ids (retries within it are duplicates).
+const DUPLICATE_WINDOW: Duration = Duration::from_secs(300);
+const BODY_HEADER: &str = "Strata-Body";
+
+/// A connection to a JetStream cluster, shared by every graph of the process.
+pub struct JetStream {
+    runtime: tokio::runtime::Runtime,
+    client: async_nats::Client,
+    context: jetstream::Context,
+    replicas: usize,
+    urls: String,
+    logs: Mutex<BTreeMap<String, Arc<GraphStream>>>,
+}
+
+impl JetStream {
+    /// Connects to `urls` (`nats://host:4222[,nats://…]`); graphs' streams are created
+    /// with `replicas` replicas.
+    pub fn connect(urls: &str, replicas: usize) -> Result<Arc<Self>, LogError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("strata-nats")
+            .enable_all()
+            .build()
+            .map_err(|e| unavailable(format!("cannot start the NATS client runtime: {e}")))?;
+        let addresses: Vec<String> = urls
+            .split(',')
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if addresses.is_empty() {
+            return Err(unavailable("no NATS server address given".into()));
+        }
+        let parsed: Vec<async_nats::ServerAddr> = addresses
+            .iter()
+            .map(|a| {
+                a.parse()
+                    .map_err(|e| unavailable(format!("bad NATS address {a:?}: {e}")))
+            })
+            .collect::<Result<_, _>>()?;
+        let client = runtime
+            .block_on(async {
+                tokio::time::timeout(
+                    OP_TIMEOUT,
+                    async_nats::ConnectOptions::new()
+                        .connection_timeout(Duration::from_secs(5))
+                        .max_reconnects(None)
+                        .connect(parsed),
+                )
+                .await
+            })
+            .map_err(|_| unavailable(format!("no answer from {urls} within {OP_TIMEOUT:?}")))?
+            .map_err(|e| unavailable(format!("cannot connect to {urls}: {e}")))?;
+        // The context starts a task of its own: it needs the runtime entered.
+        let entered = runtime.enter();
+        let mut context = jetstream::new(client.clone());
+        drop(entered);
+        context.set_timeout(Duration::from_secs(5));
+        Ok(Arc::new(Self {
+            runtime,
+            client,
+            context,
+            replicas: replicas.max(1),
+            urls: urls.to_owned(),
+            logs: Mutex::new(BTreeMap::new()),
+        }))
+    }
+
+    /// Runs `future` on the client's runtime and waits for it, at most `OP_TIMEOUT`.
+    fn run<T: Send + 'static>(
+        &self,
+        future: impl Future<Output = Result<T, LogError>> + Send + 'static,
+    ) -> Result<T, LogError> {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        self.runtime.spawn(async move {
+            let outcome = match tokio::time::timeout(OP_TIMEOUT, future).await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(unavailable(format!(
+                    "no answer from the cluster within {OP_TIMEOUT:?}"
+                ))),
+            };
+            let _ = sender.send(outcome);
+        });
+        receiver
+            .recv()
+            .unwrap_or_else(|_| Err(unavailable("the NATS client runtime stopped".into())))
+    }
+
+    fn stream_name(graph: &str) -> String {
+        format!("STRATA_{graph}")
+    }
+}
+
+impl Cluster for JetStream {
+    fn graph_names(&self) -> Result<Vec<String>, LogError> {
+        let context = self.context.clone();
+        let mut names = self.run(async move {
+            let mut names = Vec::new();
+            let mut listing = context.stream_names();
+            while let Some(name) = listing.next().await {
+                let name = name.map_err(|e| unavailable(format!("listing streams: {e}")))?;
+                if let Some(graph) = name.strip_prefix("STRATA_")
+                    && !graph.starts_with("BODIES_")
+                {
+                    names.push(graph.to_owned());
+                }
+            }
+            Ok(names)
+        })?;
+        names.sort();
+        Ok(names)
+    }
+
+    fn graph_log(&self, graph: &str, create: bool) -> Result<Option<Arc<dyn SharedLog>>, LogError> {
+        if let Some(log) = self.logs.lock().get(graph) {
+            return Ok(Some(log.clone()));
+        }
+        let context = self.context.clone();
+        let name = Self::stream_name(graph);
+        let subject = format!("strata.log.{graph}");
+        let replicas = self.replicas;
+        let found = self.run({
+            let context = context.clone();
+            let name = name.clone();
+            let subject = subject.clone();
+            async move {
+                match context.get_stream(&name).await {
+                    Ok(stream) => Ok(Some(stream)),
+                    Err(e) if is_not_found(&e) && !create => Ok(None),
+                    Err(e) if is_not_found(&e) => context
+                        .get_or_create_stream(stream::Config {
+                            name: name.clone(),
+                            subjects: vec![subject],
+                            storage: stream::StorageType::File,
+                            num_replicas: replicas,
+                            duplicate_window: DUPLICATE_WINDOW,
+                            allow_direct: true,
+                            deny_delete: true,
+                            deny_purge: true,
+                            ..Default::default()
+                        })
+                        .await
+                        .map(Some)
+                        .map_err(|e| unavailable(format!("creating stream {name}: {e}"))),
+                    Err(e) => Err(unavailable(format!("reading stream {name}: {e}"))),
+                }
+            }
+        })?;
+        let Some(stream) = found else {
+            return Ok(None);
+        };
+        let log = Arc::new(GraphStream {
+            runtime: self.runtime.handle().clone(),
+            context,
+            stream,
+            subject,
+            bucket: format!("STRATA_BODIES_{graph}"),
+            replicas,
+            max_inline: self.client.server_info().max_payload.saturating_sub(4096),
+        });
+        self.logs.lock().insert(graph.to_owned(), log.clone());
+        Ok(Some(log))
+    }
+
+    fn is_connected(&self) -> bool {
+        self.client.connection_state() == async_nats::connection::State::Connected
+    }
+
+    fn describe(&self) -> String {
+        format!("JetStream at {} (replicas {})", self.urls, self.replicas)
+    }
+}
+
+/// One graph's stream.
+struct GraphStream {
+    runtime: tokio::runtime::Handle,
+    context: jetstream::Context,
+    stream: stream::Stream,
+    subject: String,
+    bucket: String,
+    replicas: usize,
+    max_inline: usize,
+}
+
+impl GraphStream {
+    fn run<T: Send + 'static>(
+        &self,
+        future: impl Future<Output = Result<T, LogError>> + Send + 'static,
+    ) -> Result<T, LogError> {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        self.runtime.spawn(async move {
+            let outcome = match tokio::time::timeout(OP_TIMEOUT, future).await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(unavailable(format!(
+                    "no answer from the cluster within {OP_TIMEOUT:?}"
+                ))),
+            };
+            let _ = sender.send(outcome);
+        });
+        receiver
+            .recv()
+            .unwrap_or_else(|_| Err(unavailable("the NATS client runtime stopped".into())))
+    }
+
+    async fn bodies(
+        context: &jetstream::Context,
+        bucket: &str,
+        replicas: usize,
+    ) -> Result<jetstream::object_store::ObjectStore, LogError> {
+        if let Ok(store) = context.get_object_store(bucket).await {
+            return Ok(store);
+        }
+        context
+            .create_object_store(jetstream::object_store::Config {
+                bucket: bucket.to_owned(),
+                num_replicas: replicas,
+                storage: stream::StorageType::File,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| unavailable(format!("creating object store {bucket}: {e}")))
+    }
+}
+
+impl SharedLog for GraphStream {
+    fn last_seq(&self) -> Result<CommitSeq, LogError> {
+        let mut stream = self.stream.clone();
+        self.run(async move {
+            let info = stream
+                .info()
+                .await
+                .map_err(|e| unavailable(format!("reading the stream's state: {e}")))?;
+            Ok(info.state.last_sequence)
+        })
+    }
+
+    fn append(&self, seq: CommitSeq, record: &[u8]) -> Result<Appended, LogError> {
+        let digest: String = Sha256::digest(record)
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let message_id = format!("{seq}-{digest}");
+        let mut headers = HeaderMap::new();
+        headers.insert(NATS_EXPECTED_LAST_SEQUENCE, (seq - 1).to_string().as_str());
+        headers.insert(NATS_MESSAGE_ID, message_id.as_str());
+        let payload = if record.len() > self.max_inline {
+            // Too large for one message: the body goes to the object store first, so a
+            // reader never meets a message whose body is missing.
+            let (context, bucket, replicas) =
+                (self.context.clone(), self.bucket.clone(), self.replicas);
+            let object = format!("commit-{message_id}");
+            let body = record.to_vec();
+            let name = object.clone();
+            self.run(async move {
+                let store = Self::bodies(&context, &bucket, replicas).await?;
+                store
+                    .put(name.as_str(), &mut body.as_slice())
+                    .await
+                    .map_err(|e| unavailable(format!("storing a commit body: {e}")))?;
+                Ok(())
+            })?;
+            headers.insert(BODY_HEADER, "object");
+            object.into_bytes()
+        } else {
+            record.to_vec()
+        };
+        let mut last_error = None;
+        for _ in 0..PUBLISH_ATTEMPTS {
+            let (context, subject, headers, payload) = (
+                self.context.clone(),
+                self.subject.clone(),
+                headers.clone(),
+                payload.clone(),
+            );
+            let outcome = self.run(async move {
+                let ack = context
+                    .publish_with_headers(subject, headers, payload.into())
+                    .await;
+                let ack = match ack {
+                    Ok(future) => future.await,
+                    Err(e) => Err(e),
+                };
+                match ack {
+                    Ok(ack) if ack.sequence == seq => Ok(Ok(Appended::Acknowledged)),
+                    // A duplicate of an earlier message with this id at another place:
+                    // some other record was commit `seq`.
+                    Ok(_) => Ok(Ok(Appended::Conflict)),
+                    Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                        Ok(Ok(Appended::Conflict))
+                    }
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe
+                        ) =>
+                    {
+                        Ok(Err(unavailable(format!("publishing commit {seq}: {e}"))))
+                    }
+                    Err(e) => Err(unavailable(format!("publishing commit {seq}: {e}"))),
+                }
+            });
+            match outcome {
+                Ok(Ok(appended)) => return Ok(appended),
+                // Retried with the same message id: safe whether or not it landed.
+                Ok(Err(error)) | Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| unavailable(format!("publishing commit {seq} failed"))))
+    }
+
+    fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError> {
+        let (stream, context, bucket, replicas) = (
+            self.stream.clone(),
+            self.context.clone(),
+            self.bucket.clone(),
+            self.replicas,
+        );
+        self.run(async move {
+            let message = stream
+                .get_raw_message(seq)
+                .await
+                .map_err(|e| unavailable(format!("reading commit {seq}: {e}")))?;
+            if message.headers.get(BODY_HEADER).map(|v| v.as_str()) != Some("object") {
+                return Ok(message.payload.to_vec());
+            }
+            let name = String::from_utf8_lossy(&message.payload).into_owned();
+            let store = Self::bodies(&context, &bucket, replicas).await?;
+            let mut object = store
+                .get(&name)
+                .await
+                .map_err(|e| unavailable(format!("reading the body of commit {seq}: {e}")))?;
+            let mut body = Vec::new();
+            object
+                .read_to_end(&mut body)
+                .await
+                .map_err(|e| unavailable(format!("reading the body of commit {seq}: {e}")))?;
+            Ok(body)
+        })
+    }
+}
+
+fn is_not_found(error: &jetstream::context::GetStreamError) -> bool {
+    matches!(
+        error.kind(),
+        jetstream::context::GetStreamErrorKind::JetStream(e)
+            if e.error_code() == jetstream::ErrorCode::STREAM_NOT_FOUND
+    )
+}
+
+fn unavailable(message: String) -> LogError {
+    LogError::Unavailable { message }
+}

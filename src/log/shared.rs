@@ -1,0 +1,58 @@
+//! The seam between a graph and where its commits are agreed.
+//!
+//! Embedded (the default), a graph's local log file is the log: the writer lock orders
+//! commits and an fsync makes them durable. In a cluster, a replicated log (`SharedLog`;
+//! NATS JetStream in `jetstream.rs`) orders them across nodes: a commit is appended there
+//! only if the shared log's last commit is the one the writer built on (so two nodes can
+//! never both append commit N), and is acknowledged only once the shared log has it
+//! replicated. Every node also keeps the same records, byte for byte, in its local log
+//! file, so the hash chain, `strata verify` and restarts work the same on both.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::LogError;
+use crate::model::CommitSeq;
+
+/// What an append with an expected predecessor did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Appended {
+    /// The record is commit `seq` of the shared log, replicated as configured.
+    Acknowledged,
+    /// Another writer appended first: the shared log's last commit is not `seq - 1`.
+    Conflict,
+}
+
+/// One graph's replicated log.
+pub trait SharedLog: Send + Sync {
+    /// The last commit the shared log holds (0: none).
+    fn last_seq(&self) -> Result<CommitSeq, LogError>;
+    /// Appends `record` as commit `seq`, only if the last commit is `seq - 1`. Retrying
+    /// an append that was acknowledged but whose answer was lost is acknowledged again,
+    /// not appended twice.
+    fn append(&self, seq: CommitSeq, record: &[u8]) -> Result<Appended, LogError>;
+    /// The record of commit `seq` (1 ≤ seq ≤ `last_seq`), as its writer encoded it.
+    fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError>;
+}
+
+/// Where every graph's replicated log lives (one connection per process).
+pub trait Cluster: Send + Sync {
+    /// The graphs the cluster holds, sorted.
+    fn graph_names(&self) -> Result<Vec<String>, LogError>;
+    /// The log of a graph: `None` when it does not exist and `create` is false.
+    fn graph_log(&self, graph: &str, create: bool) -> Result<Option<Arc<dyn SharedLog>>, LogError>;
+    /// Whether the cluster answers now (for health checks).
+    fn is_connected(&self) -> bool;
+    /// A short description for logs and health checks (`nats://…, replicas 3`).
+    fn describe(&self) -> String;
+}
+
+/// A cluster handle an engine is configured with.
+#[derive(Clone)]
+pub struct ClusterHandle(pub Arc<dyn Cluster>);
+
+impl fmt::Debug for ClusterHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.describe())
+    }
+}

@@ -1,0 +1,389 @@
+//! Strata nodes agreeing on commits through a real NATS JetStream cluster (three
+//! `nats-server` processes, streams with three replicas), started here. `.ci/run`
+//! installs `nats-server` from Debian; without it these tests fail, they never skip.
+
+use std::collections::BTreeSet;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::util::{Server, Strata, agent};
+
+/// One `nats-server` of the cluster.
+struct Nats {
+    child: Option<Child>,
+    config: PathBuf,
+    client_port: u16,
+    monitor_port: u16,
+}
+
+impl Nats {
+    fn start(&mut self) {
+        let log = std::fs::File::create(self.config.with_extension("log")).expect("nats log");
+        self.child = Some(
+            Command::new(nats_server())
+                .arg("-c")
+                .arg(&self.config)
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .expect("start nats-server"),
+        );
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.client_port)
+    }
+
+    /// JetStream on this server is current (its meta group has a leader).
+    fn healthy(&self) -> bool {
+        agent()
+            .get(format!("http://127.0.0.1:{}/healthz", self.monitor_port))
+            .call()
+            .ok()
+            .is_some_and(|r| r.status() == 200)
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn nats_server() -> PathBuf {
+    for dir in ["/usr/sbin", "/usr/bin", "/usr/local/bin"] {
+        let path = Path::new(dir).join("nats-server");
+        if path.exists() {
+            return path;
+        }
+    }
+    panic!("nats-server is not installed: `apt-get install nats-server` (.ci/run does)");
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Three JetStream servers in one cluster, running, with JetStream ready.
+fn nats_cluster(dir: &Path) -> Vec<Nats> {
+    let ports: Vec<(u16, u16, u16)> = (0..3)
+        .map(|_| (free_port(), free_port(), free_port()))
+        .collect();
+    let mut servers: Vec<Nats> = ports
+        .iter()
+        .enumerate()
+        .map(|(i, &(client, route, monitor))| {
+            let routes: Vec<String> = ports
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, p)| format!("nats-route://127.0.0.1:{}", p.1))
+                .collect();
+            let store = dir.join(format!("js{i}"));
+            let config = dir.join(format!("nats{i}.conf"));
+            std::fs::write(
+                &config,
+                format!(
+                    "server_name: n{i}\nlisten: 127.0.0.1:{client}\nhttp: 127.0.0.1:{monitor}\n\
+                     jetstream {{ store_dir: \"{}\", max_memory_store: 64MB, max_file_store: 2GB }}\n\
+                     cluster {{ name: strata, listen: 127.0.0.1:{route}, routes: [{}] }}\n",
+                    store.display(),
+                    routes.join(", ")
+                ),
+            )
+            .expect("nats config");
+            Nats {
+                child: None,
+                config,
+                client_port: client,
+                monitor_port: monitor,
+            }
+        })
+        .collect();
+    for server in &mut servers {
+        server.start();
+    }
+    wait_until(
+        Duration::from_secs(60),
+        "the JetStream cluster to be ready",
+        || servers.iter().all(Nats::healthy),
+    );
+    servers
+}
+
+fn urls(servers: &[Nats]) -> String {
+    servers.iter().map(Nats::url).collect::<Vec<_>>().join(",")
+}
+
+#[track_caller]
+fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A Strata node of the cluster, on its own data directory.
+fn node(strata: &Strata, nats: &str) -> Server {
+    strata.serve(&["--log", nats, "--replicas", "3"])
+}
+
+/// An update through a node: (status, body).
+fn update(node: &Server, text: &str, key: Option<&str>) -> (u16, Value) {
+    let mut request = agent()
+        .post(node.url("/graphs/main/update"))
+        .header("content-type", "application/sparql-update");
+    if let Some(key) = key {
+        request = request.header("idempotency-key", key);
+    }
+    match request.send(text) {
+        Ok(mut response) => {
+            let status = response.status().as_u16();
+            let body = response.body_mut().read_to_string().unwrap_or_default();
+            (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+        }
+        Err(_) => (0, Value::Null),
+    }
+}
+
+/// A node's head commit (from a head read).
+fn head(node: &Server) -> u64 {
+    let response = agent()
+        .get(node.url("/graphs/main/sparql?query=ASK%7B%7D"))
+        .header("accept", "application/sparql-results+json")
+        .call()
+        .expect("head read");
+    response.headers()["strata-commit"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Every subject of the graph at commit `seq`, as a node answers.
+fn subjects_at(node: &Server, seq: u64) -> Vec<String> {
+    let query = crate::util::percent_encode("SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?s");
+    let mut response = agent()
+        .get(node.url(&format!("/graphs/main/sparql?query={query}&as_of={seq}")))
+        .header("accept", "text/csv")
+        .call()
+        .expect("pinned read");
+    assert_eq!(response.status(), 200);
+    response
+        .body_mut()
+        .read_to_string()
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Writes `count` inserts with idempotency keys through `nodes` (round robin), retrying
+/// each until a node acknowledges it, as a client of a cluster does. Returns the commit
+/// numbers acknowledged.
+fn write_all(nodes: &[&Server], prefix: &str, count: usize, retries: usize) -> Vec<u64> {
+    let mut acknowledged = Vec::new();
+    for i in 0..count {
+        let text = format!("INSERT DATA {{ <http://e/{prefix}{i}> <http://e/p> {i} }}");
+        let key = format!("{prefix}-{i}");
+        let mut tries = 0;
+        loop {
+            let target = nodes[(i + tries) % nodes.len()];
+            let (status, body) = update(target, &text, Some(&key));
+            if status == 200 {
+                acknowledged.push(body["commit_seq"].as_u64().expect("commit_seq"));
+                break;
+            }
+            tries += 1;
+            assert!(
+                tries <= retries,
+                "write {key} refused {tries} times; last: {status} {body}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    acknowledged
+}
+
+#[test]
+fn nodes_agree_on_one_history_and_idempotent_retries_cross_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = nats_cluster(dir.path());
+    let urls = urls(&nats);
+    let stratas: Vec<Strata> = (0..3).map(|_| Strata::new()).collect();
+    let nodes: Vec<Server> = stratas.iter().map(|s| node(s, &urls)).collect();
+
+    // Concurrent writers spread over every node: each commit lands once, numbered once.
+    let next = AtomicU64::new(0);
+    let acknowledged: Vec<u64> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..6)
+            .map(|w| {
+                let nodes = &nodes;
+                let next = &next;
+                scope.spawn(move || {
+                    let mut mine = Vec::new();
+                    for i in 0..8 {
+                        let n = next.fetch_add(1, Ordering::Relaxed);
+                        let text =
+                            format!("INSERT DATA {{ <http://e/w{w}-{i}> <http://e/p> {n} }}");
+                        let (status, body) = update(&nodes[(w + i) % 3], &text, None);
+                        assert_eq!(status, 200, "{body}");
+                        mine.push(body["commit_seq"].as_u64().unwrap());
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    let distinct: BTreeSet<u64> = acknowledged.iter().copied().collect();
+    assert_eq!(
+        distinct.len(),
+        48,
+        "no commit number is reused: {acknowledged:?}"
+    );
+    assert_eq!(distinct, (1..=48).collect(), "commits are numbered 1..48");
+
+    // Every node reaches the same head and answers pinned reads the same.
+    for node in &nodes {
+        wait_until(
+            Duration::from_secs(20),
+            "every node to apply 48 commits",
+            || head(node) == 48,
+        );
+    }
+    let answers: Vec<Vec<String>> = nodes.iter().map(|n| subjects_at(n, 30)).collect();
+    assert_eq!(answers[0].len(), 30);
+    assert!(
+        answers.iter().all(|a| *a == answers[0]),
+        "pinned reads differ"
+    );
+
+    // An idempotent retry through another node returns the first commit.
+    let text = "INSERT DATA { <http://e/once> <http://e/p> 1 }";
+    let (status, first) = update(&nodes[0], text, Some("retry-1"));
+    assert_eq!(status, 200, "{first}");
+    let (status, again) = update(&nodes[2], text, Some("retry-1"));
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["commit_seq"], first["commit_seq"], "{again}");
+    assert_eq!(again["idempotent_replay"], true, "{again}");
+    let (status, other) = update(
+        &nodes[1],
+        "INSERT DATA { <http://e/other> <http://e/p> 1 }",
+        Some("retry-1"),
+    );
+    assert_eq!(status, 409, "the key names another request: {other}");
+
+    // Stopped, every node's log verifies as the same chain, byte for byte.
+    for node in nodes {
+        assert!(node.stop().success());
+    }
+    let logs: Vec<Vec<u8>> = stratas
+        .iter()
+        .map(|s| std::fs::read(s.log_path("main")).unwrap())
+        .collect();
+    assert!(logs.iter().all(|l| *l == logs[0]), "the nodes' logs differ");
+    for strata in &stratas {
+        let verified = strata.run(&["verify"]);
+        assert!(
+            verified.ok().contains("49 commits verified"),
+            "{}",
+            verified.stdout
+        );
+    }
+}
+
+#[test]
+fn a_killed_node_catches_up_and_writes_survive_losing_one_nats_server_of_three() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nats = nats_cluster(dir.path());
+    let urls = urls(&nats);
+    let stratas: Vec<Strata> = (0..3).map(|_| Strata::new()).collect();
+    let survivors: Vec<Server> = stratas[..2].iter().map(|s| node(s, &urls)).collect();
+    let mut victim = Some(node(&stratas[2], &urls));
+
+    // SIGKILL a node in the middle of writes through the others: nothing acknowledged is
+    // lost, and the node rejoins and catches up.
+    let mut acknowledged = std::thread::scope(|scope| {
+        let through: Vec<&Server> = survivors.iter().collect();
+        let writes = scope.spawn(move || write_all(&through, "a", 30, 20));
+        std::thread::sleep(Duration::from_millis(300));
+        victim.take(); // dropped: SIGKILL
+        writes.join().unwrap()
+    });
+    let rejoined = node(&stratas[2], &urls);
+    let total = acknowledged.len() as u64;
+    let live: Vec<&Server> = survivors.iter().chain([&rejoined]).collect();
+    for node in &live {
+        wait_until(
+            Duration::from_secs(20),
+            "the nodes to apply every write",
+            || head(node) == total,
+        );
+    }
+    assert_eq!(subjects_at(&rejoined, total), subjects_at(live[0], total));
+
+    // One NATS server of three stops during writes: writes go on (a client retries the
+    // few refused while the stream elects a new leader).
+    std::thread::scope(|scope| {
+        let writes = scope.spawn(|| write_all(&live, "b", 20, 60));
+        std::thread::sleep(Duration::from_millis(300));
+        nats[0].stop();
+        acknowledged.extend(writes.join().unwrap());
+    });
+    let distinct: BTreeSet<u64> = acknowledged.iter().copied().collect();
+    assert_eq!(
+        distinct.len(),
+        acknowledged.len(),
+        "a commit number was reused"
+    );
+
+    // Two of three stopped: no quorum. Writes are refused with a coded error, reads of
+    // what each node applied are still served.
+    nats[1].stop();
+    let head_before = head(live[0]);
+    let started = Instant::now();
+    let (status, body) = update(
+        live[0],
+        "INSERT DATA { <http://e/lost> <http://e/p> 1 }",
+        None,
+    );
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "log_unavailable", "{body}");
+    assert!(
+        started.elapsed() < Duration::from_secs(40),
+        "refused in bounded time"
+    );
+    assert_eq!(
+        head(live[0]),
+        head_before,
+        "reads still answer at the applied head"
+    );
+    assert_eq!(subjects_at(live[0], head_before).len() as u64, head_before);
+
+    // The servers return: writes work again, on every node.
+    nats[0].start();
+    nats[1].start();
+    let after = write_all(&live, "c", 3, 150);
+    assert!(after.iter().all(|&seq| seq > head_before), "{after:?}");
+}
