@@ -79,6 +79,10 @@ pub struct Graph {
     pub(crate) search: SearchPart,
     /// In a cluster, where commits are agreed (see `replica.rs`); `None` embedded.
     pub(crate) shared: Option<Arc<dyn crate::log::SharedLog>>,
+    /// The shared log's last commit when this node last asked (lag = it − head).
+    pub(crate) shared_seen: AtomicU64,
+    /// Whether the follower's last request to the shared log failed.
+    pub(crate) shared_failing: AtomicBool,
 }
 
 pub(crate) struct WriterState {
@@ -197,6 +201,8 @@ impl Graph {
             shacl: Default::default(),
             search,
             shared,
+            shared_seen: AtomicU64::new(0),
+            shared_failing: AtomicBool::new(false),
         };
         graph
             .shacl

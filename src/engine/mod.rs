@@ -130,6 +130,11 @@ impl Engine {
         Ok(engine)
     }
 
+    /// The cluster this engine's graphs agree their commits through, if any.
+    pub fn cluster(&self) -> Option<&Arc<dyn crate::log::Cluster>> {
+        self.config.cluster.as_ref().map(|c| &c.0)
+    }
+
     /// The data directory.
     pub fn data_dir(&self) -> &Path {
         &self.data_dir

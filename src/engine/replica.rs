@@ -24,6 +24,20 @@ impl Graph {
         self.shared.is_some()
     }
 
+    /// In a cluster: the shared log's last commit as last seen, and how far this node's
+    /// head is behind it.
+    pub fn cluster_lag(&self) -> Option<(CommitSeq, u64)> {
+        self.shared.as_ref()?;
+        let seen = self.shared_seen.load(Ordering::Acquire);
+        Some((seen, seen.saturating_sub(self.head_seq())))
+    }
+
+    /// In a cluster: whether the shared log answered this node's last request.
+    pub fn cluster_reachable(&self) -> Option<bool> {
+        self.shared.as_ref()?;
+        Some(!self.shared_failing.load(Ordering::Acquire))
+    }
+
     /// Applies the commits of the shared log this node lacks. Returns how many.
     pub fn catch_up(&self) -> Result<u64, EngineError> {
         if self.shared.is_none() {
@@ -44,6 +58,7 @@ impl Graph {
             return Ok(0);
         };
         let last = shared.last_seq()?;
+        self.shared_seen.fetch_max(last, Ordering::AcqRel);
         let mut applied = 0;
         let mut seq = self.store.applied_seq();
         while seq < last {
@@ -173,7 +188,9 @@ impl Graph {
                     if graph.poisoned.load(Ordering::Acquire) {
                         break;
                     }
-                    match graph.catch_up() {
+                    let outcome = graph.catch_up();
+                    graph.shared_failing.store(outcome.is_err(), Ordering::Release);
+                    match outcome {
                         Ok(_) if failing => {
                             tracing::info!(graph = %name, "following the shared log again");
                             failing = false;

@@ -20,7 +20,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_nats::header::{HeaderMap, NATS_EXPECTED_LAST_SEQUENCE, NATS_MESSAGE_ID};
+use async_nats::header::{
+    HeaderMap, NATS_EXPECTED_LAST_SEQUENCE, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, NATS_MESSAGE_ID,
+};
 use async_nats::jetstream::{self, context::PublishErrorKind, stream};
 use parking_lot::Mutex;
 use sha2::{Digest, Sha256};
@@ -38,6 +40,8 @@ const PUBLISH_ATTEMPTS: usize = 2;
 /// How long JetStream remembers message ids (retries within it are duplicates).
 const DUPLICATE_WINDOW: Duration = Duration::from_secs(300);
 const BODY_HEADER: &str = "Strata-Body";
+/// The stream of cluster-wide settings (the cursor key), one subject each.
+const META_STREAM: &str = "STRATA_META";
 
 /// A connection to a JetStream cluster, shared by every graph of the process.
 pub struct JetStream {
@@ -138,6 +142,7 @@ impl Cluster for JetStream {
                 let name = name.map_err(|e| unavailable(format!("listing streams: {e}")))?;
                 if let Some(graph) = name.strip_prefix("STRATA_")
                     && !graph.starts_with("BODIES_")
+                    && name != META_STREAM
                 {
                     names.push(graph.to_owned());
                 }
@@ -197,6 +202,47 @@ impl Cluster for JetStream {
         });
         self.logs.lock().insert(graph.to_owned(), log.clone());
         Ok(Some(log))
+    }
+
+    fn shared_key(&self, name: &str) -> Result<[u8; 32], LogError> {
+        let (context, replicas, name) = (self.context.clone(), self.replicas, name.to_owned());
+        let mut fresh = [0u8; 32];
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut fresh))
+            .map_err(|e| unavailable(format!("no randomness for a shared key: {e}")))?;
+        self.run(async move {
+            // A plain stream, one subject per setting (NATS 2.9's key-value API answers
+            // differ from what the client parses).
+            let stream = context
+                .get_or_create_stream(stream::Config {
+                    name: META_STREAM.to_owned(),
+                    subjects: vec!["strata.meta.>".to_owned()],
+                    storage: stream::StorageType::File,
+                    num_replicas: replicas,
+                    deny_delete: true,
+                    deny_purge: true,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| unavailable(format!("creating stream {META_STREAM}: {e}")))?;
+            let subject = format!("strata.meta.{name}");
+            // The first node to publish the key wins (expected last subject sequence 0);
+            // everyone else reads the winner's.
+            let mut headers = HeaderMap::new();
+            headers.insert(NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, "0");
+            if let Ok(ack) = context
+                .publish_with_headers(subject.clone(), headers, fresh.to_vec().into())
+                .await
+            {
+                let _ = ack.await;
+            }
+            let message = stream
+                .get_last_raw_message_by_subject(&subject)
+                .await
+                .map_err(|e| unavailable(format!("reading shared key {name}: {e}")))?;
+            <[u8; 32]>::try_from(message.payload.as_ref())
+                .map_err(|_| unavailable(format!("shared key {name} is not 32 bytes")))
+        })
     }
 
     fn is_connected(&self) -> bool {

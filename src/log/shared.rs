@@ -41,6 +41,10 @@ pub trait Cluster: Send + Sync {
     fn graph_names(&self) -> Result<Vec<String>, LogError>;
     /// The log of a graph: `None` when it does not exist and `create` is false.
     fn graph_log(&self, graph: &str, create: bool) -> Result<Option<Arc<dyn SharedLog>>, LogError>;
+    /// A 32-byte secret every node of the cluster shares (made by the first node that
+    /// asks for `name`), e.g. the key that seals cursors, so a cursor made on one node
+    /// pages on another.
+    fn shared_key(&self, name: &str) -> Result<[u8; 32], LogError>;
     /// Whether the cluster answers now (for health checks).
     fn is_connected(&self) -> bool;
     /// A short description for logs and health checks (`nats://…, replicas 3`).

@@ -26,6 +26,8 @@ pub struct QueryArgs {
     /// Read at this commit instead of the head.
     #[serde(default)]
     pub as_of_commit_seq: Option<u64>,
+    #[serde(default)]
+    pub min_commit_seq: Option<u64>,
     /// Rows per page (at most the `detail`'s).
     #[serde(default)]
     pub row_limit: Option<usize>,
@@ -267,6 +269,7 @@ impl QueryArgs {
 pub struct Common {
     pub graph: Option<String>,
     pub as_of_commit_seq: Option<u64>,
+    pub min_commit_seq: Option<u64>,
     pub row_limit: Option<usize>,
     pub cursor: Option<String>,
     pub detail: Option<Detail>,
@@ -397,6 +400,7 @@ impl QueryArgs {
         let common = Common {
             graph: self.graph,
             as_of_commit_seq: self.as_of_commit_seq,
+            min_commit_seq: self.min_commit_seq,
             row_limit: self.row_limit,
             cursor: self.cursor,
             detail: self.detail,

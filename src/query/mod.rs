@@ -46,11 +46,20 @@ impl Context {
     pub fn new(engine: Arc<Engine>, query_timeout: Duration) -> Self {
         // The cursor key lives in the data directory, so a cursor handed out before a
         // restart (or by another surface) still works after it.
+        // In a cluster every node seals cursors with one key, so a cursor made on one node
+        // pages on another.
         let data_dir = engine.data_dir();
-        let cursors = if data_dir.is_dir() {
-            CursorCodec::persistent(&data_dir.join("cursor.key"))
-        } else {
-            CursorCodec::random()
+        let shared = engine
+            .cluster()
+            .map(|cluster| cluster.shared_key("cursor-key"));
+        let cursors = match shared {
+            Some(Ok(key)) => CursorCodec::new(key),
+            Some(Err(error)) => {
+                tracing::warn!(%error, "no cluster-wide cursor key; cursors page on this node only");
+                CursorCodec::random()
+            }
+            None if data_dir.is_dir() => CursorCodec::persistent(&data_dir.join("cursor.key")),
+            None => CursorCodec::random(),
         };
         Self {
             engine,

@@ -12,12 +12,21 @@ use crate::error::ApiError;
 use crate::query::envelope::{CursorState, Detail, Envelope, args_digest};
 use crate::sparql::{CancellationToken, Query, QueryResults};
 
+/// How long a read waits for the commit `min_commit_seq` names.
+const MIN_COMMIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 pub fn run(
     ctx: &Context,
     args: QueryArgs,
     cancellation: CancellationToken,
 ) -> Result<Envelope, ApiError> {
     let (common, query) = args.parse()?;
+    if let Some(seq) = common.min_commit_seq {
+        ctx.engine
+            .graph(&graph_name(&common.graph))?
+            .wait_for_commit(seq, MIN_COMMIT_WAIT)
+            .map_err(|e| ApiError::from(e).with_param("min_commit_seq"))?;
+    }
     match query {
         ModeQuery::Sparql(query) => sparql(ctx, &common, query, cancellation),
         ModeQuery::Structured(query) => structured(ctx, &common, query, cancellation),

@@ -162,6 +162,34 @@ fn update(node: &Server, text: &str, key: Option<&str>) -> (u16, Value) {
     }
 }
 
+/// A JSON query through `POST /graphs/main/query` (the MCP `query` contract).
+fn json_query(node: &Server, body: &Value) -> Value {
+    let mut response = agent()
+        .post(node.url("/graphs/main/query"))
+        .header("content-type", "application/json")
+        .send(body.to_string())
+        .unwrap();
+    let text = response.body_mut().read_to_string().unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|_| panic!("{text}"))
+}
+
+/// A node's `/healthz` answer.
+fn health(node: &Server) -> Value {
+    let mut response = agent().get(node.url("/healthz")).call().unwrap();
+    serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap()
+}
+
+/// A node's `/metrics` text.
+fn metrics(node: &Server) -> String {
+    agent()
+        .get(node.url("/metrics"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap()
+}
+
 /// A node's head commit (from a head read).
 fn head(node: &Server) -> u64 {
     let response = agent()
@@ -279,6 +307,48 @@ fn nodes_agree_on_one_history_and_idempotent_retries_cross_nodes() {
         "pinned reads differ"
     );
 
+    // Read-your-writes: a read through another node waits for the commit it names.
+    let (status, written) = update(
+        &nodes[0],
+        "INSERT DATA { <http://e/mine> <http://e/p> 1 }",
+        None,
+    );
+    assert_eq!(status, 200, "{written}");
+    let seq = written["commit_seq"].as_u64().unwrap();
+    let query = crate::util::percent_encode("ASK { <http://e/mine> ?p ?o }");
+    let response = agent()
+        .get(nodes[1].url(&format!("/graphs/main/sparql?query={query}")))
+        .header("accept", "application/sparql-results+json")
+        .header("strata-min-commit", &seq.to_string())
+        .call()
+        .unwrap();
+    let served: u64 = response.headers()["strata-commit"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(served >= seq, "served at {served}, asked for {seq}");
+    let mut response = agent()
+        .get(nodes[1].url(&format!("/graphs/main/sparql?query={query}")))
+        .header("strata-min-commit", "100000")
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 503);
+    let body: Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(body["error"]["code"], "not_caught_up", "{body}");
+
+    // A cursor made on one node pages on another (one cursor key for the cluster).
+    let first_page = json_query(
+        &nodes[0],
+        &serde_json::json!({"mode": "sparql", "sparql": "SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?s", "row_limit": 10, "as_of_commit_seq": 30}),
+    );
+    let next = first_page["next"].clone();
+    assert!(next.is_object(), "{first_page}");
+    let second_page = json_query(&nodes[2], &next);
+    assert_eq!(second_page["served_at_seq"], 30, "{second_page}");
+    assert_eq!(second_page["data"]["rows"].as_array().unwrap().len(), 10);
+    assert_ne!(second_page["data"]["rows"], first_page["data"]["rows"]);
+
     // An idempotent retry through another node returns the first commit.
     let text = "INSERT DATA { <http://e/once> <http://e/p> 1 }";
     let (status, first) = update(&nodes[0], text, Some("retry-1"));
@@ -306,7 +376,7 @@ fn nodes_agree_on_one_history_and_idempotent_retries_cross_nodes() {
     for strata in &stratas {
         let verified = strata.run(&["verify"]);
         assert!(
-            verified.ok().contains("49 commits verified"),
+            verified.ok().contains("50 commits verified"),
             "{}",
             verified.stdout
         );
@@ -360,8 +430,17 @@ fn a_killed_node_catches_up_and_writes_survive_losing_one_nats_server_of_three()
 
     // Two of three stopped: no quorum. Writes are refused with a coded error, reads of
     // what each node applied are still served.
+    let newest = *acknowledged.iter().max().unwrap();
+    for node in &live {
+        wait_until(
+            Duration::from_secs(20),
+            "the nodes to apply every write",
+            || head(node) == newest,
+        );
+    }
     nats[1].stop();
     let head_before = head(live[0]);
+    assert_eq!(head_before, newest);
     let started = Instant::now();
     let (status, body) = update(
         live[0],
@@ -380,10 +459,26 @@ fn a_killed_node_catches_up_and_writes_survive_losing_one_nats_server_of_three()
         "reads still answer at the applied head"
     );
     assert_eq!(subjects_at(live[0], head_before).len() as u64, head_before);
+    wait_until(Duration::from_secs(40), "/healthz to say degraded", || {
+        health(live[1])["status"] == "degraded"
+    });
+    assert!(metrics(live[1]).contains("strata_shared_log_reachable{graph=\"main\"} 0"));
 
     // The servers return: writes work again, on every node.
     nats[0].start();
     nats[1].start();
     let after = write_all(&live, "c", 3, 150);
     assert!(after.iter().all(|&seq| seq > head_before), "{after:?}");
+    let newest = *after.iter().max().unwrap();
+    for node in &live {
+        wait_until(Duration::from_secs(40), "every node to recover", || {
+            head(node) == newest && health(node)["status"] == "ok"
+        });
+    }
+    let text = metrics(live[2]);
+    assert!(
+        text.contains("strata_shared_log_lag{graph=\"main\"} 0"),
+        "{text}"
+    );
+    assert!(text.contains("strata_cluster_connected 1"), "{text}");
 }

@@ -170,6 +170,7 @@ async fn read(
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&location.graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&location.graph))?;
+    super::wait_for_min_commit(&state, &location.graph, &headers).await?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let name = match location.target(&params, &headers)? {
         Target::Default => None,

@@ -9,8 +9,30 @@ use super::AppState;
 use super::auth::authenticate;
 use super::error::HttpError;
 
-pub async fn healthz() -> Response {
-    Json(serde_json::json!({ "status": "ok" })).into_response()
+/// `ok`; in a cluster also whether the shared log answers (`degraded` when it does not:
+/// the node still serves reads of what it applied, and refuses writes).
+pub async fn healthz(State(state): State<AppState>) -> Response {
+    let Some(cluster) = state.engine.cluster() else {
+        return Json(serde_json::json!({ "status": "ok" })).into_response();
+    };
+    let connected = cluster.is_connected();
+    // A node can reach one NATS server while the stream has no quorum: what counts is
+    // whether the graphs' shared logs answer.
+    let unreachable = state
+        .engine
+        .open_graphs()
+        .iter()
+        .filter(|g| g.cluster_reachable() == Some(false))
+        .count();
+    Json(serde_json::json!({
+        "status": if connected && unreachable == 0 { "ok" } else { "degraded" },
+        "cluster": {
+            "log": cluster.describe(),
+            "connected": connected,
+            "graphs_unreachable": unreachable,
+        },
+    }))
+    .into_response()
 }
 
 pub async fn metrics(

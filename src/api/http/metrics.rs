@@ -163,6 +163,46 @@ impl Metrics {
                 let _ = writeln!(out, "{name}{{graph=\"{}\"}} {}", graph.name(), value(graph));
             }
         }
+        if let Some(cluster) = engine.cluster() {
+            let _ = writeln!(
+                out,
+                "# HELP strata_shared_log_reachable Whether each open graph's shared log answered this node's last request.\n# TYPE strata_shared_log_reachable gauge"
+            );
+            for graph in &graphs {
+                if let Some(reachable) = graph.cluster_reachable() {
+                    let _ = writeln!(
+                        out,
+                        "strata_shared_log_reachable{{graph=\"{}\"}} {}",
+                        graph.name(),
+                        u8::from(reachable)
+                    );
+                }
+            }
+            let _ = writeln!(
+                out,
+                "# HELP strata_cluster_connected Whether this node reaches the cluster's shared log (JetStream).\n# TYPE strata_cluster_connected gauge\nstrata_cluster_connected {}",
+                u8::from(cluster.is_connected())
+            );
+            for (name, help, pick) in [
+                (
+                    "strata_shared_log_seq",
+                    "The shared log's last commit of each open graph, as this node last saw it.",
+                    (|l: (u64, u64)| l.0) as fn((u64, u64)) -> u64,
+                ),
+                (
+                    "strata_shared_log_lag",
+                    "Commits of the shared log this node has not applied yet.",
+                    |l| l.1,
+                ),
+            ] {
+                let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+                for graph in &graphs {
+                    if let Some(lag) = graph.cluster_lag() {
+                        let _ = writeln!(out, "{name}{{graph=\"{}\"}} {}", graph.name(), pick(lag));
+                    }
+                }
+            }
+        }
         out
     }
 }

@@ -262,6 +262,33 @@ fn check_graph_name(name: &str) -> Result<(), HttpError> {
         .map_err(|e| HttpError::from(crate::engine::EngineError::from(e)))
 }
 
+/// How long a read waits for the commit `Strata-Min-Commit` names.
+const MIN_COMMIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `Strata-Min-Commit: N` (read-your-writes across the nodes of a cluster): waits until
+/// this node has applied commit N of `graph`, else `not_caught_up` naming its head.
+async fn wait_for_min_commit(
+    state: &AppState,
+    graph: &str,
+    headers: &HeaderMap,
+) -> Result<(), HttpError> {
+    let Some(value) = headers.get("strata-min-commit") else {
+        return Ok(());
+    };
+    let seq = value
+        .to_str()
+        .ok()
+        .and_then(crate::model::parse_commit_seq)
+        .ok_or_else(|| HttpError::bad_param("Strata-Min-Commit", "expected a commit number"))?;
+    let (engine, graph) = (state.engine.clone(), graph.to_owned());
+    stream::blocking(move || {
+        let graph = engine.graph(&graph)?;
+        graph.wait_for_commit(seq, MIN_COMMIT_WAIT)?;
+        Ok(())
+    })
+    .await
+}
+
 /// The base IRI of a request: `http://<host><path>`.
 fn request_base_iri(headers: &HeaderMap, path: &str) -> String {
     let host = headers

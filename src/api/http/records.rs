@@ -83,6 +83,7 @@ pub async fn post_query(
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    super::wait_for_min_commit(&state, &graph, &headers).await?;
     let mut args: QueryArgs = json_body(&state, &headers, body, &graph).await?;
     args.graph = Some(graph);
     let context = state.mcp.clone();

@@ -119,6 +119,7 @@ async fn run(
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
     authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    super::wait_for_min_commit(&state, &graph, &headers).await?;
     let at = params.read_at()?;
     let options = ReadOptions {
         default_graph_uris: params.iris("default-graph-uri")?,
