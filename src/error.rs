@@ -342,6 +342,7 @@ impl From<EngineError> for ApiError {
                 (ErrorCode::IndexNotCaughtUp, Some("consistency"))
             }
             EngineError::WriteConflict { .. } => (ErrorCode::WriteConflict, None),
+            EngineError::NotInCluster { .. } => (ErrorCode::Unsupported, None),
             EngineError::Log(crate::log::LogError::Unavailable { .. }) => {
                 (ErrorCode::LogUnavailable, None)
             }

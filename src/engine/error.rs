@@ -95,6 +95,8 @@ pub enum EngineError {
         "graph {graph}: other nodes appended first {attempts} times in a row; the write was not made, retry it"
     )]
     WriteConflict { graph: String, attempts: usize },
+    #[error("{action} is not supported in a cluster yet")]
+    NotInCluster { action: String },
     #[error(
         "graph {graph} has applied commits up to {head} here; commit {wanted} did not arrive within {waited_ms} ms"
     )]

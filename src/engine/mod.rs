@@ -274,6 +274,13 @@ impl Engine {
     /// files are gone at once.
     pub fn delete_graph(&self, name: &str) -> Result<(), EngineError> {
         self.refuse_if_read_only("deleting a graph")?;
+        if self.config.cluster.is_some() {
+            // Its stream holds its history on every node: deleting one node's copy would
+            // only make this node replay it again.
+            return Err(EngineError::NotInCluster {
+                action: "deleting a graph".into(),
+            });
+        }
         let graph_name = GraphName::new(name)?;
         let mut graphs = self.graphs.lock();
         let dir = self.graphs_dir().join(graph_name.as_str());

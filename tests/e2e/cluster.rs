@@ -146,8 +146,13 @@ fn node(strata: &Strata, nats: &str) -> Server {
 
 /// An update through a node: (status, body).
 fn update(node: &Server, text: &str, key: Option<&str>) -> (u16, Value) {
+    update_at(&node.base, text, key)
+}
+
+/// An update through the node at `base`; status 0 when it does not answer.
+fn update_at(base: &str, text: &str, key: Option<&str>) -> (u16, Value) {
     let mut request = agent()
-        .post(node.url("/graphs/main/update"))
+        .post(format!("{base}/graphs/main/update"))
         .header("content-type", "application/sparql-update");
     if let Some(key) = key {
         request = request.header("idempotency-key", key);
@@ -226,7 +231,7 @@ fn subjects_at(node: &Server, seq: u64) -> Vec<String> {
 /// Writes `count` inserts with idempotency keys through `nodes` (round robin), retrying
 /// each until a node acknowledges it, as a client of a cluster does. Returns the commit
 /// numbers acknowledged.
-fn write_all(nodes: &[&Server], prefix: &str, count: usize, retries: usize) -> Vec<u64> {
+fn write_all(nodes: &[&str], prefix: &str, count: usize, retries: usize) -> Vec<u64> {
     let mut acknowledged = Vec::new();
     for i in 0..count {
         let text = format!("INSERT DATA {{ <http://e/{prefix}{i}> <http://e/p> {i} }}");
@@ -234,7 +239,7 @@ fn write_all(nodes: &[&Server], prefix: &str, count: usize, retries: usize) -> V
         let mut tries = 0;
         loop {
             let target = nodes[(i + tries) % nodes.len()];
-            let (status, body) = update(target, &text, Some(&key));
+            let (status, body) = update_at(target, &text, Some(&key));
             if status == 200 {
                 acknowledged.push(body["commit_seq"].as_u64().expect("commit_seq"));
                 break;
@@ -392,10 +397,16 @@ fn a_killed_node_catches_up_and_writes_survive_losing_one_nats_server_of_three()
     let survivors: Vec<Server> = stratas[..2].iter().map(|s| node(s, &urls)).collect();
     let mut victim = Some(node(&stratas[2], &urls));
 
-    // SIGKILL a node in the middle of writes through the others: nothing acknowledged is
-    // lost, and the node rejoins and catches up.
+    // SIGKILL a node in the middle of writes through every node (itself included): the
+    // client retries what the dead node did not answer on the next one, with the same
+    // idempotency key; nothing acknowledged is lost, and the node rejoins and catches up.
+    let bases: Vec<String> = survivors
+        .iter()
+        .chain(victim.iter())
+        .map(|n| n.base.clone())
+        .collect();
     let mut acknowledged = std::thread::scope(|scope| {
-        let through: Vec<&Server> = survivors.iter().collect();
+        let through: Vec<&str> = bases.iter().map(String::as_str).collect();
         let writes = scope.spawn(move || write_all(&through, "a", 30, 20));
         std::thread::sleep(Duration::from_millis(300));
         victim.take(); // dropped: SIGKILL
@@ -416,7 +427,8 @@ fn a_killed_node_catches_up_and_writes_survive_losing_one_nats_server_of_three()
     // One NATS server of three stops during writes: writes go on (a client retries the
     // few refused while the stream elects a new leader).
     std::thread::scope(|scope| {
-        let writes = scope.spawn(|| write_all(&live, "b", 20, 60));
+        let through: Vec<&str> = live.iter().map(|n| n.base.as_str()).collect();
+        let writes = scope.spawn(move || write_all(&through, "b", 20, 60));
         std::thread::sleep(Duration::from_millis(300));
         nats[0].stop();
         acknowledged.extend(writes.join().unwrap());
@@ -467,7 +479,8 @@ fn a_killed_node_catches_up_and_writes_survive_losing_one_nats_server_of_three()
     // The servers return: writes work again, on every node.
     nats[0].start();
     nats[1].start();
-    let after = write_all(&live, "c", 3, 150);
+    let through: Vec<&str> = live.iter().map(|n| n.base.as_str()).collect();
+    let after = write_all(&through, "c", 3, 150);
     assert!(after.iter().all(|&seq| seq > head_before), "{after:?}");
     let newest = *after.iter().max().unwrap();
     for node in &live {
