@@ -83,6 +83,8 @@ pub struct Graph {
     pub(crate) shared_seen: AtomicU64,
     /// Whether the follower's last request to the shared log failed.
     pub(crate) shared_failing: AtomicBool,
+    /// The commit of the store files this node last published for new nodes (0: none).
+    pub(crate) files_published: AtomicU64,
 }
 
 pub(crate) struct WriterState {
@@ -203,6 +205,7 @@ impl Graph {
             shared,
             shared_seen: AtomicU64::new(0),
             shared_failing: AtomicBool::new(false),
+            files_published: AtomicU64::new(0),
         };
         graph
             .shacl
@@ -309,6 +312,7 @@ impl Graph {
             let _ = std::fs::remove_file(&legacy);
         }
         tracing::debug!(graph = %self.name, seq, ?flushed, ?compacted, "flushed the store");
+        self.publish_store_files();
         Ok(())
     }
 }

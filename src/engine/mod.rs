@@ -181,6 +181,26 @@ impl Engine {
             self.create_data_dir()?;
         }
         let dir = self.graphs_dir().join(name.as_str());
+        // A node new to a graph starts from the newest store files another node published
+        // (then replays only the stream after them), else from the stream alone.
+        if let Some(shared) = &shared
+            && !self.config.read_only
+            && !dir.join(graph::LOG_FILE).exists()
+        {
+            let started = std::time::Instant::now();
+            match replica::bootstrap(&dir, shared.as_ref()) {
+                Ok(Some(seq)) => tracing::info!(
+                    graph = %name,
+                    commit = seq,
+                    seconds = started.elapsed().as_secs_f64(),
+                    "started from published store files"
+                ),
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(graph = %name, %error, "cannot start from published store files; replaying the shared log")
+                }
+            }
+        }
         let create = create || shared.is_some();
         let graph = Arc::new(Graph::open(
             name.clone(),

@@ -6,6 +6,7 @@
 //! parent) before it is applied, and is kept byte for byte in the local log file, so the
 //! local log verifies exactly like an embedded one.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -30,6 +31,12 @@ impl Graph {
         self.shared.as_ref()?;
         let seen = self.shared_seen.load(Ordering::Acquire);
         Some((seen, seen.saturating_sub(self.head_seq())))
+    }
+
+    /// In a cluster: the commit of the store files this node last published (0: none).
+    pub fn files_published(&self) -> Option<CommitSeq> {
+        self.shared.as_ref()?;
+        Some(self.files_published.load(Ordering::Acquire))
     }
 
     /// In a cluster: whether the shared log answered this node's last request.
@@ -208,4 +215,109 @@ impl Graph {
             tracing::warn!(%error, "cannot start the follower thread");
         }
     }
+}
+
+/// This data directory's name among the nodes of a cluster (made once, kept in
+/// `<data>/node.id`): the namespace of the store files it publishes.
+pub(crate) fn node_id(data_dir: &Path) -> String {
+    let path = data_dir.join("node.id");
+    if let Ok(id) = std::fs::read_to_string(&path)
+        && !id.trim().is_empty()
+    {
+        return id.trim().to_owned();
+    }
+    let mut bytes = [0u8; 8];
+    let _ = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let _ = std::fs::write(&path, &id);
+    id
+}
+
+impl Graph {
+    /// Publishes this node's store files (after a flush) for new nodes to start from.
+    /// Derived data: a failure is logged, never fatal.
+    pub(crate) fn publish_store_files(&self) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        let store_dir = self.dir.join(super::graph::STORE_DIR);
+        let Ok(manifest) = std::fs::read(store_dir.join(crate::store::MANIFEST_FILE)) else {
+            return;
+        };
+        let Ok(Some(parsed)) = crate::store::Manifest::read(&store_dir) else {
+            return;
+        };
+        let files: Vec<(String, std::path::PathBuf)> = parsed
+            .files()
+            .map(|name| (name.to_owned(), store_dir.join(name)))
+            .collect();
+        let data_dir = self
+            .dir
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(&self.dir);
+        let started = Instant::now();
+        match shared.publish_files(&node_id(data_dir), &manifest, &files) {
+            Ok(()) => {
+                self.files_published
+                    .fetch_max(parsed.commit_seq, Ordering::AcqRel);
+                tracing::info!(
+                    graph = %self.name,
+                    commit = parsed.commit_seq,
+                    files = files.len(),
+                    seconds = started.elapsed().as_secs_f64(),
+                    "published the store files for new nodes"
+                )
+            }
+            Err(error) => {
+                tracing::warn!(graph = %self.name, %error, "could not publish the store files")
+            }
+        }
+    }
+}
+
+/// Starts a new node's copy of a graph from the newest published store files: downloads
+/// them, copies the log up to their commit from the shared log (records only: nothing is
+/// parsed or indexed), and writes their manifest last. Returns the commit the files hold,
+/// or `None` when none are published (the node then replays the shared log). A failure
+/// leaves no directory behind.
+pub(crate) fn bootstrap(
+    dir: &Path,
+    shared: &dyn crate::log::SharedLog,
+) -> Result<Option<CommitSeq>, EngineError> {
+    let attempt = || -> Result<Option<CommitSeq>, EngineError> {
+        let store_dir = dir.join(super::graph::STORE_DIR);
+        let Some(manifest) = shared.fetch_files(&store_dir)? else {
+            return Ok(None);
+        };
+        let text = String::from_utf8_lossy(&manifest);
+        let seq: CommitSeq = text
+            .lines()
+            .find_map(|line| line.strip_prefix("commit "))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| EngineError::SharedLogDiverged {
+                graph: dir.display().to_string(),
+                reason: "the published manifest names no commit".into(),
+            })?;
+        let log_path = dir.join(super::graph::LOG_FILE);
+        let (log, _) = crate::log::CommitLog::open(&log_path, true)?;
+        for n in 1..=seq {
+            log.append(&shared.read(n)?)?;
+        }
+        log.sync()?;
+        let temporary = store_dir.join("MANIFEST.bootstrap");
+        std::fs::write(&temporary, &manifest)
+            .and_then(|()| std::fs::File::open(&temporary)?.sync_all())
+            .and_then(|()| std::fs::rename(&temporary, store_dir.join(crate::store::MANIFEST_FILE)))
+            .map_err(|e| EngineError::io(&store_dir, e))?;
+        Ok(Some(seq))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir, e))?;
+    let outcome = attempt();
+    if !matches!(outcome, Ok(Some(_))) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    outcome
 }

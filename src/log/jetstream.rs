@@ -40,6 +40,10 @@ const PUBLISH_ATTEMPTS: usize = 2;
 /// How long JetStream remembers message ids (retries within it are duplicates).
 const DUPLICATE_WINDOW: Duration = Duration::from_secs(300);
 const BODY_HEADER: &str = "Strata-Body";
+/// Store files can be large: their uploads and downloads get longer than other calls.
+const FILES_TIMEOUT: Duration = Duration::from_secs(600);
+/// The object naming the node whose published store files are newest.
+const LATEST_OBJECT: &str = "latest";
 /// The stream of cluster-wide settings (the cursor key), one subject each.
 const META_STREAM: &str = "STRATA_META";
 
@@ -197,6 +201,7 @@ impl Cluster for JetStream {
             stream,
             subject,
             bucket: format!("STRATA_BODIES_{graph}"),
+            files_bucket: format!("STRATA_FILES_{graph}"),
             replicas,
             max_inline: self.client.server_info().max_payload.saturating_sub(4096),
         });
@@ -261,6 +266,9 @@ struct GraphStream {
     stream: stream::Stream,
     subject: String,
     bucket: String,
+    /// Object store of published store files (`<node>/<file>`, `<node>/MANIFEST`, and
+    /// `latest` naming the node whose files are newest).
+    files_bucket: String,
     replicas: usize,
     max_inline: usize,
 }
@@ -270,9 +278,17 @@ impl GraphStream {
         &self,
         future: impl Future<Output = Result<T, LogError>> + Send + 'static,
     ) -> Result<T, LogError> {
+        self.run_for(OP_TIMEOUT, future)
+    }
+
+    fn run_for<T: Send + 'static>(
+        &self,
+        limit: Duration,
+        future: impl Future<Output = Result<T, LogError>> + Send + 'static,
+    ) -> Result<T, LogError> {
         let (sender, receiver) = std::sync::mpsc::sync_channel(1);
         self.runtime.spawn(async move {
-            let outcome = match tokio::time::timeout(OP_TIMEOUT, future).await {
+            let outcome = match tokio::time::timeout(limit, future).await {
                 Ok(outcome) => outcome,
                 Err(_) => Err(unavailable(format!(
                     "no answer from the cluster within {OP_TIMEOUT:?}"
@@ -285,7 +301,7 @@ impl GraphStream {
             .unwrap_or_else(|_| Err(unavailable("the NATS client runtime stopped".into())))
     }
 
-    async fn bodies(
+    async fn bucket(
         context: &jetstream::Context,
         bucket: &str,
         replicas: usize,
@@ -336,7 +352,7 @@ impl SharedLog for GraphStream {
             let body = record.to_vec();
             let name = object.clone();
             self.run(async move {
-                let store = Self::bodies(&context, &bucket, replicas).await?;
+                let store = Self::bucket(&context, &bucket, replicas).await?;
                 store
                     .put(name.as_str(), &mut body.as_slice())
                     .await
@@ -392,6 +408,90 @@ impl SharedLog for GraphStream {
         Err(last_error.unwrap_or_else(|| unavailable(format!("publishing commit {seq} failed"))))
     }
 
+    fn publish_files(
+        &self,
+        node: &str,
+        manifest: &[u8],
+        files: &[(String, std::path::PathBuf)],
+    ) -> Result<(), LogError> {
+        let (context, bucket, replicas) = (
+            self.context.clone(),
+            self.files_bucket.clone(),
+            self.replicas,
+        );
+        let (node, manifest, files) = (node.to_owned(), manifest.to_vec(), files.to_vec());
+        self.run_for(FILES_TIMEOUT, async move {
+            let store = Self::bucket(&context, &bucket, replicas).await?;
+            for (name, path) in &files {
+                let object = format!("{node}/{name}");
+                // Store files are immutable: one already there is this very file.
+                if store.info(&object).await.is_ok() {
+                    continue;
+                }
+                let mut file = tokio::fs::File::open(path)
+                    .await
+                    .map_err(|e| unavailable(format!("reading {}: {e}", path.display())))?;
+                store
+                    .put(object.as_str(), &mut file)
+                    .await
+                    .map_err(|e| unavailable(format!("uploading {object}: {e}")))?;
+            }
+            let manifest_object = format!("{node}/MANIFEST");
+            store
+                .put(manifest_object.as_str(), &mut manifest.as_slice())
+                .await
+                .map_err(|e| unavailable(format!("uploading {manifest_object}: {e}")))?;
+            store
+                .put(LATEST_OBJECT, &mut node.as_bytes())
+                .await
+                .map_err(|e| unavailable(format!("uploading {LATEST_OBJECT}: {e}")))?;
+            Ok(())
+        })
+    }
+
+    fn fetch_files(&self, dir: &std::path::Path) -> Result<Option<Vec<u8>>, LogError> {
+        let (context, bucket, replicas) = (
+            self.context.clone(),
+            self.files_bucket.clone(),
+            self.replicas,
+        );
+        let dir = dir.to_owned();
+        self.run_for(FILES_TIMEOUT, async move {
+            let store = Self::bucket(&context, &bucket, replicas).await?;
+            let read = |name: String| {
+                let store = store.clone();
+                async move {
+                    let mut object = store
+                        .get(&name)
+                        .await
+                        .map_err(|e| unavailable(format!("reading {name}: {e}")))?;
+                    let mut bytes = Vec::new();
+                    object
+                        .read_to_end(&mut bytes)
+                        .await
+                        .map_err(|e| unavailable(format!("reading {name}: {e}")))?;
+                    Ok::<_, LogError>(bytes)
+                }
+            };
+            if store.info(LATEST_OBJECT).await.is_err() {
+                return Ok(None);
+            }
+            let node = String::from_utf8_lossy(&read(LATEST_OBJECT.to_owned()).await?).into_owned();
+            let manifest = read(format!("{node}/MANIFEST")).await?;
+            let text = String::from_utf8_lossy(&manifest).into_owned();
+            tokio::fs::create_dir_all(&dir)
+                .await
+                .map_err(|e| unavailable(format!("creating {}: {e}", dir.display())))?;
+            for name in manifest_files(&text) {
+                let bytes = read(format!("{node}/{name}")).await?;
+                tokio::fs::write(dir.join(&name), bytes)
+                    .await
+                    .map_err(|e| unavailable(format!("writing {name}: {e}")))?;
+            }
+            Ok(Some(manifest))
+        })
+    }
+
     fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError> {
         let (stream, context, bucket, replicas) = (
             self.stream.clone(),
@@ -408,7 +508,7 @@ impl SharedLog for GraphStream {
                 return Ok(message.payload.to_vec());
             }
             let name = String::from_utf8_lossy(&message.payload).into_owned();
-            let store = Self::bodies(&context, &bucket, replicas).await?;
+            let store = Self::bucket(&context, &bucket, replicas).await?;
             let mut object = store
                 .get(&name)
                 .await
@@ -421,6 +521,20 @@ impl SharedLog for GraphStream {
             Ok(body)
         })
     }
+}
+
+/// The file names a manifest's text lists (its `dict` and `segment` lines).
+fn manifest_files(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            match words.next() {
+                Some("dict" | "segment") => words.next().map(str::to_owned),
+                _ => None,
+            }
+        })
+        .filter(|name| !name.contains('/') && !name.starts_with('.'))
+        .collect()
 }
 
 fn is_not_found(error: &jetstream::context::GetStreamError) -> bool {

@@ -33,6 +33,19 @@ pub trait SharedLog: Send + Sync {
     fn append(&self, seq: CommitSeq, record: &[u8]) -> Result<Appended, LogError>;
     /// The record of commit `seq` (1 ≤ seq ≤ `last_seq`), as its writer encoded it.
     fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError>;
+    /// Publishes a node's store files (immutable, named by `manifest`) so a new node can
+    /// start from them: uploads the files the shared store lacks under `node`, then the
+    /// manifest, then marks it the newest. `files` are (name, path) pairs.
+    fn publish_files(
+        &self,
+        node: &str,
+        manifest: &[u8],
+        files: &[(String, std::path::PathBuf)],
+    ) -> Result<(), LogError>;
+    /// Downloads the newest published store files into `dir` (the manifest last, so an
+    /// interrupted download leaves no manifest). Returns the manifest's bytes, or `None`
+    /// when no node has published any.
+    fn fetch_files(&self, dir: &std::path::Path) -> Result<Option<Vec<u8>>, LogError>;
 }
 
 /// Where every graph's replicated log lives (one connection per process).

@@ -126,6 +126,43 @@ fn nats_cluster(dir: &Path) -> Vec<Nats> {
     servers
 }
 
+/// One JetStream server on its own (streams with one replica).
+fn nats_single(dir: &Path) -> Nats {
+    let (client, monitor) = (free_port(), free_port());
+    let config = dir.join("nats.conf");
+    std::fs::write(
+        &config,
+        format!(
+            "server_name: solo\nlisten: 127.0.0.1:{client}\nhttp: 127.0.0.1:{monitor}\n\
+             jetstream {{ store_dir: \"{}\", max_memory_store: 64MB, max_file_store: 2GB }}\n",
+            dir.join("js").display()
+        ),
+    )
+    .expect("nats config");
+    let mut server = Nats {
+        child: None,
+        config,
+        client_port: client,
+        monitor_port: monitor,
+    };
+    server.start();
+    wait_until(Duration::from_secs(30), "JetStream to be ready", || {
+        server.healthy()
+    });
+    server
+}
+
+/// A gauge of a node's `/metrics` for graph `main`.
+fn gauge(node: &Server, name: &str) -> u64 {
+    let prefix = format!("{name}{{graph=\"main\"}} ");
+    metrics(node)
+        .lines()
+        .find_map(|line| line.strip_prefix(&prefix).map(str::to_owned))
+        .unwrap_or_else(|| panic!("no {name} in /metrics"))
+        .parse()
+        .unwrap()
+}
+
 fn urls(servers: &[Nats]) -> String {
     servers.iter().map(Nats::url).collect::<Vec<_>>().join(",")
 }
@@ -494,4 +531,84 @@ fn a_killed_node_catches_up_and_writes_survive_losing_one_nats_server_of_three()
         "{text}"
     );
     assert!(text.contains("strata_cluster_connected 1"), "{text}");
+}
+
+#[test]
+fn a_new_node_starts_from_published_store_files_or_from_the_log_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = nats_single(dir.path());
+    let url = nats.url();
+
+    // A node with no store files published yet: a new node replays the stream.
+    let first = Strata::new();
+    let writer = first.serve_with_env(
+        &["serve", "--http", "127.0.0.1:0", "--no-demo", "--log", &url],
+        &[("STRATA_FLUSH_EVERY_QUADS", "5000")],
+    );
+    let (status, body) = update(
+        &writer,
+        "INSERT DATA { <http://e/early> <http://e/p> 1 }",
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    let from_log = Strata::new();
+    let replayed = node_with(&from_log, &url);
+    wait_until(
+        Duration::from_secs(20),
+        "the new node to replay the stream",
+        || head(&replayed) == 1,
+    );
+    assert_eq!(
+        gauge(&replayed, "strata_store_files_seq"),
+        0,
+        "nothing to start from"
+    );
+    drop(replayed);
+
+    // A large commit makes the writer flush its store and publish the files.
+    let mut data = String::from("INSERT DATA {\n");
+    for i in 0..20_000 {
+        data.push_str(&format!("<http://e/s{i}> <http://e/p> \"value {i}\" .\n"));
+    }
+    data.push('}');
+    let (status, body) = update(&writer, &data, None);
+    assert_eq!(status, 200, "{body}");
+    wait_until(
+        Duration::from_secs(60),
+        "the writer to publish its store files",
+        || gauge(&writer, "strata_store_files_published_seq") == 2,
+    );
+    let (status, body) = update(
+        &writer,
+        "INSERT DATA { <http://e/late> <http://e/p> 1 }",
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+
+    // A new node starts from those files (commit 2) and replays only commit 3.
+    let fresh = Strata::new();
+    let started = node_with(&fresh, &url);
+    wait_until(Duration::from_secs(20), "the new node to catch up", || {
+        head(&started) == 3
+    });
+    assert_eq!(
+        gauge(&started, "strata_store_files_seq"),
+        2,
+        "started from the files"
+    );
+    assert_eq!(subjects_at(&started, 3), subjects_at(&writer, 3));
+    assert_eq!(subjects_at(&started, 3).len(), 20_002);
+    drop(started);
+    let verified = fresh.run(&["verify"]);
+    assert!(
+        verified.ok().contains("3 commits verified"),
+        "{}",
+        verified.stdout
+    );
+    drop(nats);
+}
+
+/// A node with default settings on its own data directory.
+fn node_with(strata: &Strata, url: &str) -> Server {
+    strata.serve(&["--log", url])
 }

@@ -202,6 +202,19 @@ impl Metrics {
                     }
                 }
             }
+            let _ = writeln!(
+                out,
+                "# HELP strata_store_files_published_seq The commit of the store files this node last published for new nodes.\n# TYPE strata_store_files_published_seq gauge"
+            );
+            for graph in &graphs {
+                if let Some(seq) = graph.files_published() {
+                    let _ = writeln!(
+                        out,
+                        "strata_store_files_published_seq{{graph=\"{}\"}} {seq}",
+                        graph.name()
+                    );
+                }
+            }
         }
         out
     }
