@@ -1,0 +1,322 @@
+//! Strata through NATS JetStream: commits per second with 8 writers on one and on three
+//! nodes, with stream replicas 1 (one NATS server) and 3 (a three-server cluster), next
+//! to the embedded file log in the same run; how far followers lag (p50/p99: from a
+//! commit's acknowledgement to its visibility on the other nodes); and how long a new
+//! node takes to start from published store files versus replaying the stream.
+//!
+//! Nodes are engines in this process (each its own data directory and NATS connection);
+//! the NATS servers are real `nats-server` processes (Debian's 2.9). On a 2-core machine
+//! every server and node shares the same two cores: read the ratios, not the absolute
+//! rates. Run with `cargo bench --bench cluster`. Knobs: `STRATA_BENCH_SECONDS` (per
+//! row, default 3), `STRATA_BENCH_WRITERS` (default 8), `STRATA_BENCH_BOOTSTRAP_TRIPLES`
+//! (default 1,000,000), `STRATA_BENCH_TMP`.
+
+#[path = "data.rs"]
+mod data;
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use data::{print_table, thousands};
+use strata::engine::{CommitRequest, Graph};
+use strata::log::ClusterHandle;
+use strata::log::jetstream::JetStream;
+use strata::{Engine, EngineConfig};
+
+struct NatsServers {
+    children: Vec<Child>,
+    urls: String,
+}
+
+impl Drop for NatsServers {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// `n` JetStream servers (one cluster when n > 1), ready.
+fn start_nats(dir: &Path, n: usize) -> NatsServers {
+    let ports: Vec<(u16, u16)> = (0..n).map(|_| (free_port(), free_port())).collect();
+    let mut children = Vec::new();
+    for (i, &(client, route)) in ports.iter().enumerate() {
+        let mut config = format!(
+            "server_name: b{i}\nlisten: 127.0.0.1:{client}\n\
+             jetstream {{ store_dir: \"{}\", max_memory_store: 64MB, max_file_store: 8GB }}\n",
+            dir.join(format!("js{n}-{i}")).display()
+        );
+        if n > 1 {
+            let routes: Vec<String> = ports
+                .iter()
+                .map(|p| format!("nats-route://127.0.0.1:{}", p.1))
+                .collect();
+            config.push_str(&format!(
+                "cluster {{ name: bench, listen: 127.0.0.1:{route}, routes: [{}] }}\n",
+                routes.join(", ")
+            ));
+        }
+        let path = dir.join(format!("nats{n}-{i}.conf"));
+        std::fs::write(&path, config).expect("nats config");
+        children.push(
+            Command::new("nats-server")
+                .arg("-c")
+                .arg(&path)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("nats-server (apt-get install nats-server)"),
+        );
+    }
+    let urls = ports
+        .iter()
+        .map(|p| format!("nats://127.0.0.1:{}", p.0))
+        .collect::<Vec<_>>()
+        .join(",");
+    NatsServers { children, urls }
+}
+
+/// An engine (a node) on its own data directory, clustered through `urls`.
+fn node(dir: &Path, urls: Option<&str>, replicas: usize) -> Engine {
+    let cluster = urls.map(|urls| {
+        // A fresh cluster elects its JetStream leader first: retry until it answers.
+        let started = Instant::now();
+        loop {
+            match JetStream::connect(urls, replicas) {
+                Ok(js) => break ClusterHandle(js),
+                Err(e) if started.elapsed() < Duration::from_secs(60) => {
+                    let _ = e;
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                Err(e) => panic!("cannot connect to {urls}: {e}"),
+            }
+        }
+    });
+    Engine::open(
+        dir,
+        EngineConfig {
+            cluster,
+            ..EngineConfig::default()
+        },
+    )
+    .expect("open engine")
+}
+
+/// Opens `graph` on every node, retrying while the cluster elects its leaders.
+fn open_everywhere(nodes: &[Engine], graph: &str) -> Vec<Arc<Graph>> {
+    nodes
+        .iter()
+        .map(|engine| {
+            let started = Instant::now();
+            loop {
+                match engine.graph_or_create(graph) {
+                    Ok(g) => break g,
+                    Err(e) if started.elapsed() < Duration::from_secs(60) => {
+                        let _ = e;
+                        std::thread::sleep(Duration::from_millis(500));
+                    }
+                    Err(e) => panic!("cannot open {graph}: {e}"),
+                }
+            }
+        })
+        .collect()
+}
+
+/// 8 writers (round robin over the nodes) committing small updates for `duration`.
+fn commit_rate(graphs: &[Arc<Graph>], writers: usize, duration: Duration) -> (u64, f64) {
+    let started = Instant::now();
+    let deadline = started + duration;
+    let request = CommitRequest::default();
+    let commits: u64 = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..writers)
+            .map(|w| {
+                let graph = &graphs[w % graphs.len()];
+                let request = &request;
+                scope.spawn(move || {
+                    let mut n = 0u64;
+                    while Instant::now() < deadline {
+                        let text =
+                            format!("INSERT DATA {{ <http://e/w{w}/{n}> <http://e/p> \"v\" }}");
+                        graph
+                            .update(&text, None, &Default::default(), request)
+                            .expect("commit");
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("writer")).sum()
+    });
+    (commits, commits as f64 / started.elapsed().as_secs_f64())
+}
+
+/// Time from a commit's acknowledgement on node 0 to its visibility on every other node.
+fn follower_lag(graphs: &[Arc<Graph>], commits: usize) -> Vec<Duration> {
+    let request = CommitRequest::default();
+    let mut lags = Vec::with_capacity(commits);
+    for n in 0..commits {
+        let text = format!("INSERT DATA {{ <http://e/lag{n}> <http://e/p> 1 }}");
+        let outcome = graphs[0]
+            .update(&text, None, &Default::default(), &request)
+            .expect("commit");
+        let seq = outcome.commit_seq.expect("a commit");
+        let acknowledged = Instant::now();
+        for other in &graphs[1..] {
+            while other.head_seq() < seq {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+        lags.push(acknowledged.elapsed());
+    }
+    lags.sort();
+    lags
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn main() {
+    let seconds = data::env_f64("STRATA_BENCH_SECONDS", 3.0);
+    let duration = Duration::from_secs_f64(seconds);
+    let writers = data::env_usize("STRATA_BENCH_WRITERS", 8).max(1);
+    let triples = data::env_usize("STRATA_BENCH_BOOTSTRAP_TRIPLES", 1_000_000);
+    println!(
+        "# Commits through NATS JetStream: {writers} writers, {seconds} s per row, {} CPUs; load average at start: {}\n",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        data::load_average()
+    );
+    let dir = data::temp_dir();
+
+    // The embedded file log, in the same run: the baseline.
+    let embedded = node(&dir.path().join("embedded"), None, 1);
+    let graph = embedded.graph_or_create("main").expect("graph");
+    let (n, base_rate) = commit_rate(std::slice::from_ref(&graph), writers, duration);
+    let mut rows = vec![vec![
+        "embedded file log".into(),
+        "—".into(),
+        "1".into(),
+        thousands(n),
+        format!("{base_rate:.0}"),
+        "1.00".into(),
+    ]];
+    drop(graph);
+    drop(embedded);
+
+    let mut lag_rows = Vec::new();
+    for (servers, replicas) in [(1usize, 1usize), (3, 3)] {
+        let nats = start_nats(dir.path(), servers);
+        for n_nodes in [1usize, 3] {
+            let nodes: Vec<Engine> = (0..n_nodes)
+                .map(|i| {
+                    node(
+                        &dir.path().join(format!("r{replicas}-n{n_nodes}-{i}")),
+                        Some(&nats.urls),
+                        replicas,
+                    )
+                })
+                .collect();
+            let name = format!("r{replicas}-n{n_nodes}");
+            let graphs = open_everywhere(&nodes, &name);
+            let (n, rate) = commit_rate(&graphs, writers, duration);
+            rows.push(vec![
+                "JetStream".into(),
+                replicas.to_string(),
+                n_nodes.to_string(),
+                thousands(n),
+                format!("{rate:.0}"),
+                format!("{:.2}", rate / base_rate),
+            ]);
+            if n_nodes > 1 {
+                let lags = follower_lag(&graphs, 200);
+                lag_rows.push(vec![
+                    replicas.to_string(),
+                    n_nodes.to_string(),
+                    format!("{:.1}", data::ms(percentile(&lags, 0.5))),
+                    format!("{:.1}", data::ms(percentile(&lags, 0.99))),
+                ]);
+            }
+        }
+        drop(nats);
+    }
+    print_table(
+        &[
+            "log",
+            "replicas",
+            "nodes",
+            "commits",
+            "commits/s",
+            "× embedded",
+        ],
+        &rows,
+    );
+    println!();
+    print_table(
+        &["replicas", "nodes", "follower lag p50 ms", "p99 ms"],
+        &lag_rows,
+    );
+
+    // Bootstrap: a node imports `triples` triples and publishes its store files; a new
+    // node starts from them, another (files never published) replays the stream.
+    println!();
+    let nats = start_nats(dir.path(), 1);
+    let writer = node(&dir.path().join("boot-writer"), Some(&nats.urls), 1);
+    let mut document = String::with_capacity(triples * 60);
+    for i in 0..triples {
+        document.push_str(&format!(
+            "<http://e/s{}> <http://e/p{}> \"value {i}\" .\n",
+            i / 8,
+            i % 8
+        ));
+    }
+    let import = |graph: &Graph| {
+        let options = strata::engine::ImportOptions {
+            format: strata::engine::ImportFormat::from_name("ntriples").expect("format"),
+            base_iri: None,
+            into_graph: None,
+            source_name: "bench.nt".into(),
+        };
+        graph
+            .import(document.as_bytes(), &options, &CommitRequest::default())
+            .expect("import");
+    };
+    let with_files = open_everywhere(std::slice::from_ref(&writer), "boot-files").remove(0);
+    import(&with_files);
+    with_files.flush_when_idle(1).expect("flush and publish");
+    let replay_only = open_everywhere(std::slice::from_ref(&writer), "boot-replay").remove(0);
+    import(&replay_only);
+    let mut boot_rows = Vec::new();
+    for (graph, how) in [
+        ("boot-files", "from published store files"),
+        ("boot-replay", "replaying the stream"),
+    ] {
+        let fresh = node(
+            &dir.path().join(format!("fresh-{graph}")),
+            Some(&nats.urls),
+            1,
+        );
+        let started = Instant::now();
+        let opened = fresh.graph(graph).expect("open on the new node");
+        let elapsed = started.elapsed();
+        assert_eq!(opened.read().count_quads(), triples as u64);
+        boot_rows.push(vec![
+            thousands(triples as u64),
+            how.into(),
+            format!("{:.2}", elapsed.as_secs_f64()),
+        ]);
+    }
+    print_table(&["triples", "a new node starts", "seconds"], &boot_rows);
+    println!("\nLoad average at end: {}", data::load_average());
+}
