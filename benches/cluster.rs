@@ -133,33 +133,45 @@ fn open_everywhere(nodes: &[Engine], graph: &str) -> Vec<Arc<Graph>> {
         .collect()
 }
 
-/// 8 writers (round robin over the nodes) committing small updates for `duration`.
-fn commit_rate(graphs: &[Arc<Graph>], writers: usize, duration: Duration) -> (u64, f64) {
+/// Writers (round robin over the nodes) committing small updates for `duration`.
+/// Returns (commits, commits/s, `write_conflict` answers retried).
+fn commit_rate(graphs: &[Arc<Graph>], writers: usize, duration: Duration) -> (u64, f64, u64) {
     let started = Instant::now();
     let deadline = started + duration;
     let request = CommitRequest::default();
-    let commits: u64 = std::thread::scope(|scope| {
+    let (commits, conflicts) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..writers)
             .map(|w| {
                 let graph = &graphs[w % graphs.len()];
                 let request = &request;
                 scope.spawn(move || {
-                    let mut n = 0u64;
+                    let (mut n, mut conflicts) = (0u64, 0u64);
                     while Instant::now() < deadline {
                         let text =
                             format!("INSERT DATA {{ <http://e/w{w}/{n}> <http://e/p> \"v\" }}");
-                        graph
-                            .update(&text, None, &Default::default(), request)
-                            .expect("commit");
-                        n += 1;
+                        // A client retries a write that lost every race (`write_conflict`).
+                        match graph.update(&text, None, &Default::default(), request) {
+                            Ok(_) => n += 1,
+                            Err(strata::engine::EngineError::WriteConflict { .. }) => {
+                                conflicts += 1
+                            }
+                            Err(e) => panic!("commit: {e}"),
+                        }
                     }
-                    n
+                    (n, conflicts)
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("writer")).sum()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("writer"))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     });
-    (commits, commits as f64 / started.elapsed().as_secs_f64())
+    (
+        commits,
+        commits as f64 / started.elapsed().as_secs_f64(),
+        conflicts,
+    )
 }
 
 /// Time from a commit's acknowledgement on node 0 to its visibility on every other node.
@@ -203,7 +215,7 @@ fn main() {
     // The embedded file log, in the same run: the baseline.
     let embedded = node(&dir.path().join("embedded"), None, 1);
     let graph = embedded.graph_or_create("main").expect("graph");
-    let (n, base_rate) = commit_rate(std::slice::from_ref(&graph), writers, duration);
+    let (n, base_rate, _) = commit_rate(std::slice::from_ref(&graph), writers, duration);
     let mut rows = vec![vec![
         "embedded file log".into(),
         "—".into(),
@@ -211,6 +223,7 @@ fn main() {
         thousands(n),
         format!("{base_rate:.0}"),
         "1.00".into(),
+        "0".into(),
     ]];
     drop(graph);
     drop(embedded);
@@ -230,7 +243,7 @@ fn main() {
                 .collect();
             let name = format!("r{replicas}-n{n_nodes}");
             let graphs = open_everywhere(&nodes, &name);
-            let (n, rate) = commit_rate(&graphs, writers, duration);
+            let (n, rate, conflicts) = commit_rate(&graphs, writers, duration);
             rows.push(vec![
                 "JetStream".into(),
                 replicas.to_string(),
@@ -238,6 +251,7 @@ fn main() {
                 thousands(n),
                 format!("{rate:.0}"),
                 format!("{:.2}", rate / base_rate),
+                thousands(conflicts),
             ]);
             if n_nodes > 1 {
                 let lags = follower_lag(&graphs, 200);
@@ -259,6 +273,7 @@ fn main() {
             "commits",
             "commits/s",
             "× embedded",
+            "write_conflict retried",
         ],
         &rows,
     );

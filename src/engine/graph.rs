@@ -83,6 +83,9 @@ pub struct Graph {
     pub(crate) shared_seen: AtomicU64,
     /// Whether the follower's last request to the shared log failed.
     pub(crate) shared_failing: AtomicBool,
+    /// When a write last found the shared log unavailable (cleared by an acknowledged
+    /// append): a stream without quorum may still answer the follower's reads.
+    pub(crate) write_refused_at: Mutex<Option<std::time::Instant>>,
     /// The commit of the store files this node last published for new nodes (0: none).
     pub(crate) files_published: AtomicU64,
 }
@@ -205,6 +208,7 @@ impl Graph {
             shared,
             shared_seen: AtomicU64::new(0),
             shared_failing: AtomicBool::new(false),
+            write_refused_at: Mutex::new(None),
             files_published: AtomicU64::new(0),
         };
         graph

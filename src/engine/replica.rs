@@ -16,6 +16,9 @@ use super::graph::{Graph, WriterState, decode_changes};
 use crate::log::{LogEntry, decode_record};
 use crate::model::CommitSeq;
 
+/// How long a write refused for an unavailable shared log marks the graph unreachable.
+const REFUSED_FOR: Duration = Duration::from_secs(30);
+
 /// How often a follower asks the shared log for new commits.
 const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 
@@ -39,15 +42,38 @@ impl Graph {
         Some(self.files_published.load(Ordering::Acquire))
     }
 
-    /// In a cluster: whether the shared log answered this node's last request.
+    /// In a cluster: whether the shared log answers — the follower's last request did,
+    /// and no write found it unavailable in the last `REFUSED_FOR` without a later
+    /// acknowledged append.
     pub fn cluster_reachable(&self) -> Option<bool> {
         self.shared.as_ref()?;
-        Some(!self.shared_failing.load(Ordering::Acquire))
+        let refused = self
+            .write_refused_at
+            .lock()
+            .is_some_and(|at| at.elapsed() < REFUSED_FOR);
+        Some(!self.shared_failing.load(Ordering::Acquire) && !refused)
+    }
+
+    /// Records what a write learned about the shared log.
+    pub(crate) fn note_shared(&self, error: &EngineError) {
+        if matches!(
+            error,
+            EngineError::Log(crate::log::LogError::Unavailable { .. })
+        ) {
+            *self.write_refused_at.lock() = Some(Instant::now());
+        }
     }
 
     /// Applies the commits of the shared log this node lacks. Returns how many.
     pub fn catch_up(&self) -> Result<u64, EngineError> {
-        if self.shared.is_none() {
+        let Some(shared) = &self.shared else {
+            return Ok(0);
+        };
+        // Asked without the writer lock: local writers must not wait on a round trip that
+        // finds nothing new.
+        let last = shared.last_seq()?;
+        self.shared_seen.fetch_max(last, Ordering::AcqRel);
+        if last <= self.store.applied_seq() {
             return Ok(0);
         }
         let mut writer = self.writer.lock();

@@ -32,7 +32,7 @@ use crate::store::{PreparedInserts, QuadKey, Snapshot, TermId, Transaction};
 const PARALLEL_BUILD_MIN_QUADS: usize = 20_000;
 /// Times a clustered write builds again after another node appended first, before it
 /// gives up with `WriteConflict`.
-const MAX_CONFLICTS: usize = 16;
+const MAX_CONFLICTS: usize = 32;
 
 /// Strata's control graphs: the named graphs whose content decides how later writes are
 /// judged or indexed — the SHACL shapes with their validation mode (`strata:shapes`) and
@@ -319,7 +319,9 @@ impl Graph {
         // appends first it catches up and builds again, a bounded number of times.
         let mut conflicts = 0;
         loop {
-            let caught_up = self.catch_up_locked(&mut writer)?;
+            let caught_up = self
+                .catch_up_locked(&mut writer)
+                .inspect_err(|e| self.note_shared(e))?;
             if caught_up > 0 {
                 self.sync_through(self.store.applied_seq())?;
             }
@@ -402,7 +404,11 @@ impl Graph {
             let hash = header.hash();
             let record = encode_record(&header, hash, &quads);
             if let Some(shared) = &self.shared
-                && shared.append(seq, &record).map_err(EngineError::from)? == Appended::Conflict
+                && shared
+                    .append(seq, &record)
+                    .map_err(EngineError::from)
+                    .inspect_err(|e| self.note_shared(e))?
+                    == Appended::Conflict
             {
                 conflicts += 1;
                 if conflicts >= MAX_CONFLICTS {
@@ -412,7 +418,13 @@ impl Graph {
                     }
                     .into());
                 }
+                // Nodes that keep colliding take turns: a random pause, longer after each
+                // collision, so one node cannot starve another.
+                std::thread::sleep(conflict_pause(conflicts));
                 continue;
+            }
+            if self.shared.is_some() {
+                *self.write_refused_at.lock() = None;
             }
             let offset = self.log.append(&record).map_err(EngineError::from)?;
             self.store.apply_prepared(seq, prepared, &deletes);
@@ -509,6 +521,16 @@ impl Graph {
             validation: None,
         }))
     }
+}
+
+/// A random pause of up to 2^attempt ms (at most 16 ms) after a clustered write lost the
+/// race to append (full jitter: colliding nodes spread out instead of colliding again).
+fn conflict_pause(attempt: usize) -> std::time::Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_usize(attempt);
+    let ceiling_us = 1_000u64 << attempt.min(4);
+    std::time::Duration::from_micros(hasher.finish() % ceiling_us)
 }
 
 /// The request digest of an update: its text, and its base IRI only when the text has
