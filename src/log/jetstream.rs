@@ -116,19 +116,7 @@ impl JetStream {
         &self,
         future: impl Future<Output = Result<T, LogError>> + Send + 'static,
     ) -> Result<T, LogError> {
-        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-        self.runtime.spawn(async move {
-            let outcome = match tokio::time::timeout(OP_TIMEOUT, future).await {
-                Ok(outcome) => outcome,
-                Err(_) => Err(unavailable(format!(
-                    "no answer from the cluster within {OP_TIMEOUT:?}"
-                ))),
-            };
-            let _ = sender.send(outcome);
-        });
-        receiver
-            .recv()
-            .unwrap_or_else(|_| Err(unavailable("the NATS client runtime stopped".into())))
+        wait_on(self.runtime.handle(), OP_TIMEOUT, future)
     }
 
     fn stream_name(graph: &str) -> String {
@@ -286,19 +274,7 @@ impl GraphStream {
         limit: Duration,
         future: impl Future<Output = Result<T, LogError>> + Send + 'static,
     ) -> Result<T, LogError> {
-        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-        self.runtime.spawn(async move {
-            let outcome = match tokio::time::timeout(limit, future).await {
-                Ok(outcome) => outcome,
-                Err(_) => Err(unavailable(format!(
-                    "no answer from the cluster within {OP_TIMEOUT:?}"
-                ))),
-            };
-            let _ = sender.send(outcome);
-        });
-        receiver
-            .recv()
-            .unwrap_or_else(|_| Err(unavailable("the NATS client runtime stopped".into())))
+        wait_on(&self.runtime, limit, future)
     }
 
     async fn bucket(
@@ -535,6 +511,28 @@ fn manifest_files(text: &str) -> Vec<String> {
         })
         .filter(|name| !name.contains('/') && !name.starts_with('.'))
         .collect()
+}
+
+/// Runs `future` on `runtime` and waits for it from this (synchronous) thread, at most
+/// `limit`; any thread may call it, inside a tokio runtime or not.
+fn wait_on<T: Send + 'static>(
+    runtime: &tokio::runtime::Handle,
+    limit: Duration,
+    future: impl Future<Output = Result<T, LogError>> + Send + 'static,
+) -> Result<T, LogError> {
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    runtime.spawn(async move {
+        let outcome = match tokio::time::timeout(limit, future).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(unavailable(format!(
+                "no answer from the cluster within {limit:?}"
+            ))),
+        };
+        let _ = sender.send(outcome);
+    });
+    receiver
+        .recv()
+        .unwrap_or_else(|_| Err(unavailable("the NATS client runtime stopped".into())))
 }
 
 fn is_not_found(error: &jetstream::context::GetStreamError) -> bool {
