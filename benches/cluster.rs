@@ -2,7 +2,8 @@
 //! nodes, with stream replicas 1 (one NATS server) and 3 (a three-server cluster), next
 //! to the embedded file log in the same run; how far followers lag (p50/p99: from a
 //! commit's acknowledgement to its visibility on the other nodes); and how long a new
-//! node takes to start from published store files versus replaying the stream.
+//! node takes to start from published store files versus replaying the stream; and the
+//! BSBM explore mix read from 3 threads on one node versus one thread per node.
 //!
 //! Nodes are engines in this process (each its own data directory and NATS connection);
 //! the NATS servers are real `nats-server` processes (Debian's 2.9). On a 2-core machine
@@ -282,6 +283,80 @@ fn main() {
         &["replicas", "nodes", "follower lag p50 ms", "p99 ms"],
         &lag_rows,
     );
+
+    // Reads: the BSBM explore mix from 3 threads, all on one node or one per node.
+    if let Some(bsbm) = data::load_bsbm() {
+        let nats = start_nats(dir.path(), 1);
+        let nodes: Vec<Engine> = (0..3)
+            .map(|i| node(&dir.path().join(format!("bsbm-{i}")), Some(&nats.urls), 1))
+            .collect();
+        let loader = open_everywhere(&nodes[..1], "bsbm").remove(0);
+        let options = strata::engine::ImportOptions {
+            format: strata::engine::ImportFormat::from_name("ntriples").expect("format"),
+            base_iri: None,
+            into_graph: None,
+            source_name: "bsbm.nt".into(),
+        };
+        loader
+            .import(
+                bsbm.ntriples.as_slice(),
+                &options,
+                &CommitRequest::default(),
+            )
+            .expect("import BSBM");
+        let graphs = open_everywhere(&nodes, "bsbm");
+        let queries_per_second = |spread: bool| -> f64 {
+            let deadline = Instant::now() + duration;
+            let started = Instant::now();
+            let total: u64 = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..3)
+                    .map(|t| {
+                        let graph = &graphs[if spread { t } else { 0 }];
+                        let queries = &bsbm.queries;
+                        scope.spawn(move || {
+                            let mut n = 0u64;
+                            let mut i = t;
+                            while Instant::now() < deadline {
+                                let q = &queries[i % queries.len()];
+                                let answer = graph
+                                    .read()
+                                    .query(&q.text, &Default::default())
+                                    .expect("query");
+                                data::count_results(answer.results).expect("results");
+                                n += 1;
+                                i += 1;
+                            }
+                            n
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().expect("reader")).sum()
+            });
+            total as f64 / started.elapsed().as_secs_f64()
+        };
+        let one = queries_per_second(false);
+        let three = queries_per_second(true);
+        println!();
+        print_table(
+            &[
+                "BSBM explore mix, 3 reader threads",
+                "queries/s",
+                "× 1 node",
+            ],
+            &[
+                vec!["all on 1 node".into(), format!("{one:.0}"), "1.00".into()],
+                vec![
+                    "one per node, 3 nodes".into(),
+                    format!("{three:.0}"),
+                    format!("{:.2}", three / one),
+                ],
+            ],
+        );
+        drop(graphs);
+        drop(loader);
+        drop(nodes);
+        drop(nats);
+    }
 
     // Bootstrap: a node imports `triples` triples and publishes its store files; a new
     // node starts from them, another (files never published) replays the stream.
