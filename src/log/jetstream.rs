@@ -434,21 +434,7 @@ impl SharedLog for GraphStream {
         let dir = dir.to_owned();
         self.run_for(FILES_TIMEOUT, async move {
             let store = Self::bucket(&context, &bucket, replicas).await?;
-            let read = |name: String| {
-                let store = store.clone();
-                async move {
-                    let mut object = store
-                        .get(&name)
-                        .await
-                        .map_err(|e| unavailable(format!("reading {name}: {e}")))?;
-                    let mut bytes = Vec::new();
-                    object
-                        .read_to_end(&mut bytes)
-                        .await
-                        .map_err(|e| unavailable(format!("reading {name}: {e}")))?;
-                    Ok::<_, LogError>(bytes)
-                }
-            };
+            let read = |name: String| read_object(&store, name);
             if store.info(LATEST_OBJECT).await.is_err() {
                 return Ok(None);
             }
@@ -485,16 +471,7 @@ impl SharedLog for GraphStream {
             }
             let name = String::from_utf8_lossy(&message.payload).into_owned();
             let store = Self::bucket(&context, &bucket, replicas).await?;
-            let mut object = store
-                .get(&name)
-                .await
-                .map_err(|e| unavailable(format!("reading the body of commit {seq}: {e}")))?;
-            let mut body = Vec::new();
-            object
-                .read_to_end(&mut body)
-                .await
-                .map_err(|e| unavailable(format!("reading the body of commit {seq}: {e}")))?;
-            Ok(body)
+            read_object(&store, name).await
         })
     }
 }
@@ -511,6 +488,23 @@ fn manifest_files(text: &str) -> Vec<String> {
         })
         .filter(|name| !name.contains('/') && !name.starts_with('.'))
         .collect()
+}
+
+/// The whole content of one object of an object store.
+async fn read_object(
+    store: &jetstream::object_store::ObjectStore,
+    name: String,
+) -> Result<Vec<u8>, LogError> {
+    let mut object = store
+        .get(&name)
+        .await
+        .map_err(|e| unavailable(format!("reading object {name}: {e}")))?;
+    let mut bytes = Vec::new();
+    object
+        .read_to_end(&mut bytes)
+        .await
+        .map_err(|e| unavailable(format!("reading object {name}: {e}")))?;
+    Ok(bytes)
 }
 
 /// Runs `future` on `runtime` and waits for it from this (synchronous) thread, at most
