@@ -72,19 +72,89 @@ fn nats_server() -> PathBuf {
     panic!("nats-server is not installed: `apt-get install nats-server` (.ci/run does)");
 }
 
+/// A loopback port nobody listens on, below the kernel's ephemeral range: a port the
+/// kernel handed out for `bind(0)` can be handed out again as the source port of any of
+/// the many client connections the other tests open before `nats-server` binds it.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let lowest_ephemeral = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap_or(32768);
+    let (low, high) = (10_000u64, lowest_ephemeral.max(12_000));
+    let seed = u64::from(std::process::id()).wrapping_mul(2_654_435_761)
+        ^ std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos().into());
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = low + (seed.wrapping_add(n.wrapping_mul(7_919))) % (high - low);
+        let port = u16::try_from(port).expect("a port number");
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
-/// Three JetStream servers in one cluster, running, with JetStream ready.
+/// The servers' own logs, for a failure message.
+fn logs(servers: &[Nats]) -> String {
+    servers
+        .iter()
+        .map(|s| {
+            let log = std::fs::read_to_string(s.config.with_extension("log")).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(15).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            format!("--- {}:\n{}", s.config.display(), tail.join("\n"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Starts `servers` and waits until each answers healthy; false (servers stopped) if one
+/// exits or they are not ready within `limit`.
+fn start_all(servers: &mut [Nats], limit: Duration) -> bool {
+    for server in servers.iter_mut() {
+        server.start();
+    }
+    let started = Instant::now();
+    loop {
+        let exited = servers.iter_mut().any(|s| {
+            s.child
+                .as_mut()
+                .is_none_or(|c| c.try_wait().ok().flatten().is_some())
+        });
+        if exited || started.elapsed() > limit {
+            servers.iter_mut().for_each(Nats::stop);
+            return false;
+        }
+        if servers.iter().all(Nats::healthy) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Three JetStream servers in one cluster, running, with JetStream ready. A server that
+/// cannot start (a port taken meanwhile) means a new try on other ports.
 fn nats_cluster(dir: &Path) -> Vec<Nats> {
+    let mut failures = String::new();
+    for attempt in 0..3 {
+        let mut servers = cluster_servers(&dir.join(format!("try{attempt}")));
+        if start_all(&mut servers, Duration::from_secs(60)) {
+            return servers;
+        }
+        failures.push_str(&logs(&servers));
+    }
+    panic!("the JetStream cluster did not become ready in 3 tries:\n{failures}");
+}
+
+/// Configurations of three servers routed to each other, on fresh ports.
+fn cluster_servers(dir: &Path) -> Vec<Nats> {
+    std::fs::create_dir_all(dir).expect("nats dir");
     let ports: Vec<(u16, u16, u16)> = (0..3)
         .map(|_| (free_port(), free_port(), free_port()))
         .collect();
-    let mut servers: Vec<Nats> = ports
+    ports
         .iter()
         .enumerate()
         .map(|(i, &(client, route, monitor))| {
@@ -114,42 +184,37 @@ fn nats_cluster(dir: &Path) -> Vec<Nats> {
                 monitor_port: monitor,
             }
         })
-        .collect();
-    for server in &mut servers {
-        server.start();
-    }
-    wait_until(
-        Duration::from_secs(60),
-        "the JetStream cluster to be ready",
-        || servers.iter().all(Nats::healthy),
-    );
-    servers
+        .collect()
 }
 
 /// One JetStream server on its own (streams with one replica).
 fn nats_single(dir: &Path) -> Nats {
-    let (client, monitor) = (free_port(), free_port());
-    let config = dir.join("nats.conf");
-    std::fs::write(
-        &config,
-        format!(
-            "server_name: solo\nlisten: 127.0.0.1:{client}\nhttp: 127.0.0.1:{monitor}\n\
-             jetstream {{ store_dir: \"{}\", max_memory_store: 64MB, max_file_store: 2GB }}\n",
-            dir.join("js").display()
-        ),
-    )
-    .expect("nats config");
-    let mut server = Nats {
-        child: None,
-        config,
-        client_port: client,
-        monitor_port: monitor,
-    };
-    server.start();
-    wait_until(Duration::from_secs(30), "JetStream to be ready", || {
-        server.healthy()
-    });
-    server
+    let mut failures = String::new();
+    for attempt in 0..3 {
+        let (client, monitor) = (free_port(), free_port());
+        let config = dir.join(format!("nats{attempt}.conf"));
+        std::fs::write(
+            &config,
+            format!(
+                "server_name: solo\nlisten: 127.0.0.1:{client}\nhttp: 127.0.0.1:{monitor}\n\
+                 jetstream {{ store_dir: \"{}\", max_memory_store: 64MB, max_file_store: 2GB }}\n",
+                dir.join(format!("js{attempt}")).display()
+            ),
+        )
+        .expect("nats config");
+        let mut server = [Nats {
+            child: None,
+            config,
+            client_port: client,
+            monitor_port: monitor,
+        }];
+        if start_all(&mut server, Duration::from_secs(30)) {
+            let [server] = server;
+            return server;
+        }
+        failures.push_str(&logs(&server));
+    }
+    panic!("JetStream did not become ready in 3 tries:\n{failures}");
 }
 
 /// A gauge of a node's `/metrics` for graph `main`.
