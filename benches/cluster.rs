@@ -136,11 +136,36 @@ fn open_everywhere(nodes: &[Engine], graph: &str) -> Vec<Arc<Graph>> {
 
 /// Writers (round robin over the nodes) committing small updates for `duration`.
 /// Returns (commits, commits/s, `write_conflict` answers retried).
-fn commit_rate(graphs: &[Arc<Graph>], writers: usize, duration: Duration) -> (u64, f64, u64) {
+/// What `commit_rate` measured.
+struct Rate {
+    commits: u64,
+    per_second: f64,
+    /// Writes refused with `write_conflict` (the client retried them).
+    conflicts: u64,
+    /// Commits made through each node.
+    per_node: Vec<u64>,
+}
+
+impl Rate {
+    /// Fewest and most commits through one node, e.g. `310–352`.
+    fn spread(&self) -> String {
+        let fewest = self.per_node.iter().min().copied().unwrap_or(0);
+        let most = self.per_node.iter().max().copied().unwrap_or(0);
+        format!("{}–{}", thousands(fewest), thousands(most))
+    }
+}
+
+fn commit_rate(graphs: &[Arc<Graph>], writers: usize, duration: Duration) -> Rate {
     let started = Instant::now();
     let deadline = started + duration;
     let request = CommitRequest::default();
-    let (commits, conflicts) = std::thread::scope(|scope| {
+    let mut rate = Rate {
+        commits: 0,
+        per_second: 0.0,
+        conflicts: 0,
+        per_node: vec![0; graphs.len()],
+    };
+    let outcomes: Vec<(usize, u64, u64)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..writers)
             .map(|w| {
                 let graph = &graphs[w % graphs.len()];
@@ -159,20 +184,22 @@ fn commit_rate(graphs: &[Arc<Graph>], writers: usize, duration: Duration) -> (u6
                             Err(e) => panic!("commit: {e}"),
                         }
                     }
-                    (n, conflicts)
+                    (w % graphs.len(), n, conflicts)
                 })
             })
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("writer"))
-            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+            .collect()
     });
-    (
-        commits,
-        commits as f64 / started.elapsed().as_secs_f64(),
-        conflicts,
-    )
+    for (node, n, conflicts) in outcomes {
+        rate.per_node[node] += n;
+        rate.commits += n;
+        rate.conflicts += conflicts;
+    }
+    rate.per_second = rate.commits as f64 / started.elapsed().as_secs_f64();
+    rate
 }
 
 /// Time from a commit's acknowledgement on node 0 to its visibility on every other node.
@@ -216,15 +243,17 @@ fn main() {
     // The embedded file log, in the same run: the baseline.
     let embedded = node(&dir.path().join("embedded"), None, 1);
     let graph = embedded.graph_or_create("main").expect("graph");
-    let (n, base_rate, _) = commit_rate(std::slice::from_ref(&graph), writers, duration);
+    let base = commit_rate(std::slice::from_ref(&graph), writers, duration);
+    let base_rate = base.per_second;
     let mut rows = vec![vec![
         "embedded file log".into(),
         "—".into(),
         "1".into(),
-        thousands(n),
+        thousands(base.commits),
         format!("{base_rate:.0}"),
         "1.00".into(),
-        "0".into(),
+        thousands(base.conflicts),
+        base.spread(),
     ]];
     drop(graph);
     drop(embedded);
@@ -244,15 +273,16 @@ fn main() {
                 .collect();
             let name = format!("r{replicas}-n{n_nodes}");
             let graphs = open_everywhere(&nodes, &name);
-            let (n, rate, conflicts) = commit_rate(&graphs, writers, duration);
+            let rate = commit_rate(&graphs, writers, duration);
             rows.push(vec![
                 "JetStream".into(),
                 replicas.to_string(),
                 n_nodes.to_string(),
-                thousands(n),
-                format!("{rate:.0}"),
-                format!("{:.2}", rate / base_rate),
-                thousands(conflicts),
+                thousands(rate.commits),
+                format!("{:.0}", rate.per_second),
+                format!("{:.2}", rate.per_second / base_rate),
+                thousands(rate.conflicts),
+                rate.spread(),
             ]);
             if n_nodes > 1 {
                 let lags = follower_lag(&graphs, 200);
@@ -275,6 +305,7 @@ fn main() {
             "commits/s",
             "× embedded",
             "write_conflict retried",
+            "commits per node (fewest–most)",
         ],
         &rows,
     );

@@ -33,6 +33,8 @@ const PARALLEL_BUILD_MIN_QUADS: usize = 20_000;
 /// Times a clustered write builds again after another node appended first, before it
 /// gives up with `WriteConflict`.
 const MAX_CONFLICTS: usize = 32;
+/// After this many lost races in a row a write asks the other nodes for a turn.
+const TURN_AFTER_CONFLICTS: usize = 2;
 
 /// Strata's control graphs: the named graphs whose content decides how later writes are
 /// judged or indexed — the SHACL shapes with their validation mode (`strata:shapes`) and
@@ -319,6 +321,12 @@ impl Graph {
         // appends first it catches up and builds again, a bounded number of times.
         let mut conflicts = 0;
         loop {
+            // A node that lost a race asked for a turn: a new write lets it go first.
+            if conflicts == 0
+                && let Some(until) = self.shared.as_ref().and_then(|s| s.held_back_until())
+            {
+                std::thread::sleep(until.saturating_duration_since(std::time::Instant::now()));
+            }
             let caught_up = self
                 .catch_up_locked(&mut writer)
                 .inspect_err(|e| self.note_shared(e))?;
@@ -418,13 +426,20 @@ impl Graph {
                     }
                     .into());
                 }
-                // Nodes that keep colliding take turns: a random pause, longer after each
-                // collision, so one node cannot starve another.
+                // Losing once is the normal price of a shared log; a node that loses again
+                // asks the others to hold back their next writes so it gets its turn. A
+                // short random pause keeps nodes that lost together from colliding again.
+                if conflicts >= TURN_AFTER_CONFLICTS {
+                    shared.announce_waiting();
+                }
                 std::thread::sleep(conflict_pause(conflicts));
                 continue;
             }
-            if self.shared.is_some() {
+            if let Some(shared) = &self.shared {
                 *self.write_refused_at.lock() = None;
+                if conflicts >= TURN_AFTER_CONFLICTS {
+                    shared.announce_done();
+                }
             }
             let offset = self.log.append(&record).map_err(EngineError::from)?;
             self.store.apply_prepared(seq, prepared, &deletes);
@@ -529,7 +544,7 @@ fn conflict_pause(attempt: usize) -> std::time::Duration {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_usize(attempt);
-    let ceiling_us = 1_000u64 << attempt.min(4);
+    let ceiling_us = 1_000u64 << attempt.min(2);
     std::time::Duration::from_micros(hasher.finish() % ceiling_us)
 }
 

@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_nats::header::{
     HeaderMap, NATS_EXPECTED_LAST_SEQUENCE, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, NATS_MESSAGE_ID,
@@ -46,6 +46,10 @@ const FILES_TIMEOUT: Duration = Duration::from_secs(600);
 const LATEST_OBJECT: &str = "latest";
 /// The stream of cluster-wide settings (the cursor key), one subject each.
 const META_STREAM: &str = "STRATA_META";
+/// How long a node holds back new appends after another node said it lost a race, unless
+/// that node says sooner that it appended: long enough for it to read the commits it
+/// missed, build again and publish.
+const TURN_HOLD: Duration = Duration::from_millis(20);
 
 /// A connection to a JetStream cluster, shared by every graph of the process.
 pub struct JetStream {
@@ -185,6 +189,7 @@ impl Cluster for JetStream {
         };
         let log = Arc::new(GraphStream {
             runtime: self.runtime.handle().clone(),
+            client: self.client.clone(),
             context,
             stream,
             subject,
@@ -192,7 +197,11 @@ impl Cluster for JetStream {
             files_bucket: format!("STRATA_FILES_{graph}"),
             replicas,
             max_inline: self.client.server_info().max_payload.saturating_sub(4096),
+            turns: format!("strata.turn.{graph}"),
+            token: self.client.new_inbox(),
+            held_back_until: Arc::new(Mutex::new(None)),
         });
+        log.listen_for_turns();
         self.logs.lock().insert(graph.to_owned(), log.clone());
         Ok(Some(log))
     }
@@ -259,9 +268,53 @@ struct GraphStream {
     files_bucket: String,
     replicas: usize,
     max_inline: usize,
+    client: async_nats::Client,
+    /// Core NATS subject (not stored) on which nodes that lost a race ask for a turn.
+    turns: String,
+    /// This process's name on `turns`, so it does not hold back for itself.
+    token: String,
+    held_back_until: Arc<Mutex<Option<Instant>>>,
 }
 
 impl GraphStream {
+    /// Says `what` ("wait" or "done") on the turn subject. Fire and forget: a lost
+    /// announcement only means no turn (or a hold `TURN_HOLD` long) this time.
+    fn announce(&self, what: &str) {
+        let (client, subject) = (self.client.clone(), self.turns.clone());
+        let payload = format!("{what} {}", self.token);
+        self.runtime.spawn(async move {
+            let _ = client.publish(subject, payload.into()).await;
+        });
+    }
+
+    /// Listens on the turn subject for as long as the process runs (the client
+    /// subscribes again after a reconnect).
+    fn listen_for_turns(&self) {
+        let (client, subject, token, until) = (
+            self.client.clone(),
+            self.turns.clone(),
+            self.token.clone(),
+            self.held_back_until.clone(),
+        );
+        self.runtime.spawn(async move {
+            let Ok(mut waiting) = client.subscribe(subject).await else {
+                return;
+            };
+            while let Some(message) = waiting.next().await {
+                let Some((what, from)) = std::str::from_utf8(&message.payload)
+                    .ok()
+                    .and_then(|p| p.split_once(' '))
+                else {
+                    continue;
+                };
+                if from == token {
+                    continue;
+                }
+                *until.lock() = (what == "wait").then(|| Instant::now() + TURN_HOLD);
+            }
+        });
+    }
+
     fn run<T: Send + 'static>(
         &self,
         future: impl Future<Output = Result<T, LogError>> + Send + 'static,
@@ -452,6 +505,22 @@ impl SharedLog for GraphStream {
             }
             Ok(Some(manifest))
         })
+    }
+
+    fn announce_waiting(&self) {
+        self.announce("wait");
+    }
+
+    fn announce_done(&self) {
+        self.announce("done");
+    }
+
+    fn held_back_until(&self) -> Option<Instant> {
+        let mut until = self.held_back_until.lock();
+        if until.is_some_and(|t| t <= Instant::now()) {
+            *until = None;
+        }
+        *until
     }
 
     fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError> {

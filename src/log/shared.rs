@@ -46,6 +46,17 @@ pub trait SharedLog: Send + Sync {
     /// interrupted download leaves no manifest). Returns the manifest's bytes, or `None`
     /// when no node has published any.
     fn fetch_files(&self, dir: &std::path::Path) -> Result<Option<Vec<u8>>, LogError>;
+    /// Tells the other nodes that this node just lost the race to append. Each of them
+    /// holds back its next new append for a moment (`held_back_until`), so the node that
+    /// lost catches up and gets its turn: without it, a busy node that has just appended
+    /// is always first to build on its own commit and can win every race.
+    fn announce_waiting(&self);
+    /// Tells the other nodes that this node, having asked for a turn, appended: they
+    /// stop holding back.
+    fn announce_done(&self);
+    /// Until when this node should hold back a new append because another node is
+    /// waiting for its turn (`None`: nobody is).
+    fn held_back_until(&self) -> Option<std::time::Instant>;
 }
 
 /// Where every graph's replicated log lives (one connection per process).
