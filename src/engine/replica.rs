@@ -203,12 +203,27 @@ impl Graph {
         }
     }
 
-    /// Starts the thread that applies what other nodes append (clustered graphs only).
-    /// It holds a weak handle: it ends with the graph.
+    /// Starts the thread that applies what other nodes append (clustered graphs only):
+    /// woken as soon as the shared log stores a commit this node lacks, and asking on its
+    /// own every `FOLLOW_EVERY` (which also tells whether the log answers). It holds a
+    /// weak handle: it ends with the graph.
     pub(crate) fn start_follower(graph: &Arc<Graph>) {
-        if graph.shared.is_none() {
+        let Some(shared) = &graph.shared else {
             return;
-        }
+        };
+        let stored = Arc::new(Stored::default());
+        let watched = Arc::downgrade(&stored);
+        shared.watch_appends(Box::new(move |seq| {
+            let Some(stored) = watched.upgrade() else {
+                return false;
+            };
+            let mut last = stored.seq.lock();
+            if seq > *last {
+                *last = seq;
+                stored.changed.notify_one();
+            }
+            true
+        }));
         let weak = Arc::downgrade(graph);
         let name = graph.name.to_string();
         let spawned = std::thread::Builder::new()
@@ -216,7 +231,10 @@ impl Graph {
             .spawn(move || {
                 let mut failing = false;
                 loop {
-                    std::thread::sleep(FOLLOW_EVERY);
+                    stored.wait_beyond(
+                        weak.upgrade().map_or(0, |g| g.store.applied_seq()),
+                        FOLLOW_EVERY,
+                    );
                     let Some(graph) = weak.upgrade() else { break };
                     if graph.poisoned.load(Ordering::Acquire) {
                         break;
@@ -239,6 +257,26 @@ impl Graph {
             });
         if let Err(error) = spawned {
             tracing::warn!(%error, "cannot start the follower thread");
+        }
+    }
+}
+
+/// The newest commit the shared log said it stored, for the follower to wait on.
+#[derive(Default)]
+struct Stored {
+    seq: parking_lot::Mutex<CommitSeq>,
+    changed: parking_lot::Condvar,
+}
+
+impl Stored {
+    /// Returns once the shared log stored a commit after `applied`, or after `limit`.
+    fn wait_beyond(&self, applied: CommitSeq, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        let mut seq = self.seq.lock();
+        while *seq <= applied {
+            if self.changed.wait_until(&mut seq, deadline).timed_out() {
+                return;
+            }
         }
     }
 }

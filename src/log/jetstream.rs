@@ -523,6 +523,39 @@ impl SharedLog for GraphStream {
         *until
     }
 
+    fn watch_appends(&self, wake: Box<dyn Fn(CommitSeq) -> bool + Send + Sync>) {
+        let (stream, client) = (self.stream.clone(), self.client.clone());
+        self.runtime.spawn(async move {
+            // An ordered consumer delivers a message only once the stream stored it (a
+            // plain subscription to the subject would hear of it before the replicas
+            // have it), headers only: the follower reads the record itself.
+            while wake(0) {
+                let consumer = stream
+                    .create_consumer(jetstream::consumer::push::OrderedConfig {
+                        deliver_subject: client.new_inbox(),
+                        headers_only: true,
+                        deliver_policy: jetstream::consumer::DeliverPolicy::New,
+                        ..Default::default()
+                    })
+                    .await;
+                if let Ok(consumer) = consumer
+                    && let Ok(mut appended) = consumer.messages().await
+                {
+                    while let Some(Ok(message)) = appended.next().await {
+                        if let Ok(info) = message.info()
+                            && !wake(info.stream_sequence)
+                        {
+                            return;
+                        }
+                    }
+                }
+                // The cluster is away (or the consumer was lost): try again shortly;
+                // the follower's own polls cover the gap.
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+    }
+
     fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError> {
         let (stream, context, bucket, replicas) = (
             self.stream.clone(),

@@ -57,6 +57,11 @@ pub trait SharedLog: Send + Sync {
     /// Until when this node should hold back a new append because another node is
     /// waiting for its turn (`None`: nobody is).
     fn held_back_until(&self) -> Option<std::time::Instant>;
+    /// Calls `wake` with the number of each commit the shared log stores from now on, as
+    /// soon as it is stored, until `wake` returns false. Best effort (a follower still
+    /// asks on its own): it lets followers apply a commit within milliseconds instead of
+    /// at their next poll.
+    fn watch_appends(&self, wake: Box<dyn Fn(CommitSeq) -> bool + Send + Sync>);
 }
 
 /// Where every graph's replicated log lives (one connection per process).
