@@ -10,7 +10,8 @@
 //! every server and node shares the same two cores: read the ratios, not the absolute
 //! rates. Run with `cargo bench --bench cluster`. Knobs: `STRATA_BENCH_SECONDS` (per
 //! row, default 3), `STRATA_BENCH_WRITERS` (default 8), `STRATA_BENCH_BOOTSTRAP_TRIPLES`
-//! (default 1,000,000), `STRATA_BENCH_TMP`.
+//! (default 1,000,000; a list such as `1000000,5000000` for several sizes),
+//! `STRATA_BENCH_SMALL_COMMITS` (default 5,000), `STRATA_BENCH_TMP`.
 
 #[path = "data.rs"]
 mod data;
@@ -232,7 +233,12 @@ fn main() {
     let seconds = data::env_f64("STRATA_BENCH_SECONDS", 3.0);
     let duration = Duration::from_secs_f64(seconds);
     let writers = data::env_usize("STRATA_BENCH_WRITERS", 8).max(1);
-    let triples = data::env_usize("STRATA_BENCH_BOOTSTRAP_TRIPLES", 1_000_000);
+    let sizes: Vec<usize> = std::env::var("STRATA_BENCH_BOOTSTRAP_TRIPLES")
+        .unwrap_or_else(|_| "1000000".into())
+        .split(',')
+        .filter_map(|n| n.trim().replace('_', "").parse().ok())
+        .collect();
+    let small_commits = data::env_usize("STRATA_BENCH_SMALL_COMMITS", 5_000);
     println!(
         "# Commits through NATS JetStream: {writers} writers, {seconds} s per row, {} CPUs; load average at start: {}\n",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -390,39 +396,13 @@ fn main() {
     }
 
     // Bootstrap: a node imports `triples` triples and publishes its store files; a new
-    // node starts from them, another (files never published) replays the stream.
+    // node starts from them, another (files never published) replays the stream. Then a
+    // graph of many small commits, which a new node replays record by record.
     println!();
     let nats = start_nats(dir.path(), 1);
     let writer = node(&dir.path().join("boot-writer"), Some(&nats.urls), 1);
-    let mut document = String::with_capacity(triples * 60);
-    for i in 0..triples {
-        document.push_str(&format!(
-            "<http://e/s{}> <http://e/p{}> \"value {i}\" .\n",
-            i / 8,
-            i % 8
-        ));
-    }
-    let import = |graph: &Graph| {
-        let options = strata::engine::ImportOptions {
-            format: strata::engine::ImportFormat::from_name("ntriples").expect("format"),
-            base_iri: None,
-            into_graph: None,
-            source_name: "bench.nt".into(),
-        };
-        graph
-            .import(document.as_bytes(), &options, &CommitRequest::default())
-            .expect("import");
-    };
-    let with_files = open_everywhere(std::slice::from_ref(&writer), "boot-files").remove(0);
-    import(&with_files);
-    with_files.flush_when_idle(1).expect("flush and publish");
-    let replay_only = open_everywhere(std::slice::from_ref(&writer), "boot-replay").remove(0);
-    import(&replay_only);
     let mut boot_rows = Vec::new();
-    for (graph, how) in [
-        ("boot-files", "from published store files"),
-        ("boot-replay", "replaying the stream"),
-    ] {
+    let mut start_fresh = |graph: &str, how: &str, size: String, quads: u64| {
         let fresh = node(
             &dir.path().join(format!("fresh-{graph}")),
             Some(&nats.urls),
@@ -431,13 +411,63 @@ fn main() {
         let started = Instant::now();
         let opened = fresh.graph(graph).expect("open on the new node");
         let elapsed = started.elapsed();
-        assert_eq!(opened.read().count_quads(), triples as u64);
+        assert_eq!(opened.read().count_quads(), quads);
         boot_rows.push(vec![
-            thousands(triples as u64),
+            size,
             how.into(),
             format!("{:.2}", elapsed.as_secs_f64()),
         ]);
+    };
+    for &triples in &sizes {
+        let mut document = String::with_capacity(triples * 60);
+        for i in 0..triples {
+            document.push_str(&format!(
+                "<http://e/s{}> <http://e/p{}> \"value {i}\" .\n",
+                i / 8,
+                i % 8
+            ));
+        }
+        let import = |graph: &Graph| {
+            let options = strata::engine::ImportOptions {
+                format: strata::engine::ImportFormat::from_name("ntriples").expect("format"),
+                base_iri: None,
+                into_graph: None,
+                source_name: "bench.nt".into(),
+            };
+            graph
+                .import(document.as_bytes(), &options, &CommitRequest::default())
+                .expect("import");
+        };
+        let files = format!("boot-files-{triples}");
+        let replay = format!("boot-replay-{triples}");
+        let with_files = open_everywhere(std::slice::from_ref(&writer), &files).remove(0);
+        import(&with_files);
+        with_files.flush_when_idle(1).expect("flush and publish");
+        let replay_only = open_everywhere(std::slice::from_ref(&writer), &replay).remove(0);
+        import(&replay_only);
+        drop(document);
+        let size = format!("{} triples", thousands(triples as u64));
+        start_fresh(
+            &files,
+            "from published store files",
+            size.clone(),
+            triples as u64,
+        );
+        start_fresh(&replay, "replaying the stream", size, triples as u64);
     }
-    print_table(&["triples", "a new node starts", "seconds"], &boot_rows);
+    let small = open_everywhere(std::slice::from_ref(&writer), "boot-small").remove(0);
+    for n in 0..small_commits {
+        let text = format!("INSERT DATA {{ <http://e/small{n}> <http://e/p> {n} }}");
+        small
+            .update(&text, None, &Default::default(), &CommitRequest::default())
+            .expect("commit");
+    }
+    start_fresh(
+        "boot-small",
+        "replaying the stream",
+        format!("{} one-triple commits", thousands(small_commits as u64)),
+        small_commits as u64,
+    );
+    print_table(&["graph", "a new node starts", "seconds"], &boot_rows);
     println!("\nLoad average at end: {}", data::load_average());
 }

@@ -95,10 +95,11 @@ impl Graph {
         let mut applied = 0;
         let mut seq = self.store.applied_seq();
         while seq < last {
-            seq += 1;
-            let bytes = shared.read(seq)?;
-            self.apply_shared_record(writer, seq, &bytes)?;
-            applied += 1;
+            for bytes in shared.read_range(seq + 1, last)? {
+                seq += 1;
+                self.apply_shared_record(writer, seq, &bytes)?;
+                applied += 1;
+            }
         }
         Ok(applied)
     }
@@ -367,8 +368,12 @@ pub(crate) fn bootstrap(
             })?;
         let log_path = dir.join(super::graph::LOG_FILE);
         let (log, _) = crate::log::CommitLog::open(&log_path, true)?;
-        for n in 1..=seq {
-            log.append(&shared.read(n)?)?;
+        let mut copied = 0;
+        while copied < seq {
+            for record in shared.read_range(copied + 1, seq)? {
+                log.append(&record)?;
+                copied += 1;
+            }
         }
         log.sync()?;
         let temporary = store_dir.join("MANIFEST.bootstrap");

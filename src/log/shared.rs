@@ -33,6 +33,10 @@ pub trait SharedLog: Send + Sync {
     fn append(&self, seq: CommitSeq, record: &[u8]) -> Result<Appended, LogError>;
     /// The record of commit `seq` (1 ≤ seq ≤ `last_seq`), as its writer encoded it.
     fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError>;
+    /// The records of commits `from..=to` (`to` ≤ `last_seq`) in order, in one pass: all
+    /// of them, or a prefix of at least one when they are many or large (the caller asks
+    /// again from where it got to).
+    fn read_range(&self, from: CommitSeq, to: CommitSeq) -> Result<Vec<Vec<u8>>, LogError>;
     /// Publishes a node's store files (immutable, named by `manifest`) so a new node can
     /// start from them: uploads the files the shared store lacks under `node`, then the
     /// manifest, then marks it the newest. `files` are (name, path) pairs.
