@@ -19,6 +19,9 @@ use crate::model::CommitSeq;
 /// How long a write refused for an unavailable shared log marks the graph unreachable.
 const REFUSED_FOR: Duration = Duration::from_secs(30);
 
+/// Downloads of the newest store files a new node tries before giving up.
+const BOOTSTRAP_ATTEMPTS: usize = 3;
+
 /// How often a follower asks the shared log for new commits.
 const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 
@@ -383,10 +386,19 @@ pub(crate) fn bootstrap(
             .map_err(|e| EngineError::io(&store_dir, e))?;
         Ok(Some(seq))
     };
-    std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir, e))?;
-    let outcome = attempt();
-    if !matches!(outcome, Ok(Some(_))) {
+    // A publisher may replace the newest files while they download (and remove the ones
+    // two publications old): a failed download starts again from the newest.
+    let mut outcome = Ok(None);
+    for _ in 0..BOOTSTRAP_ATTEMPTS {
+        std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir, e))?;
+        outcome = attempt();
+        if matches!(outcome, Ok(Some(_))) {
+            return outcome;
+        }
         let _ = std::fs::remove_dir_all(dir);
+        if outcome.is_ok() {
+            break;
+        }
     }
     outcome
 }

@@ -456,6 +456,13 @@ impl SharedLog for GraphStream {
         let (node, manifest, files) = (node.to_owned(), manifest.to_vec(), files.to_vec());
         self.run_for(FILES_TIMEOUT, async move {
             let store = Self::bucket(&context, &bucket, replicas).await?;
+            let manifest_object = format!("{node}/MANIFEST");
+            // What this node published before: its files stay one more round, for a new
+            // node that read that manifest and is still downloading them.
+            let previous = match store.info(&manifest_object).await {
+                Ok(_) => read_object(&store, manifest_object.clone()).await?,
+                Err(_) => Vec::new(),
+            };
             for (name, path) in &files {
                 let object = format!("{node}/{name}");
                 // Store files are immutable: one already there is this very file.
@@ -470,7 +477,6 @@ impl SharedLog for GraphStream {
                     .await
                     .map_err(|e| unavailable(format!("uploading {object}: {e}")))?;
             }
-            let manifest_object = format!("{node}/MANIFEST");
             store
                 .put(manifest_object.as_str(), &mut manifest.as_slice())
                 .await
@@ -479,6 +485,33 @@ impl SharedLog for GraphStream {
                 .put(LATEST_OBJECT, &mut node.as_bytes())
                 .await
                 .map_err(|e| unavailable(format!("uploading {LATEST_OBJECT}: {e}")))?;
+            // Files neither this manifest nor the one before names were replaced by
+            // compaction: nothing will ask for them again.
+            let mut keep: std::collections::BTreeSet<String> =
+                manifest_files(&String::from_utf8_lossy(&manifest))
+                    .into_iter()
+                    .chain(manifest_files(&String::from_utf8_lossy(&previous)))
+                    .map(|name| format!("{node}/{name}"))
+                    .collect();
+            keep.insert(manifest_object);
+            let prefix = format!("{node}/");
+            let mut stale = Vec::new();
+            let mut listing = store
+                .list()
+                .await
+                .map_err(|e| unavailable(format!("listing {bucket}: {e}")))?;
+            while let Some(info) = listing.next().await {
+                let info = info.map_err(|e| unavailable(format!("listing {bucket}: {e}")))?;
+                if !info.deleted && info.name.starts_with(&prefix) && !keep.contains(&info.name) {
+                    stale.push(info.name);
+                }
+            }
+            for name in stale {
+                store
+                    .delete(&name)
+                    .await
+                    .map_err(|e| unavailable(format!("removing {name}: {e}")))?;
+            }
             Ok(())
         })
     }

@@ -39,7 +39,8 @@ pub trait SharedLog: Send + Sync {
     fn read_range(&self, from: CommitSeq, to: CommitSeq) -> Result<Vec<Vec<u8>>, LogError>;
     /// Publishes a node's store files (immutable, named by `manifest`) so a new node can
     /// start from them: uploads the files the shared store lacks under `node`, then the
-    /// manifest, then marks it the newest. `files` are (name, path) pairs.
+    /// manifest, then marks it the newest, then removes `node`'s files that neither this
+    /// manifest nor the one it replaces names. `files` are (name, path) pairs.
     fn publish_files(
         &self,
         node: &str,

@@ -672,7 +672,102 @@ fn a_new_node_starts_from_published_store_files_or_from_the_log_alone() {
         "{}",
         verified.stdout
     );
+
+    // More flushes compact the writer's files: what it published before and no manifest
+    // names any more is removed from the object store (files stay one publication
+    // longer, for a node still downloading them).
+    let node_id = std::fs::read_to_string(first.data_dir().join("node.id")).unwrap();
+    let store_dir = first.data_dir().join("graphs/main/store");
+    let mut published = vec![manifest_files(&store_dir)];
+    for round in 0..3 {
+        let mut data = String::from("INSERT DATA {\n");
+        for i in 0..20_000 {
+            data.push_str(&format!("<http://e/r{round}-{i}> <http://e/p> {i} .\n"));
+        }
+        data.push('}');
+        let (status, body) = update(&writer, &data, None);
+        assert_eq!(status, 200, "{body}");
+        let seq = body["commit_seq"].as_u64().unwrap();
+        wait_until(
+            Duration::from_secs(60),
+            "the writer to publish again",
+            || gauge(&writer, "strata_store_files_published_seq") == seq,
+        );
+        published.push(manifest_files(&store_dir));
+    }
+    let objects = published_objects(&url, "main");
+    let newest: BTreeSet<String> = published[published.len() - 2..]
+        .iter()
+        .flatten()
+        .map(|name| format!("{node_id}/{name}"))
+        .chain([format!("{node_id}/MANIFEST"), "latest".to_owned()])
+        .collect();
+    let replaced: Vec<String> = published[0]
+        .iter()
+        .map(|name| format!("{node_id}/{name}"))
+        .filter(|name| !newest.contains(name))
+        .collect();
+    assert!(
+        !replaced.is_empty(),
+        "compaction replaced the first files: {published:?}"
+    );
+    assert_eq!(
+        objects, newest,
+        "only the last two publications' files are kept"
+    );
+    // A node starting now still gets a whole, consistent graph.
+    let later = Strata::new();
+    let joined = node_with(&later, &url);
+    let head_now = head(&writer);
+    wait_until(
+        Duration::from_secs(30),
+        "the newest node to catch up",
+        || head(&joined) == head_now,
+    );
+    assert_eq!(
+        subjects_at(&joined, head_now),
+        subjects_at(&writer, head_now)
+    );
     drop(nats);
+}
+
+/// The store files a node's manifest names.
+fn manifest_files(store_dir: &Path) -> BTreeSet<String> {
+    std::fs::read_to_string(store_dir.join("MANIFEST"))
+        .expect("the writer's manifest")
+        .lines()
+        .filter_map(
+            |line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+                ["dict" | "segment", name, ..] => Some(name.to_owned()),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+/// The objects in a graph's published-files bucket, read with a NATS client of our own.
+fn published_objects(url: &str, graph: &str) -> BTreeSet<String> {
+    use tokio_stream::StreamExt;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let client = async_nats::connect(url).await.expect("connect to NATS");
+        let store = async_nats::jetstream::new(client)
+            .get_object_store(format!("STRATA_FILES_{graph}"))
+            .await
+            .expect("the published-files bucket");
+        let mut listing = store.list().await.expect("list objects");
+        let mut names = BTreeSet::new();
+        while let Some(info) = listing.next().await {
+            let info = info.expect("an object");
+            if !info.deleted {
+                names.insert(info.name);
+            }
+        }
+        names
+    })
 }
 
 /// A node with default settings on its own data directory.
