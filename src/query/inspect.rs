@@ -32,9 +32,11 @@ pub struct InspectArgs {
     pub target: Option<super::modes::Node>,
     #[serde(default)]
     pub commit_seq: Option<u64>,
-    /// Read at this commit instead of the head.
+    /// Read at this commit, not the head.
     #[serde(default)]
     pub as_of_commit_seq: Option<u64>,
+    #[serde(default)]
+    pub min_commit_seq: Option<u64>,
     /// From the previous answer's `next`.
     #[serde(default)]
     pub cursor: Option<String>,
@@ -50,7 +52,7 @@ pub enum InspectAction {
     Guide,
     /// The graphs that exist, with their head commits.
     Graphs,
-    /// `head_seq`, `published_seq` and the lag of derived indexes.
+    /// `head_seq`, `published_seq` and derived indexes' lag.
     Publication,
     /// Commits, newest first.
     Log,
@@ -78,6 +80,9 @@ pub fn run(
     args: InspectArgs,
     sees: &dyn Fn(&str) -> bool,
 ) -> Result<Envelope, ApiError> {
+    if args.action != InspectAction::Graphs {
+        super::run::wait_for_commit(ctx, &args.graph, args.min_commit_seq)?;
+    }
     match args.action {
         InspectAction::Graphs => graphs(ctx, sees),
         InspectAction::Guide => guide(ctx, &args),

@@ -15,18 +15,29 @@ use crate::sparql::{CancellationToken, Query, QueryResults};
 /// How long a read waits for the commit `min_commit_seq` names.
 const MIN_COMMIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Waits (at most `MIN_COMMIT_WAIT`) until this node has applied commit `min_commit_seq`
+/// of `graph`, e.g. one written through another node of a cluster.
+pub(crate) fn wait_for_commit(
+    ctx: &Context,
+    graph: &Option<String>,
+    min_commit_seq: Option<u64>,
+) -> Result<(), ApiError> {
+    if let Some(seq) = min_commit_seq {
+        ctx.engine
+            .graph(&graph_name(graph))?
+            .wait_for_commit(seq, MIN_COMMIT_WAIT)
+            .map_err(|e| ApiError::from(e).with_param("min_commit_seq"))?;
+    }
+    Ok(())
+}
+
 pub fn run(
     ctx: &Context,
     args: QueryArgs,
     cancellation: CancellationToken,
 ) -> Result<Envelope, ApiError> {
     let (common, query) = args.parse()?;
-    if let Some(seq) = common.min_commit_seq {
-        ctx.engine
-            .graph(&graph_name(&common.graph))?
-            .wait_for_commit(seq, MIN_COMMIT_WAIT)
-            .map_err(|e| ApiError::from(e).with_param("min_commit_seq"))?;
-    }
+    wait_for_commit(ctx, &common.graph, common.min_commit_seq)?;
     match query {
         ModeQuery::Sparql(query) => sparql(ctx, &common, query, cancellation),
         ModeQuery::Structured(query) => structured(ctx, &common, query, cancellation),

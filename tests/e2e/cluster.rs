@@ -444,6 +444,45 @@ fn nodes_agree_on_one_history_and_idempotent_retries_cross_nodes() {
     let body: Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
     assert_eq!(body["error"]["code"], "not_caught_up", "{body}");
 
+    // The same over MCP: `query` and `inspect` take `min_commit_seq`.
+    let (status, written) = update(
+        &nodes[0],
+        "INSERT DATA { <http://e/mine2> <http://e/p> 2 }",
+        None,
+    );
+    assert_eq!(status, 200, "{written}");
+    let seq = written["commit_seq"].as_u64().unwrap();
+    let mcp = crate::util::Mcp::open(&nodes[2], "");
+    let asked = mcp.call(
+        "query",
+        serde_json::json!({"mode": "sparql", "sparql": "ASK { <http://e/mine2> ?p ?o }", "min_commit_seq": seq}),
+    );
+    assert_eq!(asked["isError"], false, "{asked}");
+    assert!(
+        asked["structuredContent"]["served_at_seq"]
+            .as_u64()
+            .unwrap()
+            >= seq,
+        "{asked}"
+    );
+    let log = mcp.call(
+        "inspect",
+        serde_json::json!({"action": "log", "min_commit_seq": seq}),
+    );
+    assert_eq!(log["isError"], false, "{log}");
+    assert!(
+        log["structuredContent"]["served_at_seq"].as_u64().unwrap() >= seq,
+        "{log}"
+    );
+    let ahead = mcp.call(
+        "inspect",
+        serde_json::json!({"action": "entity", "iri": "http://e/mine2", "min_commit_seq": 100_000}),
+    );
+    assert_eq!(ahead["isError"], true, "{ahead}");
+    let error = &ahead["structuredContent"]["error"];
+    assert_eq!(error["code"], "not_caught_up", "{ahead}");
+    assert_eq!(error["param"], "min_commit_seq", "{ahead}");
+
     // A cursor made on one node pages on another (one cursor key for the cluster).
     let first_page = json_query(
         &nodes[0],
@@ -483,7 +522,7 @@ fn nodes_agree_on_one_history_and_idempotent_retries_cross_nodes() {
     for strata in &stratas {
         let verified = strata.run(&["verify"]);
         assert!(
-            verified.ok().contains("50 commits verified"),
+            verified.ok().contains("51 commits verified"),
             "{}",
             verified.stdout
         );

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::util::{Server, Strata, agent, percent_encode};
+use crate::util::{Mcp, Server, Strata, agent, percent_encode};
 
 const SHAPES: &str = "https://strata.dev/ns#shapes";
 const EMBEDDINGS: &str = "https://strata.dev/ns#embeddings";
@@ -102,113 +102,6 @@ fn http(
     let status = response.status().as_u16();
     let text = response.body_mut().read_to_string().unwrap_or_default();
     (status, text)
-}
-
-/// An MCP session over streamable HTTP for one key.
-struct Mcp<'a> {
-    server: &'a Server,
-    key: String,
-    session: String,
-    next_id: std::cell::Cell<u64>,
-}
-
-impl<'a> Mcp<'a> {
-    fn open(server: &'a Server, key: &str) -> Self {
-        let (status, message, session) = Self::post(
-            server,
-            key,
-            None,
-            json!({
-                "jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "scopes", "version": "1"}}
-            }),
-        );
-        assert_eq!(status, 200, "initialize with {key}: {message:?}");
-        let session = session.expect("a session id");
-        let (status, _, _) = Self::post(
-            server,
-            key,
-            Some(&session),
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        );
-        assert!(status == 200 || status == 202, "initialized: {status}");
-        Self {
-            server,
-            key: key.to_owned(),
-            session,
-            next_id: std::cell::Cell::new(2),
-        }
-    }
-
-    fn post(
-        server: &Server,
-        key: &str,
-        session: Option<&str>,
-        body: Value,
-    ) -> (u16, Option<Value>, Option<String>) {
-        let mut request = agent()
-            .post(server.url("/mcp"))
-            .header("authorization", &format!("Bearer {key}"))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-06-18");
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        let mut response = request.send(body.to_string()).expect("MCP request");
-        let status = response.status().as_u16();
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .map(|v| v.to_str().expect("ASCII session id").to_owned());
-        let text = response.body_mut().read_to_string().unwrap_or_default();
-        let message = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .chain(std::iter::once(text.as_str()))
-            .find_map(|l| {
-                serde_json::from_str::<Value>(l.trim())
-                    .ok()
-                    .filter(|v| v.get("jsonrpc").is_some())
-            });
-        (status, message, session)
-    }
-
-    /// The `query` tool's description, as `tools/list` gives it to this key.
-    fn query_description(&self) -> String {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
-        let (status, message, _) = Self::post(
-            self.server,
-            &self.key,
-            Some(&self.session),
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
-        );
-        assert_eq!(status, 200, "tools/list: {message:?}");
-        let message = message.expect("a tools/list result");
-        message["result"]["tools"]
-            .as_array()
-            .expect("tools")
-            .iter()
-            .find(|t| t["name"] == "query")
-            .and_then(|t| t["description"].as_str())
-            .expect("the query tool")
-            .to_owned()
-    }
-
-    /// Calls a tool; returns its result (`isError`, `structuredContent`).
-    fn call(&self, tool: &str, arguments: Value) -> Value {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
-        let (status, message, _) = Self::post(
-            self.server,
-            &self.key,
-            Some(&self.session),
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}),
-        );
-        assert_eq!(status, 200, "{tool} {arguments}: {message:?}");
-        message.expect("a tool result")["result"].clone()
-    }
 }
 
 /// What a request came to.

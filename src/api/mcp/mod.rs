@@ -155,7 +155,7 @@ impl StrataMcp {
 
     #[tool(
         name = "inspect",
-        description = "Look at a graph before querying it; start with `guide`. Actions: `guide` (counts, main types and properties, suggested calls), `graphs`, `publication` (head, index lag), `log` (commits, newest first), `commit` (one commit's quads), `entity` (a record's properties and incoming links), `ontology`, `history` (a record's changes: commit, author, message), `why` (the commits and evidence behind a link), `schema` (published SHACL shapes, mode), `conformance` (the graph's SHACL report). Example: {\"action\": \"guide\", \"graph\": \"main\"}",
+        description = "Look at a graph before querying it; start with `guide`. Actions: `guide` (counts, main types, suggested calls), `graphs`, `publication` (head, index lag), `log` (commits, newest first), `commit` (one commit's quads), `entity` (a record's properties and incoming links), `ontology`, `history` (a record's changes by commit), `why` (the commits and evidence behind a link), `schema` (published SHACL shapes, mode), `conformance` (the graph's SHACL report). Example: {\"action\": \"guide\", \"graph\": \"main\"}",
         input_schema = schema::input_schema::<InspectArgs>(),
         output_schema = schema::output_schema(),
         annotations(read_only_hint = true, idempotent_hint = true, destructive_hint = false, open_world_hint = false)
