@@ -309,6 +309,12 @@ impl Graph {
         let Some(shared) = &self.shared else {
             return;
         };
+        // Derived data: while the log does not answer the next flush publishes (and a node
+        // shutting down while the cluster is away does not wait on it).
+        if !shared.is_connected() || self.cluster_reachable() == Some(false) {
+            tracing::info!(graph = %self.name, "the shared log does not answer: store files not published");
+            return;
+        }
         let store_dir = self.dir.join(super::graph::STORE_DIR);
         let Ok(manifest) = std::fs::read(store_dir.join(crate::store::MANIFEST_FILE)) else {
             return;

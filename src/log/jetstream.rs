@@ -553,6 +553,10 @@ impl SharedLog for GraphStream {
         self.announce("done");
     }
 
+    fn is_connected(&self) -> bool {
+        self.client.connection_state() == async_nats::connection::State::Connected
+    }
+
     fn held_back_until(&self) -> Option<Instant> {
         let mut until = self.held_back_until.lock();
         if until.is_some_and(|t| t <= Instant::now()) {

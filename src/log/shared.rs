@@ -67,6 +67,8 @@ pub trait SharedLog: Send + Sync {
     /// asks on its own): it lets followers apply a commit within milliseconds instead of
     /// at their next poll.
     fn watch_appends(&self, wake: Box<dyn Fn(CommitSeq) -> bool + Send + Sync>);
+    /// Whether the connection to the shared log is up now (no round trip).
+    fn is_connected(&self) -> bool;
 }
 
 /// Where every graph's replicated log lives (one connection per process).

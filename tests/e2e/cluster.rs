@@ -767,7 +767,28 @@ fn a_new_node_starts_from_published_store_files_or_from_the_log_alone() {
         subjects_at(&joined, head_now),
         subjects_at(&writer, head_now)
     );
+
+    // With the cluster gone, a node asked to stop stops at once: publishing its files
+    // (derived data) waits for the next flush instead of for the cluster's timeouts.
+    let (status, body) = update(
+        &writer,
+        "INSERT DATA { <http://e/last> <http://e/p> 1 }",
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
     drop(nats);
+    wait_until(
+        Duration::from_secs(10),
+        "the writer to see NATS gone",
+        || metrics(&writer).contains("strata_cluster_connected 0"),
+    );
+    let stopping = Instant::now();
+    assert!(writer.stop().success());
+    assert!(
+        stopping.elapsed() < Duration::from_secs(3),
+        "stopping took {:?}",
+        stopping.elapsed()
+    );
 }
 
 /// The store files a node's manifest names.
