@@ -79,8 +79,8 @@ pub struct Graph {
     pub(crate) search: SearchPart,
     /// In a cluster, where commits are agreed (see `replica.rs`); `None` embedded.
     pub(crate) shared: Option<Arc<dyn crate::log::SharedLog>>,
-    /// The shared log's last commit when this node last asked (lag = it − head).
-    pub(crate) shared_seen: AtomicU64,
+    /// The shared log's newest commit as this node last heard (lag = it − head).
+    pub(crate) shared_seen: Arc<super::replica::SharedHead>,
     /// Whether the follower's last request to the shared log failed.
     pub(crate) shared_failing: AtomicBool,
     /// When a write last found the shared log unavailable (cleared by an acknowledged
@@ -206,7 +206,7 @@ impl Graph {
             shacl: Default::default(),
             search,
             shared,
-            shared_seen: AtomicU64::new(0),
+            shared_seen: Arc::default(),
             shared_failing: AtomicBool::new(false),
             write_refused_at: Mutex::new(None),
             files_published: AtomicU64::new(0),

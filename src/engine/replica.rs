@@ -35,7 +35,7 @@ impl Graph {
     /// head is behind it.
     pub fn cluster_lag(&self) -> Option<(CommitSeq, u64)> {
         self.shared.as_ref()?;
-        let seen = self.shared_seen.load(Ordering::Acquire);
+        let seen = self.shared_seen.get();
         Some((seen, seen.saturating_sub(self.head_seq())))
     }
 
@@ -75,26 +75,34 @@ impl Graph {
         // Asked without the writer lock: local writers must not wait on a round trip that
         // finds nothing new.
         let last = shared.last_seq()?;
-        self.shared_seen.fetch_max(last, Ordering::AcqRel);
+        self.shared_seen.note(last);
         if last <= self.store.applied_seq() {
             return Ok(0);
         }
         let mut writer = self.writer.lock();
-        let applied = self.catch_up_locked(&mut writer)?;
+        let applied = self.catch_up_locked(&mut writer, Some(last))?;
         drop(writer);
         self.after_applying(applied)?;
         Ok(applied)
     }
 
     /// `catch_up` under the writer lock (the write path calls it before building a
-    /// commit). The caller makes the applied commits durable and visible
+    /// commit), up to `known_last` or, when `None`, to the last commit the shared log
+    /// says it holds. The caller makes the applied commits durable and visible
     /// (`after_applying`) once it releases the lock.
-    pub(crate) fn catch_up_locked(&self, writer: &mut WriterState) -> Result<u64, EngineError> {
+    pub(crate) fn catch_up_locked(
+        &self,
+        writer: &mut WriterState,
+        known_last: Option<CommitSeq>,
+    ) -> Result<u64, EngineError> {
         let Some(shared) = &self.shared else {
             return Ok(0);
         };
-        let last = shared.last_seq()?;
-        self.shared_seen.fetch_max(last, Ordering::AcqRel);
+        let last = match known_last {
+            Some(last) => last,
+            None => shared.last_seq()?,
+        };
+        self.shared_seen.note(last);
         let mut applied = 0;
         let mut seq = self.store.applied_seq();
         while seq < last {
@@ -203,7 +211,8 @@ impl Graph {
                     waited_ms: started.elapsed().as_millis() as u64,
                 });
             }
-            std::thread::sleep(Duration::from_millis(20));
+            self.shared_seen
+                .wait_beyond(self.head_seq(), Duration::from_millis(20));
         }
     }
 
@@ -215,17 +224,13 @@ impl Graph {
         let Some(shared) = &graph.shared else {
             return;
         };
-        let stored = Arc::new(Stored::default());
+        let stored = graph.shared_seen.clone();
         let watched = Arc::downgrade(&stored);
         shared.watch_appends(Box::new(move |seq| {
             let Some(stored) = watched.upgrade() else {
                 return false;
             };
-            let mut last = stored.seq.lock();
-            if seq > *last {
-                *last = seq;
-                stored.changed.notify_one();
-            }
+            stored.note(seq);
             true
         }));
         let weak = Arc::downgrade(graph);
@@ -265,14 +270,28 @@ impl Graph {
     }
 }
 
-/// The newest commit the shared log said it stored, for the follower to wait on.
+/// The newest commit the shared log is known to hold (from the follower's requests and
+/// the append watcher), for the follower, writers and read-your-writes waits.
 #[derive(Default)]
-struct Stored {
+pub(crate) struct SharedHead {
     seq: parking_lot::Mutex<CommitSeq>,
     changed: parking_lot::Condvar,
 }
 
-impl Stored {
+impl SharedHead {
+    pub(crate) fn get(&self) -> CommitSeq {
+        *self.seq.lock()
+    }
+
+    /// The shared log holds commit `seq`.
+    fn note(&self, seq: CommitSeq) {
+        let mut last = self.seq.lock();
+        if seq > *last {
+            *last = seq;
+            self.changed.notify_all();
+        }
+    }
+
     /// Returns once the shared log stored a commit after `applied`, or after `limit`.
     fn wait_beyond(&self, applied: CommitSeq, limit: Duration) {
         let deadline = Instant::now() + limit;

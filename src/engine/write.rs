@@ -327,8 +327,12 @@ impl Graph {
             {
                 std::thread::sleep(until.saturating_duration_since(std::time::Instant::now()));
             }
+            // The first try builds on the newest commit this node heard of (the append
+            // watcher tells within milliseconds) without asking: if another node appended
+            // meanwhile the append conflicts, and the next try asks.
+            let known_last = (conflicts == 0).then(|| self.shared_seen.get());
             let caught_up = self
-                .catch_up_locked(&mut writer)
+                .catch_up_locked(&mut writer, known_last)
                 .inspect_err(|e| self.note_shared(e))?;
             if caught_up > 0 {
                 self.sync_through(self.store.applied_seq())?;
