@@ -335,6 +335,21 @@ impl GraphStream {
         wait_on(&self.runtime, limit, future)
     }
 
+    /// The record a stream message carries: its payload, or the object it names (a
+    /// body too large for one message, in `bucket`).
+    async fn record_of(
+        (context, bucket, replicas): (&jetstream::Context, &str, usize),
+        headers: Option<&HeaderMap>,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, LogError> {
+        if headers.and_then(|h| h.get(BODY_HEADER)).map(|v| v.as_str()) != Some("object") {
+            return Ok(payload.to_vec());
+        }
+        let name = String::from_utf8_lossy(payload).into_owned();
+        let store = Self::bucket(context, bucket, replicas).await?;
+        read_object(&store, name).await
+    }
+
     async fn bucket(
         context: &jetstream::Context,
         bucket: &str,
@@ -639,19 +654,12 @@ impl SharedLog for GraphStream {
                         "reading commits: the stream sent {seq} where {expected} was due"
                     )));
                 }
-                let record = if message
-                    .headers
-                    .as_ref()
-                    .and_then(|h| h.get(BODY_HEADER))
-                    .map(|v| v.as_str())
-                    == Some("object")
-                {
-                    let name = String::from_utf8_lossy(&message.payload).into_owned();
-                    let store = Self::bucket(&context, &bucket, replicas).await?;
-                    read_object(&store, name).await?
-                } else {
-                    message.payload.to_vec()
-                };
+                let record = Self::record_of(
+                    (&context, &bucket, replicas),
+                    message.headers.as_ref(),
+                    &message.payload,
+                )
+                .await?;
                 bytes += record.len();
                 records.push(record);
                 if seq >= to || records.len() >= RANGE_MAX_RECORDS || bytes >= RANGE_MAX_BYTES {
@@ -679,12 +687,12 @@ impl SharedLog for GraphStream {
                 .get_raw_message(seq)
                 .await
                 .map_err(|e| unavailable(format!("reading commit {seq}: {e}")))?;
-            if message.headers.get(BODY_HEADER).map(|v| v.as_str()) != Some("object") {
-                return Ok(message.payload.to_vec());
-            }
-            let name = String::from_utf8_lossy(&message.payload).into_owned();
-            let store = Self::bucket(&context, &bucket, replicas).await?;
-            read_object(&store, name).await
+            Self::record_of(
+                (&context, &bucket, replicas),
+                Some(&message.headers),
+                &message.payload,
+            )
+            .await
         })
     }
 }

@@ -768,6 +768,46 @@ fn a_new_node_starts_from_published_store_files_or_from_the_log_alone() {
         subjects_at(&writer, head_now)
     );
 
+    // While that node is down: a commit too large for one NATS message (its body goes to
+    // the object store) and a few small ones; back up, it reads them as one range.
+    assert!(joined.stop().success());
+    let mut big = String::from("INSERT DATA {\n");
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in 0..100_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let noise = format!("{x:016x}{:016x}", x.rotate_left(29));
+        big.push_str(&format!("<http://e/big{i}> <http://e/p> \"{noise}\" .\n"));
+    }
+    big.push('}');
+    let (status, body) = update(&writer, &big, None);
+    assert_eq!(status, 200, "{body}");
+    for i in 0..4 {
+        let text = format!("INSERT DATA {{ <http://e/after-big{i}> <http://e/p> {i} }}");
+        let (status, body) = update(&writer, &text, None);
+        assert_eq!(status, 200, "{body}");
+    }
+    let objects = published_objects_in(&url, "STRATA_BODIES_main");
+    assert_eq!(objects.len(), 1, "the large body is an object: {objects:?}");
+    let joined = node_with(&later, &url);
+    let head_now = head(&writer);
+    wait_until(Duration::from_secs(60), "the node to catch up", || {
+        head(&joined) == head_now
+    });
+    assert_eq!(
+        subjects_at(&joined, head_now),
+        subjects_at(&writer, head_now)
+    );
+    drop(joined);
+    assert!(
+        later
+            .run(&["verify"])
+            .ok()
+            .contains(&format!("{head_now} commits verified")),
+        "the caught-up log verifies"
+    );
+
     // With the cluster gone, a node asked to stop stops at once: publishing its files
     // (derived data) waits for the next flush instead of for the cluster's timeouts.
     let (status, body) = update(
@@ -807,6 +847,11 @@ fn manifest_files(store_dir: &Path) -> BTreeSet<String> {
 
 /// The objects in a graph's published-files bucket, read with a NATS client of our own.
 fn published_objects(url: &str, graph: &str) -> BTreeSet<String> {
+    published_objects_in(url, &format!("STRATA_FILES_{graph}"))
+}
+
+/// The objects in an object store bucket.
+fn published_objects_in(url: &str, bucket: &str) -> BTreeSet<String> {
     use tokio_stream::StreamExt;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -815,9 +860,9 @@ fn published_objects(url: &str, graph: &str) -> BTreeSet<String> {
     runtime.block_on(async {
         let client = async_nats::connect(url).await.expect("connect to NATS");
         let store = async_nats::jetstream::new(client)
-            .get_object_store(format!("STRATA_FILES_{graph}"))
+            .get_object_store(bucket)
             .await
-            .expect("the published-files bucket");
+            .expect("the bucket");
         let mut listing = store.list().await.expect("list objects");
         let mut names = BTreeSet::new();
         while let Some(info) = listing.next().await {
