@@ -695,42 +695,6 @@ fn a_response_slower_than_the_request_timeout_gets_408() {
     assert!(started.elapsed() < std::time::Duration::from_secs(3));
 }
 
-/// One JSON-RPC exchange over streamable HTTP; returns the response message (from JSON
-/// or from the SSE stream) and the session id.
-fn mcp_post(
-    server: &Server,
-    key: &str,
-    session: Option<&str>,
-    body: serde_json::Value,
-) -> (u16, Option<serde_json::Value>, Option<String>) {
-    let mut request = agent()
-        .post(server.url("/mcp"))
-        .header("authorization", &format!("Bearer {key}"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18");
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    let mut response = request.send(body.to_string()).unwrap();
-    let status = response.status().as_u16();
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .map(|v| v.to_str().unwrap().to_owned());
-    let text = response.body_mut().read_to_string().unwrap_or_default();
-    let message = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .chain(std::iter::once(text.as_str()))
-        .find_map(|l| {
-            serde_json::from_str::<serde_json::Value>(l.trim())
-                .ok()
-                .filter(|v| v.get("jsonrpc").is_some())
-        });
-    (status, message, session)
-}
-
 #[test]
 fn mcp_over_http_uses_the_same_keys_and_scopes() {
     let (_strata, server) = server_with(Some(keyed_config()));
@@ -744,11 +708,12 @@ fn mcp_over_http_uses_the_same_keys_and_scopes() {
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
     });
-    let (status, message, session) = mcp_post(&server, "reader-key", None, initialize);
+    let (status, message, session) =
+        crate::util::Mcp::post(&server, "reader-key", None, initialize);
     assert_eq!(status, 200, "{message:?}");
     assert_eq!(message.unwrap()["result"]["serverInfo"]["name"], "strata");
     let session = session.expect("a session id");
-    let (status, _, _) = mcp_post(
+    let (status, _, _) = crate::util::Mcp::post(
         &server,
         "reader-key",
         Some(&session),
@@ -756,7 +721,7 @@ fn mcp_over_http_uses_the_same_keys_and_scopes() {
     );
     assert!(status == 202 || status == 200, "{status}");
     let call = |id: u64, tool: &str, arguments: serde_json::Value| {
-        let (status, message, _) = mcp_post(
+        let (status, message, _) = crate::util::Mcp::post(
             &server,
             "reader-key",
             Some(&session),

@@ -270,7 +270,9 @@ impl<'a> Mcp<'a> {
         }
     }
 
-    fn post(
+    /// One JSON-RPC exchange over streamable HTTP; returns the status, the response
+    /// message (from JSON or from the SSE stream) and the session id.
+    pub fn post(
         server: &Server,
         key: &str,
         session: Option<&str>,
@@ -308,14 +310,7 @@ impl<'a> Mcp<'a> {
 
     /// The `query` tool's description, as `tools/list` gives it to this key.
     pub fn query_description(&self) -> String {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
-        let (status, message, _) = Self::post(
-            self.server,
-            &self.key,
-            Some(&self.session),
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
-        );
+        let (status, message) = self.request("tools/list", Value::Null);
         assert_eq!(status, 200, "tools/list: {message:?}");
         let message = message.expect("a tools/list result");
         message["result"]["tools"]
@@ -330,15 +325,21 @@ impl<'a> Mcp<'a> {
 
     /// Calls a tool; returns its result (`isError`, `structuredContent`).
     pub fn call(&self, tool: &str, arguments: Value) -> Value {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
-        let (status, message, _) = Self::post(
-            self.server,
-            &self.key,
-            Some(&self.session),
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}),
-        );
+        let params = json!({"name": tool, "arguments": arguments});
+        let (status, message) = self.request("tools/call", params);
         assert_eq!(status, 200, "{tool} {arguments}: {message:?}");
         message.expect("a tool result")["result"].clone()
+    }
+
+    /// One request of this session (`params` null: none); the status and the answer.
+    fn request(&self, method: &str, params: Value) -> (u16, Option<Value>) {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        let mut body = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            body["params"] = params;
+        }
+        let (status, message, _) = Self::post(self.server, &self.key, Some(&self.session), body);
+        (status, message)
     }
 }
