@@ -5,7 +5,8 @@
 //! cargo run --release --example fuzz -- --minutes 5 --kinds sparql_query,http_request --max-depth 2000
 //! ```
 //!
-//! Kinds: sparql_query, sparql_update, turtle_trig, mcp_arguments, cursor, http_request
+//! Kinds: sparql_query, sparql_update, turtle_trig, mcp_arguments, cursor, http_request,
+//! json_differential
 //! (all by default, in turns). The fuzzer runs its cases in a child process, so an abort
 //! (a stack overflow on a deep nesting, say) is reported with its input and the run goes
 //! on in a fresh child. Every finding is written to `target/fuzz-findings/`; the summary
@@ -14,6 +15,8 @@
 //! Options: `--minutes M` (default 10), `--kinds a,b`, `--max-depth N` (deep nestings, 300
 //! by default; the bounded test stays at 50), `--seed S`.
 
+#[path = "../tests/fuzz/differential.rs"]
+mod differential;
 #[path = "../tests/fuzz/generators.rs"]
 mod generators;
 #[path = "../tests/fuzz/targets.rs"]

@@ -173,6 +173,124 @@ pub fn parse_date_or_moment(text: &str, edge: DayEdge) -> Option<time::OffsetDat
     }
 }
 
+/// The unit a valid time is written in. A bound names a whole unit: a period holds from
+/// the first instant of its start's unit up to, not including, the first instant after
+/// its end's unit (`end: "2019-12-31"` at `day` holds all of that day and stops at
+/// `2020-01-01T00:00:00Z`), so back-to-back periods never overlap and never leave a gap.
+/// `Instant` is an exact moment: as an end, the first instant the period no longer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Granularity {
+    Year,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    Instant,
+}
+
+impl Granularity {
+    pub const NAMES: &'static str = "year, month, day, hour, minute, second or instant";
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name.trim() {
+            "year" => Self::Year,
+            "month" => Self::Month,
+            "day" => Self::Day,
+            "hour" => Self::Hour,
+            "minute" => Self::Minute,
+            "second" => Self::Second,
+            "instant" => Self::Instant,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Year => "year",
+            Self::Month => "month",
+            Self::Day => "day",
+            Self::Hour => "hour",
+            Self::Minute => "minute",
+            Self::Second => "second",
+            Self::Instant => "instant",
+        }
+    }
+
+    /// The first instant (UTC) of the unit holding `moment`.
+    pub fn start_of(self, moment: time::OffsetDateTime) -> Option<time::OffsetDateTime> {
+        let m = moment.to_offset(time::UtcOffset::UTC);
+        Some(match self {
+            Self::Year => time::Date::from_calendar_date(m.year(), time::Month::January, 1)
+                .ok()?
+                .midnight()
+                .assume_utc(),
+            Self::Month => time::Date::from_calendar_date(m.year(), m.month(), 1)
+                .ok()?
+                .midnight()
+                .assume_utc(),
+            Self::Day => m.date().midnight().assume_utc(),
+            Self::Hour => m.replace_time(time::Time::from_hms(m.hour(), 0, 0).ok()?),
+            Self::Minute => m.replace_time(time::Time::from_hms(m.hour(), m.minute(), 0).ok()?),
+            Self::Second => m.replace_nanosecond(0).ok()?,
+            Self::Instant => m,
+        })
+    }
+
+    /// The first instant (UTC) after the unit holding `moment`: where a period ending in
+    /// that unit stops holding. `None` past the calendar's end.
+    pub fn end_of(self, moment: time::OffsetDateTime) -> Option<time::OffsetDateTime> {
+        let start = self.start_of(moment)?;
+        match self {
+            Self::Year => time::Date::from_calendar_date(start.year() + 1, time::Month::January, 1)
+                .ok()
+                .map(|d| d.midnight().assume_utc()),
+            Self::Month => {
+                let (year, month) = match start.month() {
+                    time::Month::December => (start.year() + 1, time::Month::January),
+                    month => (start.year(), month.next()),
+                };
+                time::Date::from_calendar_date(year, month, 1)
+                    .ok()
+                    .map(|d| d.midnight().assume_utc())
+            }
+            Self::Day => start.checked_add(time::Duration::days(1)),
+            Self::Hour => start.checked_add(time::Duration::hours(1)),
+            Self::Minute => start.checked_add(time::Duration::minutes(1)),
+            Self::Second => start.checked_add(time::Duration::seconds(1)),
+            Self::Instant => Some(start),
+        }
+    }
+}
+
+/// A bound of a valid time as written: `2019` (a year), `2019-12` (a month), `2019-12-31`
+/// (a day, UTC) or an RFC 3339 moment (an instant), with the unit its form names.
+pub fn parse_period_bound(text: &str) -> Option<(time::OffsetDateTime, Granularity)> {
+    let text = text.trim();
+    let bytes = text.as_bytes();
+    let number = |range: std::ops::Range<usize>| -> Option<i32> {
+        let part = bytes.get(range)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| std::str::from_utf8(part).ok()?.parse().ok())?
+    };
+    let first_of = |year: i32, month: i32| -> Option<time::OffsetDateTime> {
+        let month = time::Month::try_from(u8::try_from(month).ok()?).ok()?;
+        let date = time::Date::from_calendar_date(year, month, 1).ok()?;
+        Some(date.midnight().assume_utc())
+    };
+    match bytes.len() {
+        4 => Some((first_of(number(0..4)?, 1)?, Granularity::Year)),
+        7 if bytes[4] == b'-' => {
+            Some((first_of(number(0..4)?, number(5..7)?)?, Granularity::Month))
+        }
+        _ => match parse_date(text) {
+            Some(date) => Some((date.midnight().assume_utc(), Granularity::Day)),
+            None => parse_moment(text).map(|m| (m, Granularity::Instant)),
+        },
+    }
+}
+
 /// `YYYY-MM-DD`, a real calendar day.
 fn parse_date(text: &str) -> Option<time::Date> {
     let bytes = text.as_bytes();
@@ -219,6 +337,51 @@ mod tests {
         let hash = CommitHash([0xab; 32]);
         assert_eq!(CommitHash::from_hex(&hash.to_hex()), Some(hash));
         assert_eq!(CommitHash::from_hex("zz"), None);
+    }
+
+    #[test]
+    fn valid_time_units_meet_without_gap_or_overlap() {
+        let at = |t: &str| parse_moment(t).unwrap();
+        let (day, unit) = parse_period_bound("2019-12-31").unwrap();
+        assert_eq!(unit, Granularity::Day);
+        assert_eq!(unit.end_of(day), Some(at("2020-01-01T00:00:00Z")));
+        let (month, unit) = parse_period_bound("2019-12").unwrap();
+        assert_eq!(
+            (unit, unit.end_of(month)),
+            (Granularity::Month, Some(at("2020-01-01T00:00:00Z")))
+        );
+        let (year, unit) = parse_period_bound("2019").unwrap();
+        assert_eq!(
+            (unit, unit.start_of(year)),
+            (Granularity::Year, Some(at("2019-01-01T00:00:00Z")))
+        );
+        assert_eq!(unit.end_of(year), Some(at("2020-01-01T00:00:00Z")));
+        let moment = at("2019-02-28T13:45:30.5+01:00");
+        assert_eq!(
+            Granularity::Month.end_of(moment),
+            Some(at("2019-03-01T00:00:00Z"))
+        );
+        assert_eq!(
+            Granularity::Hour.start_of(moment),
+            Some(at("2019-02-28T12:00:00Z"))
+        );
+        assert_eq!(
+            Granularity::Hour.end_of(moment),
+            Some(at("2019-02-28T13:00:00Z"))
+        );
+        assert_eq!(
+            Granularity::Minute.end_of(moment),
+            Some(at("2019-02-28T12:46:00Z"))
+        );
+        assert_eq!(
+            Granularity::Second.end_of(moment),
+            Some(at("2019-02-28T12:45:31Z"))
+        );
+        assert_eq!(Granularity::Instant.end_of(moment), Some(moment));
+        assert_eq!(Granularity::Year.end_of(at("9999-06-01T00:00:00Z")), None);
+        for bad in ["2019-13", "2019-1", "19", "2019-02-30", "x"] {
+            assert_eq!(parse_period_bound(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub fn report_json(report: &Report, offset: usize, limit: usize) -> Value {
         "result_count": report.results.len(),
         "violation_count": report.violation_count(),
         "focus_node_count": report.focus_nodes().len(),
+        "results_truncated": report.results.len() > offset + results.len(),
         "results": results,
     })
 }
@@ -64,7 +65,6 @@ pub fn validation_json(validation: &CommitValidation) -> Value {
     }
     .into();
     value["focus_nodes_checked"] = validation.focus_nodes_checked.into();
-    value["results_truncated"] = (validation.report.results.len() > INLINE_RESULTS).into();
     value
 }
 

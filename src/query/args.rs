@@ -46,8 +46,13 @@ pub struct QueryArgs {
     pub traverse: Option<Traversal>,
     /// `structured`, `traverse`: a date or moment: only links valid in the world then.
     /// Old name: `as_of`.
-    #[serde(default, alias = "as_of")]
+    #[serde(default)]
     pub valid_at: Option<String>,
+    /// The old spelling of `valid_at`, still accepted (not in the schema); both at once
+    /// are refused, naming `as_of`.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub as_of: Option<String>,
     /// `sparql`, `structured`: none (default) | subclass | rdfs (type inference at query
     /// time).
     #[serde(default)]
@@ -150,8 +155,8 @@ pub enum QueryMode {
 fn mode_arguments(mode: QueryMode) -> &'static [&'static str] {
     match mode {
         QueryMode::Sparql => &["sparql", "entailment"],
-        QueryMode::Structured => &["structured", "valid_at", "entailment"],
-        QueryMode::Traverse => &["traverse", "valid_at"],
+        QueryMode::Structured => &["structured", "valid_at", "as_of", "entailment"],
+        QueryMode::Traverse => &["traverse", "valid_at", "as_of"],
         QueryMode::Analyze => &["by", "chart", "structured"],
         QueryMode::Names => &["name"],
         QueryMode::Describe => &["class", "property"],
@@ -209,6 +214,7 @@ impl QueryArgs {
             ("structured", self.structured.is_some()),
             ("traverse", self.traverse.is_some()),
             ("valid_at", self.valid_at.is_some()),
+            ("as_of", self.as_of.is_some()),
             ("entailment", self.entailment.is_some()),
             ("by", self.by.is_some()),
             ("chart", self.chart.is_some()),
@@ -395,8 +401,17 @@ fn required<T>(value: Option<T>, param: &str, hint: &str) -> Result<T, ApiError>
 impl QueryArgs {
     /// Parses the call by its mode: an argument of another mode is refused (naming the
     /// modes that take it), and so is a missing one the mode needs.
-    pub fn parse(self) -> Result<(Common, ModeQuery), ApiError> {
+    pub fn parse(mut self) -> Result<(Common, ModeQuery), ApiError> {
         self.check_mode()?;
+        if let Some(old) = self.as_of.take() {
+            if self.valid_at.is_some() {
+                return Err(ApiError::invalid_argument(
+                    "as_of",
+                    "`as_of` is the old name of `valid_at`: send only `valid_at`",
+                ));
+            }
+            self.valid_at = Some(old);
+        }
         let common = Common {
             graph: self.graph,
             as_of_commit_seq: self.as_of_commit_seq,
@@ -540,6 +555,31 @@ mod tests {
                 .parse()
                 .unwrap_or_else(|e| panic!("{fine}: {e}"));
         }
+    }
+
+    #[test]
+    fn the_old_spelling_of_valid_at_is_named_when_both_are_sent() {
+        let parse =
+            |value: serde_json::Value| serde_json::from_value::<QueryArgs>(value).unwrap().parse();
+        let body = serde_json::json!({"patterns": [{"subject": {"var": "s"}, "predicate": "type", "object": {"var": "t"}}]});
+        let both = parse(serde_json::json!({"mode": "structured", "structured": body, "as_of": "2020-01-01", "valid_at": "2020-01-01"}))
+            .unwrap_err();
+        assert_eq!(both.param.as_deref(), Some("as_of"));
+        assert!(
+            both.message.contains("old name of `valid_at`"),
+            "{}",
+            both.message
+        );
+        let Ok((_, ModeQuery::Structured(old))) = parse(
+            serde_json::json!({"mode": "structured", "structured": body, "as_of": "2020-01-01"}),
+        ) else {
+            panic!("as_of alone is accepted");
+        };
+        assert_eq!(old.valid_at.as_deref(), Some("2020-01-01"));
+        let stray =
+            parse(serde_json::json!({"mode": "sparql", "sparql": "ASK {}", "as_of": "2020-01-01"}))
+                .unwrap_err();
+        assert_eq!(stray.param.as_deref(), Some("as_of"));
     }
 
     #[test]

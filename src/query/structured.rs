@@ -363,9 +363,14 @@ impl Compiler<'_> {
     fn filter(&mut self, filter: &Filter, path: &str) -> Result<Expression, ApiError> {
         Ok(match filter {
             Filter::Compare { op, left, right } => {
+                let fields_before = self.extra.len();
                 let left = Box::new(self.operand(left, &format!("{path}.left"))?);
                 let right = Box::new(self.operand(right, &format!("{path}.right"))?);
-                match op.as_str() {
+                // A field operand asks whether the record has a value of the field that
+                // passes: `EXISTS { ?x <field> ?v FILTER(?v > 2) }`. Joining the field's
+                // pattern into the query instead would repeat each row once per value.
+                let fields: Vec<TriplePattern> = self.extra.drain(fields_before..).collect();
+                let comparison = match op.as_str() {
                     "eq" | "==" => Expression::Equal(left, right),
                     "ne" | "!=" => Expression::Not(Box::new(Expression::Equal(left, right))),
                     "lt" | "<" => Expression::Less(left, right),
@@ -378,6 +383,14 @@ impl Compiler<'_> {
                             format!("unknown operator {other:?}; use eq, ne, lt, le, gt or ge"),
                         ));
                     }
+                };
+                if fields.is_empty() {
+                    comparison
+                } else {
+                    Expression::Exists(Box::new(GraphPattern::Filter {
+                        expr: comparison,
+                        inner: Box::new(GraphPattern::Bgp { patterns: fields }),
+                    }))
                 }
             }
             Filter::And { and } => join(
@@ -403,56 +416,80 @@ impl Compiler<'_> {
     }
 }
 
-/// Valid time, as opposed to commit time: true unless a reifier of the link says it did
-/// not hold at `moment` (`strata:validFrom` after it, `strata:validUntil` before it).
-/// Links without valid-time annotations always pass. `n` makes the helper variables
-/// unique.
+/// Valid time, as opposed to commit time: whether the link holds at `moment`. Each
+/// period of a link is a reifier carrying `strata:validFrom` and/or `strata:validUntil`
+/// (`records::commit` writes one per period); a period is half-open, `[validFrom,
+/// validUntil)`, the end being the first instant after its last unit. The link holds when
+/// it has no period at all, or when one of its periods contains `moment` (no `validFrom`
+/// after it, no `validUntil` at or before it). `n` makes the helper variables unique.
 pub(super) fn holds_at(link: TriplePattern, moment: &Literal, n: usize) -> Expression {
-    let reifier = Variable::new_unchecked(format!("_vr{n}"));
-    let bound = |name: &str,
-                 predicate: &str,
-                 compare: fn(Box<Expression>, Box<Expression>) -> Expression| {
-        let value = Variable::new_unchecked(format!("{name}{n}"));
-        GraphPattern::Filter {
+    let triple = |s: &Variable, p: &str, o: TermPattern| TriplePattern {
+        subject: s.clone().into(),
+        predicate: NamedNode::new_unchecked(p).into(),
+        object: o,
+    };
+    let from = "https://strata.dev/ns#validFrom";
+    let until = "https://strata.dev/ns#validUntil";
+    // `?r rdf:reifies <<( link )>>` and `?r` has a bound: a period of the link.
+    let period = |reifier: &Variable, bound: &Variable| GraphPattern::Join {
+        left: Box::new(GraphPattern::Bgp {
+            patterns: vec![triple(
+                reifier,
+                "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies",
+                TermPattern::Triple(Box::new(link.clone())),
+            )],
+        }),
+        right: Box::new(GraphPattern::Union {
+            left: Box::new(GraphPattern::Bgp {
+                patterns: vec![triple(reifier, from, bound.clone().into())],
+            }),
+            right: Box::new(GraphPattern::Bgp {
+                patterns: vec![triple(reifier, until, bound.clone().into())],
+            }),
+        }),
+    };
+    let var = |name: &str| Variable::new_unchecked(format!("{name}{n}"));
+    let any_period = period(&var("_vr"), &var("_va"));
+    // A bound of `reifier` on the wrong side of `moment`.
+    let outside = |reifier: &Variable,
+                   name: &str,
+                   predicate: &str,
+                   compare: fn(Box<Expression>, Box<Expression>) -> Expression| {
+        let value = var(name);
+        Expression::Exists(Box::new(GraphPattern::Filter {
             expr: compare(
                 Box::new(Expression::Variable(value.clone())),
                 Box::new(Expression::Literal(moment.clone())),
             ),
             inner: Box::new(GraphPattern::Bgp {
-                patterns: vec![TriplePattern {
-                    subject: reifier.clone().into(),
-                    predicate: NamedNode::new_unchecked(predicate).into(),
-                    object: value.into(),
-                }],
+                patterns: vec![triple(reifier, predicate, value.into())],
             }),
-        }
+        }))
     };
-    let reifies = GraphPattern::Bgp {
-        patterns: vec![TriplePattern {
-            subject: reifier.clone().into(),
-            predicate: NamedNode::new_unchecked(
-                "http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies",
-            )
-            .into(),
-            object: TermPattern::Triple(Box::new(link)),
-        }],
+    let reifier = var("_vs");
+    let containing = GraphPattern::Filter {
+        expr: Expression::And(
+            Box::new(Expression::Not(Box::new(outside(
+                &reifier,
+                "_vf",
+                from,
+                Expression::Greater,
+            )))),
+            Box::new(Expression::Not(Box::new(outside(
+                &reifier,
+                "_vu",
+                until,
+                Expression::LessOrEqual,
+            )))),
+        ),
+        inner: Box::new(period(&reifier, &var("_vb"))),
     };
-    let not_then = GraphPattern::Union {
-        left: Box::new(bound(
-            "_vf",
-            "https://strata.dev/ns#validFrom",
-            Expression::Greater,
-        )),
-        right: Box::new(bound(
-            "_vu",
-            "https://strata.dev/ns#validUntil",
-            Expression::Less,
-        )),
-    };
-    Expression::Not(Box::new(Expression::Exists(Box::new(GraphPattern::Join {
-        left: Box::new(reifies),
-        right: Box::new(not_then),
-    }))))
+    Expression::Or(
+        Box::new(Expression::Not(Box::new(Expression::Exists(Box::new(
+            any_period,
+        ))))),
+        Box::new(Expression::Exists(Box::new(containing))),
+    )
 }
 
 /// A date (its end, UTC) or moment as a dateTime literal.
@@ -568,13 +605,72 @@ fn print(query: &Query) -> String {
         text.push_str(&format!(" GROUP BY {}", items.join(" ")));
     }
     if let Some(having) = having {
-        text.push_str(&format!(" HAVING ({having})"));
+        // In SPARQL, HAVING runs before the projection binds `(COUNT(*) AS ?n)`: `?n` is
+        // unbound there, so the condition names the aggregate itself.
+        let aggregates = group
+            .map(|(_, aggregates)| aggregates.as_slice())
+            .unwrap_or(&[]);
+        text.push_str(&format!(" HAVING ({})", having_text(having, aggregates)));
     }
     if let Some(order) = order {
         let items: Vec<String> = order.iter().map(ToString::to_string).collect();
         text.push_str(&format!(" ORDER BY {}", items.join(" ")));
     }
     text
+}
+
+/// A HAVING condition as SPARQL text, with each aggregate alias replaced by its aggregate
+/// (`?n > 1` becomes `COUNT(*) > 1`). The conditions are what `Compiler::filter` builds:
+/// comparisons, `&&`, `||`, `!` over variables and constants.
+fn having_text(expression: &Expression, aggregates: &[(Variable, AggregateExpression)]) -> String {
+    let text = |e: &Expression| having_text(e, aggregates);
+    let binary =
+        |op: &str, l: &Expression, r: &Expression| format!("({} {op} {})", text(l), text(r));
+    match expression {
+        Expression::Variable(v) => match aggregates.iter().find(|(a, _)| a == v) {
+            Some((_, aggregate)) => aggregate.to_string(),
+            None => v.to_string(),
+        },
+        Expression::Equal(l, r) => binary("=", l, r),
+        Expression::Less(l, r) => binary("<", l, r),
+        Expression::LessOrEqual(l, r) => binary("<=", l, r),
+        Expression::Greater(l, r) => binary(">", l, r),
+        Expression::GreaterOrEqual(l, r) => binary(">=", l, r),
+        Expression::And(l, r) => binary("&&", l, r),
+        Expression::Or(l, r) => binary("||", l, r),
+        Expression::Not(inner) => format!("(!{})", text(inner)),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a condition reads a field (`{"field": …}` operands).
+fn uses_field(filter: &Filter) -> bool {
+    match filter {
+        Filter::Compare { left, right, .. } => {
+            [left, right].iter().any(|side| side.get("field").is_some())
+        }
+        Filter::And { and: parts } | Filter::Or { or: parts } => parts.iter().any(uses_field),
+        Filter::Not { not } => uses_field(not),
+    }
+}
+
+/// The variables an expression built by `Compiler::filter` reads.
+fn variables_in(expression: &Expression, out: &mut Vec<Variable>) {
+    match expression {
+        Expression::Variable(v) => out.push(v.clone()),
+        Expression::Equal(l, r)
+        | Expression::Less(l, r)
+        | Expression::LessOrEqual(l, r)
+        | Expression::Greater(l, r)
+        | Expression::GreaterOrEqual(l, r)
+        | Expression::And(l, r)
+        | Expression::Or(l, r) => {
+            variables_in(l, out);
+            variables_in(r, out);
+        }
+        Expression::Not(inner) => variables_in(inner, out),
+        _ => {}
+    }
 }
 
 /// Compiles a structured query to a SPARQL SELECT query (algebra); `valid_at` keeps only
@@ -627,8 +723,9 @@ fn compile_algebra(
             predicate: predicate.clone(),
             object,
         };
+        // Types have no valid time; every other pattern (a variable predicate too) keeps
+        // only the links that hold then.
         if let Some(moment) = valid_at
-            && predicate_var.is_none()
             && predicate != NamedNodePattern::NamedNode(rdf_type())
         {
             conditions.push(holds_at(triple.clone(), moment, idx));
@@ -638,15 +735,43 @@ fn compile_algebra(
     for (idx, filter) in body.filters.iter().enumerate() {
         conditions.push(compiler.filter(filter, &format!("{root}.filters[{idx}]"))?);
     }
-    // Group keys: an expression bound to a variable before grouping, grouped by it.
+    // Group keys: an expression bound to a variable before grouping, grouped by it; a
+    // key without a bucket is the field's value itself, bound by its pattern (`GROUP BY
+    // (?v AS ?k)` with a bare variable is refused by the SPARQL parser the text goes to).
     let mut keys: Vec<(Variable, Expression)> = Vec::new();
+    let mut plain_keys: Vec<Variable> = Vec::new();
     for (idx, key) in body.group_keys.iter().enumerate() {
         let path = format!("{root}.group_keys[{idx}]");
+        let alias = variable(&key.alias, &format!("{path}.as"))?;
+        let taken = pattern_vars.contains(&alias)
+            || plain_keys.contains(&alias)
+            || keys.iter().any(|(k, _)| *k == alias);
+        if taken {
+            return Err(bad(
+                &format!("{path}.as"),
+                format!(
+                    "?{} is already a variable of the query; name the key otherwise",
+                    alias.as_str()
+                ),
+            ));
+        }
+        if key.bucket.is_none() {
+            let predicate = compiler.predicate(
+                &Value::String(key.field.name.clone()),
+                &format!("{path}.field.name"),
+            )?;
+            compiler.extra.push(TriplePattern {
+                subject: variable(&key.field.var, &format!("{path}.field.var"))?.into(),
+                predicate,
+                object: alias.clone().into(),
+            });
+            plain_keys.push(alias);
+            continue;
+        }
         let value = compiler.operand(
             &serde_json::json!({ "field": { "var": key.field.var, "name": key.field.name } }),
             &path,
         )?;
-        let alias = variable(&key.alias, &format!("{path}.as"))?;
         let prefix = |n: i64| {
             Expression::FunctionCall(
                 Function::SubStr,
@@ -717,10 +842,46 @@ fn compile_algebra(
             expression,
         ));
     }
-    let grouped = !group_vars.is_empty() || !keys.is_empty() || !aggregates.is_empty();
+    let grouped = !group_vars.is_empty()
+        || !keys.is_empty()
+        || !plain_keys.is_empty()
+        || !aggregates.is_empty();
+    // A group has only its keys and its aggregates: HAVING may compare those, nothing
+    // else (a field of a record, or a variable of the patterns, has no value per group).
+    let in_groups: Vec<&Variable> = group_vars
+        .iter()
+        .chain(plain_keys.iter())
+        .chain(keys.iter().map(|(v, _)| v))
+        .chain(aggregates.iter().map(|(v, _)| v))
+        .collect();
     let mut having = Vec::new();
     for (idx, filter) in body.having.iter().enumerate() {
-        having.push(compiler.filter(filter, &format!("{root}.having[{idx}]"))?);
+        let path = format!("{root}.having[{idx}]");
+        if !grouped {
+            return Err(bad(
+                &path,
+                "having filters groups: give group_by, group_keys or aggregates",
+            ));
+        }
+        if uses_field(filter) {
+            return Err(bad(
+                &path,
+                "having compares groups: use group_by variables, group_keys or aggregate aliases, not fields",
+            ));
+        }
+        let expression = compiler.filter(filter, &path)?;
+        let mut used = Vec::new();
+        variables_in(&expression, &mut used);
+        if let Some(stray) = used.iter().find(|v| !in_groups.contains(v)) {
+            return Err(bad(
+                &path,
+                format!(
+                    "?{} is not a group key or an aggregate alias; having can use only those",
+                    stray.as_str()
+                ),
+            ));
+        }
+        having.push(expression);
     }
     let projection: Vec<Variable> = if !body.select.is_empty() {
         body.select
@@ -731,6 +892,7 @@ fn compile_algebra(
     } else if grouped {
         group_vars
             .iter()
+            .chain(plain_keys.iter())
             .chain(keys.iter().map(|(v, _)| v))
             .chain(aggregates.iter().map(|(v, _)| v))
             .cloned()
@@ -744,13 +906,23 @@ fn compile_algebra(
             "the query selects nothing: use variables in patterns or `select`",
         ));
     }
-    // WHERE: the patterns (and the field patterns operands need), then the conditions.
-    triples.append(&mut compiler.extra);
+    // WHERE: the patterns, then the conditions, then the field values that group keys
+    // and aggregates read, each OPTIONAL: a record without the field stays in (counted
+    // by COUNT(*), skipped by the other aggregates, grouped under no key).
     let mut pattern = GraphPattern::Bgp { patterns: triples };
     if !conditions.is_empty() {
         pattern = GraphPattern::Filter {
             expr: join(conditions, Expression::And, true),
             inner: Box::new(pattern),
+        };
+    }
+    for field in compiler.extra.drain(..) {
+        pattern = GraphPattern::LeftJoin {
+            left: Box::new(pattern),
+            right: Box::new(GraphPattern::Bgp {
+                patterns: vec![field],
+            }),
+            expression: None,
         };
     }
     if grouped {
@@ -765,6 +937,7 @@ fn compile_algebra(
             inner: Box::new(pattern),
             variables: group_vars
                 .iter()
+                .chain(plain_keys.iter())
                 .chain(keys.iter().map(|(v, _)| v))
                 .cloned()
                 .collect(),
@@ -864,7 +1037,7 @@ mod tests {
         assert_eq!(
             grouped.text,
             "SELECT ?b (COUNT(*) AS ?n) WHERE { ?t <http://e/r> ?b . } GROUP BY ?b \
-             HAVING ((?n > \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>)) ORDER BY DESC(?n)"
+             HAVING ((COUNT(*) > \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>)) ORDER BY DESC(?n)"
         );
     }
 

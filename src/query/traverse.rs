@@ -174,9 +174,11 @@ fn any(parts: Vec<Expression>) -> Expression {
 }
 
 impl Walk<'_> {
+    /// A helper variable: `_v1`, `_v2`… (a field's column never starts with `_`, see
+    /// `sanitize`, so the two never meet).
     fn fresh(&mut self) -> Variable {
         self.n_vars += 1;
-        Variable::new_unchecked(format!("v{}", self.n_vars))
+        Variable::new_unchecked(format!("_v{}", self.n_vars))
     }
 
     fn is_iri(text: &str) -> bool {
@@ -545,11 +547,18 @@ pub fn compile(
                             inner: Box::new(inner),
                             expression: order_by(&order, &current),
                         }),
-                        variables,
+                        variables: variables.clone(),
                     }),
                 }),
                 start: 0,
                 length: usize::try_from(limit).ok(),
+            };
+            // Closed by a projection of its own: printed, a slice directly under the next
+            // step's ORDER BY would merge into that step's sub-select (two limits in a
+            // row lost the second), and the text printed is what runs.
+            let sub = GraphPattern::Project {
+                inner: Box::new(sub),
+                variables,
             };
             group.elements.push(Element::Sub(sub));
         } else if object.get("count") == Some(&Value::Bool(true)) {
@@ -596,9 +605,10 @@ pub fn compile(
         },
         Output::Groups => {
             let mut vars = Vec::new();
+            let mut taken = vec!["count".to_owned(), "items".to_owned()];
             for (i, field) in group_fields.iter().enumerate() {
                 let predicate = walk.predicate(field, &format!("{root}.group_by[{i}]"))?;
-                let var = Variable::new_unchecked(sanitize(field));
+                let var = Variable::new_unchecked(column(field, &mut taken));
                 group.optional(&current, predicate, &var);
                 vars.push(var);
             }
@@ -645,9 +655,10 @@ pub fn compile(
             ];
             group.optional(&iri, NamedNode::new_unchecked(RDF_TYPE), &vars[1]);
             group.optional(&iri, NamedNode::new_unchecked(RDFS_LABEL), &vars[2]);
+            let mut taken = vec!["iri".to_owned(), "type".to_owned(), "label".to_owned()];
             for (i, field) in traversal.fields.iter().enumerate() {
                 let predicate = walk.predicate(field, &format!("traverse.fields[{i}]"))?;
-                let var = Variable::new_unchecked(sanitize(field));
+                let var = Variable::new_unchecked(column(field, &mut taken));
                 group.optional(&iri, predicate, &var);
                 vars.push(var);
             }
@@ -673,6 +684,20 @@ pub fn compile(
         },
         output,
     ))
+}
+
+/// The column of a field: its name (`sanitize`), with `_2`, `_3`… when another column
+/// already has it (a field whose local name is `type` must not join the item's types).
+fn column(field: &str, taken: &mut Vec<String>) -> String {
+    let base = sanitize(field);
+    let mut name = base.clone();
+    let mut n = 1;
+    while taken.contains(&name) {
+        n += 1;
+        name = format!("{base}_{n}");
+    }
+    taken.push(name.clone());
+    name
 }
 
 /// A variable name for a field: its local name (after the last `/` or `#` of an IRI).

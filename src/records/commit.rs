@@ -133,6 +133,77 @@ pub struct Edge {
     pub target: RecordRef,
 }
 
+/// A valid time as stored: the half-open interval `[from, until)` of instants at which
+/// the link holds (`None`: unbounded), and the unit its bounds were rounded to.
+struct ValidPeriod {
+    from: Option<time::OffsetDateTime>,
+    until: Option<time::OffsetDateTime>,
+    granularity: Option<crate::model::Granularity>,
+}
+
+/// Reads `start`/`end` at their unit: the coarser of the `granularity` given and the
+/// unit each bound's form names (`2019`, `2019-12`, `2019-12-31`, a moment). The start
+/// is the first instant of its unit; the end is exclusive, the first instant after its
+/// unit, so `end: "2019-12-31"` holds through that whole day (`model::Granularity`).
+fn valid_period(valid: &ValidTime, param: &str) -> Result<ValidPeriod, ApiError> {
+    let given = match &valid.granularity {
+        None => None,
+        Some(name) => Some(crate::model::Granularity::from_name(name).ok_or_else(|| {
+            error(
+                ErrorCode::InvalidArgument,
+                format!("{param}.granularity"),
+                format!(
+                    "unknown granularity {name:?}; use {}",
+                    crate::model::Granularity::NAMES
+                ),
+            )
+        })?),
+    };
+    let mut coarsest = given;
+    let mut bound = |key: &str, text: &Option<String>, end: bool| {
+        let Some(text) = text else {
+            return Ok(None);
+        };
+        let wrong = |message: String| {
+            error(
+                ErrorCode::ValueTypeMismatch,
+                format!("{param}.{key}"),
+                message,
+            )
+        };
+        let (moment, form) = crate::model::parse_period_bound(text).ok_or_else(|| {
+            wrong(format!(
+                "expected a year (2019), a month (2019-12), a date (2019-12-31) or an RFC 3339 moment, got {text:?}"
+            ))
+        })?;
+        let unit = given.map_or(form, |g| g.min(form));
+        coarsest = Some(coarsest.map_or(unit, |c| c.min(unit)));
+        let edge = if end {
+            unit.end_of(moment)
+        } else {
+            unit.start_of(moment)
+        };
+        edge.map(Some)
+            .ok_or_else(|| wrong(format!("{text:?} is past the end of the calendar")))
+    };
+    let from = bound("start", &valid.start, false)?;
+    let until = bound("end", &valid.end, true)?;
+    if let (Some(from), Some(until)) = (from, until)
+        && until <= from
+    {
+        return Err(error(
+            ErrorCode::InvalidArgument,
+            format!("{param}.end"),
+            "the end is not after the start: the period would never hold".into(),
+        ));
+    }
+    Ok(ValidPeriod {
+        from,
+        until,
+        granularity: coarsest,
+    })
+}
+
 /// What a call would write.
 struct Plan {
     inserts: Vec<Quad>,
@@ -250,13 +321,42 @@ fn is_a(ontology: &Ontology, type_local: &str, expected: &str) -> bool {
     false
 }
 
-fn reifier(iris: &RecordIris, triple: &Triple) -> NamedNode {
-    let digest = Sha256::digest(triple.to_string().as_bytes());
+fn reifier(iris: &RecordIris, triple: &Triple, period: Option<&ValidPeriod>) -> NamedNode {
+    let mut text = triple.to_string();
+    if let Some(period) = period.filter(|p| p.from.is_some() || p.until.is_some()) {
+        let bound =
+            |b: Option<time::OffsetDateTime>| b.map(crate::log::format_time).unwrap_or_default();
+        text.push_str(&format!(
+            " valid {} {}",
+            bound(period.from),
+            bound(period.until)
+        ));
+    }
+    let digest = Sha256::digest(text.as_bytes());
     let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
     NamedNode::new_unchecked(format!(
         "{}edge/{hex}",
         iris.class_prefix().trim_end_matches("class/")
     ))
+}
+
+/// The annotations of a link: every quad of every reifier of it (one per period, and the
+/// one without a period).
+fn annotations_of(snapshot: &Snapshot, iris: &RecordIris, triple: Triple) -> Vec<Quad> {
+    let mut reifiers = vec![reifier(iris, &triple, None)];
+    let reifies: Term = NamedNode::new_unchecked(RDF_REIFIES).into();
+    let triple_term = Term::Triple(Box::new(triple));
+    for quad in snapshot.quads_matching(None, Some(&reifies), Some(&triple_term)) {
+        if let crate::model::NamedOrBlankNode::NamedNode(node) = quad.subject
+            && !reifiers.contains(&node)
+        {
+            reifiers.push(node);
+        }
+    }
+    reifiers
+        .into_iter()
+        .flat_map(|r| snapshot.quads_mentioning(&r.into()))
+        .collect()
 }
 
 /// What the arguments are read against: the state the commit lands on (`snapshot`), and
@@ -404,7 +504,14 @@ impl Plan {
             || triplet.valid_time.is_some();
         if annotated {
             let triple = Triple::new(source.clone(), predicate.clone(), target.clone());
-            let reifier = reifier(iris, &triple);
+            // A link may hold in several periods (owned 2010–2012 and again 2015–2019):
+            // each period is a reifier of its own, named by the link and the period, so
+            // a second period never merges into the first one's bounds.
+            let period = match &triplet.valid_time {
+                Some(valid) => Some(valid_period(valid, &format!("{param}.valid_time"))?),
+                None => None,
+            };
+            let reifier = reifier(iris, &triple, period.as_ref());
             self.inserts
                 .push(quad(&reifier, RDF_REIFIES, Term::Triple(Box::new(triple))));
             if let Some(evidence) = &triplet.evidence {
@@ -427,32 +534,25 @@ impl Plan {
                     Literal::from(confidence),
                 ));
             }
-            if let Some(valid) = &triplet.valid_time {
-                for (key, value, predicate) in [
-                    ("start", &valid.start, "validFrom"),
-                    ("end", &valid.end, "validUntil"),
-                ] {
-                    if let Some(value) = value {
-                        let literal = convert_value(
-                            &Value::String(value.clone()),
-                            ontology::ValueType::DateTime,
-                        )
-                        .map_err(|e| {
-                            error(
-                                ErrorCode::ValueTypeMismatch,
-                                format!("{param}.valid_time.{key}"),
-                                e.to_string(),
-                            )
-                        })?;
+            if let (Some(valid), Some(period)) = (&triplet.valid_time, period) {
+                for (bound, predicate) in [(period.from, "validFrom"), (period.until, "validUntil")]
+                {
+                    if let Some(moment) = bound {
+                        let literal = Literal::new_typed_literal(
+                            crate::log::format_time(moment),
+                            crate::model::NamedNode::new_unchecked(
+                                ontology::ValueType::DateTime.datatype(),
+                            ),
+                        );
                         self.inserts
                             .push(quad(&reifier, &format!("{STRATA}{predicate}"), literal));
                     }
                 }
-                if let Some(granularity) = &valid.granularity {
+                if let Some(granularity) = period.granularity {
                     self.inserts.push(quad(
                         &reifier,
                         &format!("{STRATA}granularity"),
-                        Literal::new_simple_literal(granularity),
+                        Literal::new_simple_literal(granularity.name()),
                     ));
                 }
                 if let Some(text) = &valid.source_text {
@@ -608,8 +708,7 @@ impl Plan {
         let predicate = iris.relation(&edge.relation);
         let triple = Triple::new(source.clone(), predicate.clone(), target.clone());
         self.deletes.push(quad(&source, predicate.as_str(), target));
-        self.deletes
-            .extend(snapshot.quads_mentioning(&reifier(iris, &triple).into()));
+        self.deletes.extend(annotations_of(snapshot, iris, triple));
         self.destructive = true;
         Ok(())
     }
@@ -644,8 +743,7 @@ impl Plan {
                     mention.predicate.clone(),
                     object.clone(),
                 );
-                self.deletes
-                    .extend(snapshot.quads_mentioning(&reifier(iris, &triple).into()));
+                self.deletes.extend(annotations_of(snapshot, iris, triple));
             }
         }
         self.deletes.extend(mentions);

@@ -7,7 +7,7 @@
 //! Patterns inside `FILTER EXISTS` are left as written.
 
 use spargebra::Query;
-use spargebra::algebra::{GraphPattern, PropertyPathExpression};
+use spargebra::algebra::{Expression, Function, GraphPattern, PropertyPathExpression};
 use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern, Variable};
 
 use crate::model::NamedNode;
@@ -134,20 +134,61 @@ impl Rewriter {
         }
     }
 
+    /// Whether `triple` sees entailed triples (`triple` rewrites it).
+    fn rewrites(&self, triple: &TriplePattern) -> bool {
+        match &triple.predicate {
+            NamedNodePattern::NamedNode(p) => {
+                p.as_str() == RDF_TYPE || self.entailment == Entailment::Rdfs
+            }
+            NamedNodePattern::Variable(_) => false,
+        }
+    }
+
+    fn blank_nodes_as_variables(&mut self, patterns: Vec<TriplePattern>) -> Vec<TriplePattern> {
+        let mut names: Vec<(spargebra::term::BlankNode, Variable)> = Vec::new();
+        let mut rename = |rewriter: &mut Self, term: TermPattern| match term {
+            TermPattern::BlankNode(node) => {
+                let variable = match names.iter().find(|(b, _)| *b == node) {
+                    Some((_, v)) => v.clone(),
+                    None => {
+                        let v = rewriter.fresh();
+                        names.push((node, v.clone()));
+                        v
+                    }
+                };
+                TermPattern::Variable(variable)
+            }
+            other => other,
+        };
+        patterns
+            .into_iter()
+            .map(|t| TriplePattern {
+                subject: rename(self, t.subject),
+                predicate: t.predicate,
+                object: rename(self, t.object),
+            })
+            .collect()
+    }
+
     fn triple(&mut self, triple: TriplePattern) -> Option<GraphPattern> {
         let NamedNodePattern::NamedNode(predicate) = &triple.predicate else {
             return None;
         };
         let keep = variables_of(&[&triple.subject, &triple.object]);
         if predicate.as_str() == RDF_TYPE {
+            // `rdf:type/rdfs:subClassOf*` finds a type once per path to it (a product
+            // typed with a class and its parent reaches the grandparent twice); the
+            // entailed triple is there once, hence `distinct_on` in every branch.
             let by_class = GraphPattern::Path {
                 subject: triple.subject.clone(),
                 path: then(named(RDF_TYPE), star(SUBCLASS)),
                 object: triple.object.clone(),
             };
             if self.entailment == Entailment::Subclass {
-                return Some(by_class);
+                return Some(Self::distinct_on(by_class, keep));
             }
+            // rdfs2 and rdfs3 through rdfs7: a value of a sub-property of a property with
+            // a domain (range) types its subject (object); literals are never instances.
             let (property, other) = (self.fresh(), self.fresh());
             let by_domain = join(
                 GraphPattern::Bgp {
@@ -159,31 +200,45 @@ impl Rewriter {
                 },
                 GraphPattern::Path {
                     subject: property.clone().into(),
-                    path: then(named(DOMAIN), star(SUBCLASS)),
+                    path: then(then(star(SUBPROPERTY), named(DOMAIN)), star(SUBCLASS)),
                     object: triple.object.clone(),
                 },
             );
-            let (property, other) = (self.fresh(), self.fresh());
-            let by_range = join(
-                GraphPattern::Bgp {
-                    patterns: vec![triple_pattern(
-                        other.clone(),
-                        property.clone(),
-                        triple.subject.clone(),
-                    )],
-                },
-                GraphPattern::Path {
-                    subject: property.clone().into(),
-                    path: then(named(RANGE), star(SUBCLASS)),
-                    object: triple.object.clone(),
-                },
-            );
-            return Some(Self::distinct_on(
-                union(union(by_class, by_domain), by_range),
-                keep,
-            ));
+            let mut branches = union(by_class, by_domain);
+            if !matches!(triple.subject, TermPattern::Literal(_)) {
+                let (property, other) = (self.fresh(), self.fresh());
+                let by_range = join(
+                    GraphPattern::Bgp {
+                        patterns: vec![triple_pattern(
+                            other.clone(),
+                            property.clone(),
+                            triple.subject.clone(),
+                        )],
+                    },
+                    GraphPattern::Path {
+                        subject: property.clone().into(),
+                        path: then(then(star(SUBPROPERTY), named(RANGE)), star(SUBCLASS)),
+                        object: triple.object.clone(),
+                    },
+                );
+                let by_range = match &triple.subject {
+                    TermPattern::Variable(v) => GraphPattern::Filter {
+                        expr: Expression::Not(Box::new(Expression::FunctionCall(
+                            Function::IsLiteral,
+                            vec![Expression::Variable(v.clone())],
+                        ))),
+                        inner: Box::new(by_range),
+                    },
+                    _ => by_range,
+                };
+                branches = union(branches, by_range);
+            }
+            return Some(Self::distinct_on(branches, keep));
         }
         if self.entailment == Entailment::Rdfs {
+            // The triple itself, or one of a sub-property. Not `?q subPropertyOf* P`: a
+            // zero-length path matches P only where P is a node of the graph, and a
+            // property used only as a predicate is none.
             let property = self.fresh();
             let by_subproperty = join(
                 GraphPattern::Bgp {
@@ -195,11 +250,14 @@ impl Rewriter {
                 },
                 GraphPattern::Path {
                     subject: property.into(),
-                    path: star(SUBPROPERTY),
+                    path: PropertyPathExpression::OneOrMore(Box::new(named(SUBPROPERTY))),
                     object: predicate.clone().into(),
                 },
             );
-            return Some(Self::distinct_on(by_subproperty, keep));
+            let direct = GraphPattern::Bgp {
+                patterns: vec![triple],
+            };
+            return Some(Self::distinct_on(union(direct, by_subproperty), keep));
         }
         None
     }
@@ -209,6 +267,14 @@ impl Rewriter {
             |rewriter: &mut Self, inner: Box<GraphPattern>| Box::new(rewriter.pattern(*inner));
         match pattern {
             GraphPattern::Bgp { patterns } => {
+                // A blank node of a pattern is a variable of its BGP: rewritten patterns
+                // project their own variables, so blank nodes become fresh variables
+                // first, or they would be projected away and the BGP's join lost.
+                let patterns = if patterns.iter().any(|t| self.rewrites(t)) {
+                    self.blank_nodes_as_variables(patterns)
+                } else {
+                    patterns
+                };
                 let mut plain = Vec::new();
                 let mut rewritten: Vec<GraphPattern> = Vec::new();
                 for triple in patterns {

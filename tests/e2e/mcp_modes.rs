@@ -620,3 +620,303 @@ fn describe_and_embeddings_declare_refuse_unknown_type_names_and_commit_nothing(
     drop(session);
     let _ = child.wait();
 }
+
+/// Issue 27: HAVING on an aggregate alias kept no group (the alias is unbound when SPARQL
+/// evaluates HAVING); the condition now names the aggregate, and the text shown is the
+/// query that ran.
+#[test]
+fn having_on_an_aggregate_keeps_the_groups_that_pass() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = "@prefix e: <http://e/> .
+        e:o1 e:product e:p1 . e:o2 e:product e:p2 . e:o3 e:product e:p3 . e:o4 e:product e:p4 .
+        e:o5 e:product e:p5 . e:o6 e:product e:p6 .
+        e:p1 e:producer e:A . e:p2 e:producer e:B . e:p3 e:producer e:B .
+        e:p4 e:producer e:C . e:p5 e:producer e:C . e:p6 e:producer e:C .
+        e:p1 e:price 5 . e:p4 e:price 7 .";
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": data}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+    let body = json!({
+        "patterns": [
+            {"subject": {"var": "o"}, "predicate": {"iri": "http://e/product"}, "object": {"var": "p"}},
+            {"subject": {"var": "p"}, "predicate": {"iri": "http://e/producer"}, "object": {"var": "pr"}}
+        ],
+        "group_by": ["pr"],
+        "aggregates": [{"func": "count", "as": "n"}],
+        "having": [{"op": "ge", "left": {"var": "n"}, "right": {"value": 2}}],
+        "order_by": [{"var": "pr"}]
+    });
+    let answer = query(json!({"mode": "structured", "structured": body, "detail": "full"}));
+    assert_eq!(
+        answer["data"]["rows"],
+        json!([{"pr": {"iri": "http://e/B"}, "n": 2}, {"pr": {"iri": "http://e/C"}, "n": 3}]),
+        "{answer}"
+    );
+    let text = answer["data"]["sparql"].as_str().unwrap().to_owned();
+    assert!(text.contains("HAVING ((COUNT(*) >= "), "{text}");
+    // The text shown is the query that ran: as plain SPARQL it answers the same rows.
+    let direct = query(json!({"mode": "sparql", "sparql": text, "detail": "full"}));
+    assert_eq!(direct["data"]["rows"], answer["data"]["rows"], "{direct}");
+
+    // A record without the field an aggregate reads still counts (the field is optional);
+    // the aggregate of a group where a record lacks the field is empty (SPARQL: the
+    // aggregate of an error is an error), never a number computed from part of it.
+    let priced = query(
+        json!({"mode": "structured", "detail": "full", "structured": {
+        "patterns": [{"subject": {"var": "p"}, "predicate": {"iri": "http://e/producer"}, "object": {"var": "pr"}}],
+        "group_by": ["pr"],
+        "aggregates": [{"func": "count", "as": "n"}, {"func": "max", "as": "top", "operand": {"field": {"var": "p", "name": "http://e/price"}}}],
+        "order_by": [{"var": "pr"}]}}),
+    );
+    assert_eq!(
+        priced["data"]["rows"],
+        json!([{"pr": {"iri": "http://e/A"}, "n": 1, "top": 5}, {"pr": {"iri": "http://e/B"}, "n": 2},
+               {"pr": {"iri": "http://e/C"}, "n": 3}]),
+        "{priced}"
+    );
+
+    // HAVING reads only what a group has.
+    let mut stray = body.clone();
+    stray["having"] = json!([{"op": "ge", "left": {"var": "p"}, "right": {"value": 2}}]);
+    let refused = query(json!({"mode": "structured", "structured": stray}));
+    assert_eq!(refused["error"]["code"], "invalid_argument", "{refused}");
+    assert_eq!(refused["error"]["param"], "structured.having[0]");
+    let mut field = body;
+    field["having"] = json!([{"op": "ge", "left": {"field": {"var": "p", "name": "http://e/price"}}, "right": {"value": 2}}]);
+    let refused = query(json!({"mode": "structured", "structured": field}));
+    assert_eq!(
+        refused["error"]["param"], "structured.having[0]",
+        "{refused}"
+    );
+    drop(session);
+    let _ = child.wait();
+}
+
+/// Issue 27: `subclass` entailment repeated an instance once per path to its class (a
+/// product typed with a class and its parent reached the grandparent twice).
+#[test]
+fn subclass_entailment_counts_each_instance_once() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = "@prefix e: <http://e/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        e:T3 rdfs:subClassOf e:T2 . e:T2 rdfs:subClassOf e:T1 .
+        e:p1 a e:T3 , e:T2 , e:T1 . e:p2 a e:T2 . _:x a e:T3 ; e:near e:p1 .";
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": data}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+    let mut rows = |arguments: Value| -> Value {
+        let answer = session.tool("query", arguments, None)["structuredContent"].clone();
+        answer["data"]["rows"].clone()
+    };
+    for entailment in ["subclass", "rdfs"] {
+        let count = rows(json!({"mode": "sparql", "entailment": entailment,
+            "sparql": "SELECT (COUNT(?p) AS ?n) WHERE { ?p a <http://e/T1> }"}));
+        assert_eq!(count, json!([{"n": 3}]), "{entailment}");
+        let types = rows(json!({"mode": "sparql", "entailment": entailment,
+            "sparql": "SELECT ?t WHERE { <http://e/p1> a ?t } ORDER BY ?t"}));
+        assert_eq!(
+            types,
+            json!([{"t": {"iri": "http://e/T1"}}, {"t": {"iri": "http://e/T2"}}, {"t": {"iri": "http://e/T3"}}]),
+            "{entailment}"
+        );
+        // A blank node of the query still joins its patterns.
+        let near = rows(json!({"mode": "sparql", "entailment": entailment,
+            "sparql": "SELECT ?o WHERE { _:b a <http://e/T1> ; <http://e/near> ?o }"}));
+        assert_eq!(near, json!([{"o": {"iri": "http://e/p1"}}]), "{entailment}");
+        let structured = rows(
+            json!({"mode": "structured", "entailment": entailment, "structured": {
+            "patterns": [{"subject": {"var": "p"}, "predicate": "type", "object": {"iri": "http://e/T1"}}],
+            "aggregates": [{"func": "count", "as": "n"}]}}),
+        );
+        assert_eq!(structured, json!([{"n": 3}]), "{entailment}");
+    }
+    drop(session);
+    let _ = child.wait();
+}
+
+/// Issue 27: a valid time held neither on its end date nor after it. Periods are
+/// half-open at the instant level, each bound rounded to its unit: two periods placed
+/// back to back at any granularity meet at one instant, without gap or overlap.
+#[test]
+fn back_to_back_valid_periods_meet_at_every_granularity() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let defined = session.tool(
+        "configure",
+        json!({"action": "define_ontology",
+        "types": [{"name": "Company"}, {"name": "Brand"}],
+        "relations": [{"name": "OWNS", "domain": "Company", "range": "Brand"}]}),
+        None,
+    );
+    assert_eq!(
+        defined["structuredContent"]["data"]["changed"], true,
+        "{defined}"
+    );
+    // (granularity, end of the first owner, start of the second owner)
+    let cases = [
+        ("year", "2019", "2020"),
+        ("month", "2019-12", "2020-01"),
+        ("day", "2019-12-31", "2020-01-01"),
+        ("hour", "2019-12-31T23:00:00Z", "2020-01-01T00:00:00Z"),
+        ("minute", "2019-12-31T23:59:00Z", "2020-01-01T00:00:00Z"),
+        ("second", "2019-12-31T23:59:59Z", "2020-01-01T00:00:00Z"),
+        ("instant", "2020-01-01T00:00:00Z", "2020-01-01T00:00:00Z"),
+    ];
+    let mut triplets = Vec::new();
+    for (granularity, end, start) in cases {
+        let brand = json!({"type": "Brand", "name": granularity});
+        triplets.push(json!({"source": {"type": "Company", "name": "Old"}, "relation": "OWNS", "target": brand,
+            "valid_time": {"start": "2015-01-01", "end": end, "granularity": granularity}}));
+        triplets.push(json!({"source": {"type": "Company", "name": "New"}, "relation": "OWNS", "target": brand,
+            "valid_time": {"start": start, "granularity": granularity}}));
+    }
+    let committed = session.tool("commit", json!({"triplets": triplets}), None);
+    assert_eq!(
+        committed["structuredContent"]["data"]["commit_seq"], 2,
+        "{committed}"
+    );
+    let owners = |session: &mut crate::mcp_mrtr::Session,
+                  brand: &str,
+                  valid_at: &str,
+                  mode: &str|
+     -> Vec<String> {
+        let arguments = if mode == "structured" {
+            json!({"mode": "structured", "valid_at": valid_at, "structured": {
+                "patterns": [
+                    {"subject": {"var": "c"}, "predicate": "OWNS", "object": {"type": "Brand", "name": brand}},
+                    {"subject": {"var": "c"}, "predicate": {"iri": "http://www.w3.org/2000/01/rdf-schema#label"}, "object": {"var": "name"}}],
+                "select": ["name"], "order_by": [{"var": "name"}]}})
+        } else {
+            json!({"mode": "traverse", "valid_at": valid_at, "traverse": {"steps": [
+                {"from_records": [{"type": "Brand", "name": brand}]}, {"in": "OWNS"}]}})
+        };
+        let answer = session.tool("query", arguments, None)["structuredContent"].clone();
+        let key = if mode == "structured" {
+            "name"
+        } else {
+            "label"
+        };
+        answer["data"]["rows"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .map(|r| r[key].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for (granularity, _, _) in cases {
+        for mode in ["structured", "traverse"] {
+            let before = owners(&mut session, granularity, "2019-12-31T23:59:59.999Z", mode);
+            assert_eq!(
+                before,
+                ["Old"],
+                "{granularity} {mode}: the last instant of the first period"
+            );
+            let after = owners(&mut session, granularity, "2020-01-01T00:00:00Z", mode);
+            assert_eq!(
+                after,
+                ["New"],
+                "{granularity} {mode}: the first instant of the second period"
+            );
+        }
+        if granularity != "instant" {
+            // A date means its end: the first owner held the brand all of its last day.
+            assert_eq!(
+                owners(&mut session, granularity, "2019-12-31", "structured"),
+                ["Old"],
+                "{granularity}"
+            );
+            assert_eq!(
+                owners(
+                    &mut session,
+                    granularity,
+                    "2019-12-31T12:00:00Z",
+                    "structured"
+                ),
+                ["Old"],
+                "{granularity}"
+            );
+        }
+    }
+    // What is stored: the exclusive end, the first instant after the last day.
+    let stored = session.tool("query", json!({"mode": "sparql", "sparql":
+        "SELECT ?u WHERE { ?r <https://strata.dev/ns#granularity> \"day\" ; <https://strata.dev/ns#validUntil> ?u }"}), None)
+        ["structuredContent"]["data"]["rows"].clone();
+    assert_eq!(stored[0]["u"]["value"], "2020-01-01T00:00:00Z", "{stored}");
+    // Bad periods are refused, naming the argument, and commit nothing.
+    for (valid_time, param) in [
+        (
+            json!({"start": "2020-01-01", "granularity": "fortnight"}),
+            "triplets[0].valid_time.granularity",
+        ),
+        (
+            json!({"start": "2020-02-01", "end": "2020-01-31"}),
+            "triplets[0].valid_time.end",
+        ),
+        (json!({"start": "2020-13"}), "triplets[0].valid_time.start"),
+    ] {
+        let refused = session.tool("commit", json!({"triplets": [
+            {"source": {"type": "Company", "name": "Old"}, "relation": "OWNS", "target": {"type": "Brand", "name": "x"},
+             "valid_time": valid_time}]}), None)["structuredContent"].clone();
+        assert_eq!(refused["error"]["param"], param, "{refused}");
+    }
+    // A link held in two periods: each period is its own, and the gap between them holds
+    // neither.
+    let twice = |start: &str, end: &str| {
+        json!({"source": {"type": "Company", "name": "Old"}, "relation": "OWNS",
+        "target": {"type": "Brand", "name": "twice"}, "valid_time": {"start": start, "end": end}})
+    };
+    let committed = session.tool(
+        "commit",
+        json!({"triplets": [twice("2010", "2012"), twice("2015", "2019")]}),
+        None,
+    );
+    assert_eq!(
+        committed["structuredContent"]["data"]["commit_seq"], 3,
+        "{committed}"
+    );
+    for (at, expected) in [
+        ("2011-06-01", vec!["Old"]),
+        ("2014-06-01", vec![]),
+        ("2016-06-01", vec!["Old"]),
+        ("2020-06-01", vec![]),
+    ] {
+        assert_eq!(
+            owners(&mut session, "twice", at, "structured"),
+            expected,
+            "twice at {at}"
+        );
+        assert_eq!(
+            owners(&mut session, "twice", at, "traverse"),
+            expected,
+            "twice at {at} (traverse)"
+        );
+    }
+    let both = session.tool(
+        "query",
+        json!({"mode": "traverse", "as_of": "2020-01-01", "valid_at": "2020-01-01",
+        "traverse": {"steps": [{"from_type": "Brand"}]}}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(both["error"]["param"], "as_of", "{both}");
+    let head = session.tool("inspect", json!({"action": "log"}), None)["structuredContent"].clone();
+    assert_eq!(head["served_at_seq"], 3, "{head}");
+    drop(session);
+    let _ = child.wait();
+}

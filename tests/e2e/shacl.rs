@@ -501,3 +501,45 @@ INSERT DATA { GRAPH <https://strata.dev/ns#shapes> {
         .ok();
     assert_eq!(strata.n_commits("main"), 2);
 }
+
+/// Issue 27: a dry run listed 50 results of more with no `results_truncated` flag (the
+/// real publish set it).
+#[test]
+fn a_publish_dry_run_says_when_its_results_are_cut() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let tickets: String = (0..30)
+        .map(|i| {
+            format!("<http://example.org/support/t{i}> a <http://example.org/support/Ticket> . ")
+        })
+        .collect();
+    let insert = json!({"action": "update", "sparql": format!("INSERT DATA {{ {tickets} }}")});
+    assert!(
+        session.tool("rdf", insert, None)["structuredContent"]["data"]["commit_seq"].is_number()
+    );
+    let mut dry = |shapes: &str| -> Value {
+        session.tool(
+            "configure",
+            json!({"action": "publish_schema", "shapes": shapes, "dry_run": true}),
+            None,
+        )["structuredContent"]["data"]["report"]
+            .clone()
+    };
+    // 30 tickets, each without a label and a status: 60 results, 50 shown.
+    let cut = dry(SHAPES);
+    assert_eq!(cut["result_count"], 60, "{cut}");
+    assert_eq!(cut["results"].as_array().unwrap().len(), 50);
+    assert_eq!(cut["results_truncated"], true, "{cut}");
+    // Only the label: 30 results, all shown.
+    let label_only = SHAPES
+        .replace(
+            "sh:property [ sh:path ex:status ; sh:minCount 1 ; sh:in ( \"open\" \"closed\" ) ] .",
+            ".",
+        )
+        .replace("sh:minCount 1 ] ;\n  .", "sh:minCount 1 ] .");
+    let whole = dry(&label_only);
+    assert_eq!(whole["result_count"], 30, "{whole} {label_only}");
+    assert_eq!(whole["results_truncated"], false, "{whole}");
+    drop(session);
+    let _ = child.wait();
+}

@@ -16,6 +16,7 @@
 //! constructs stay at most `MAX_DEPTH` deep here; the long-running fuzzer
 //! (`cargo run --release --example fuzz -- --minutes 60`) goes deeper.
 
+mod differential;
 mod generators;
 mod targets;
 
@@ -149,6 +150,13 @@ fn fuzz_cursor() {
 #[test]
 fn fuzz_http_request() {
     fuzz(Kind::Http, 5000);
+}
+
+/// Structured queries and traversals answered by Strata and, for an independently
+/// written SPARQL query over a reference graph, by oxigraph (`differential.rs`).
+#[test]
+fn fuzz_json_differential() {
+    fuzz(Kind::Differential, 1000);
 }
 
 /// The generators' own checks: corpus present, mutations keep UTF-8, depth respected.

@@ -36,6 +36,7 @@ use strata::{Engine, EngineConfig, EngineError};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tower::ServiceExt;
 
+use crate::differential;
 use crate::generators::{self, CursorInput, HttpInput, RdfSyntax};
 
 /// How long a request may take before it counts as a hang.
@@ -59,16 +60,19 @@ pub enum Kind {
     Mcp,
     Cursor,
     Http,
+    /// JSON queries against oxigraph over a reference graph (`differential.rs`).
+    Differential,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Query,
         Kind::Update,
         Kind::Rdf,
         Kind::Mcp,
         Kind::Cursor,
         Kind::Http,
+        Kind::Differential,
     ];
 
     pub fn name(self) -> &'static str {
@@ -79,6 +83,7 @@ impl Kind {
             Kind::Mcp => "mcp_arguments",
             Kind::Cursor => "cursor",
             Kind::Http => "http_request",
+            Kind::Differential => "json_differential",
         }
     }
 
@@ -96,6 +101,7 @@ pub enum Input {
     Mcp(String, Value),
     Cursor(CursorInput),
     Http(HttpInput),
+    Differential(Box<differential::Case>),
 }
 
 impl Input {
@@ -110,6 +116,7 @@ impl Input {
                 serde_json::to_string_pretty(args).unwrap_or_default()
             ),
             Input::Cursor(cursor) => format!("cursor: {cursor:?}"),
+            Input::Differential(case) => case.render(),
             Input::Http(request) => {
                 let mut out = format!("{} {}\n", request.method, request.path);
                 for (name, value) in &request.headers {
@@ -141,6 +148,9 @@ pub fn strategy(kind: Kind, max_depth: usize) -> BoxedStrategy<Input> {
         Kind::Cursor => generators::cursor_input().prop_map(Input::Cursor).boxed(),
         Kind::Http => generators::http_input(max_depth)
             .prop_map(Input::Http)
+            .boxed(),
+        Kind::Differential => any::<u64>()
+            .prop_map(|seed| Input::Differential(Box::new(differential::Case::new(seed))))
             .boxed(),
     }
 }
@@ -282,6 +292,7 @@ pub struct Harness {
     pub refused: u64,
     /// How cases ended, by code (`ok` when accepted): shows what the generators reach.
     pub outcomes: std::cell::RefCell<BTreeMap<String, u64>>,
+    differential: differential::Runner,
 }
 
 const SEED: &str = r#"
@@ -330,6 +341,7 @@ impl Harness {
             unsendable: 0,
             refused: 0,
             outcomes: Default::default(),
+            differential: differential::Runner::default(),
         };
         harness.start()?;
         let graph = harness.graph()?;
@@ -626,6 +638,11 @@ impl Harness {
             }
             Input::Cursor(cursor) => self.cursor(cursor)?,
             Input::Http(request) => self.http(request)?,
+            Input::Differential(case) => {
+                let engine = self.engine.clone().ok_or("the engine is not open")?;
+                self.differential.check(&engine, case)?;
+                self.note("ok differential")
+            }
         };
         if failed {
             self.refused += 1;

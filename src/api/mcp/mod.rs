@@ -606,8 +606,12 @@ fn finish(
             ("ok", None, approval, CallToolResult::structured(value))
         }
         Err(mut error) => {
-            // Engine errors name the HTTP/CLI parameter; tools call it differently.
-            if error.param.as_deref() == Some("as_of") {
+            // Engine errors name the HTTP/CLI parameter; tools call it differently. (An
+            // `invalid_argument` about `as_of` is about the `query` tool's own old
+            // spelling of `valid_at`.)
+            if error.param.as_deref() == Some("as_of")
+                && error.code == crate::error::ErrorCode::CommitNotFound
+            {
                 error.param = Some("as_of_commit_seq".into());
             }
             let code = error.code.as_str();
