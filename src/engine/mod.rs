@@ -449,6 +449,8 @@ impl Engine {
 }
 
 #[cfg(test)]
+mod batched_tests;
+#[cfg(test)]
 mod control_tests;
 #[cfg(test)]
 mod recovery_tests;

@@ -55,6 +55,8 @@ pub struct ReadOptions {
     pub allowed_services: Vec<NamedNode>,
     /// Overrides the engine's query timeout (`None`: the engine's).
     pub timeout: Option<std::time::Duration>,
+    /// Never the batched path (`sparql::QueryOptions::row_at_a_time`): tests compare.
+    pub row_at_a_time: bool,
 }
 
 /// Lazy query results and the commit they are read at. Keep the answer (at least its
@@ -251,6 +253,7 @@ impl GraphReader<'_> {
             named_graph_uris: options.named_graph_uris.clone(),
             cancellation,
             allowed_services: options.allowed_services.clone(),
+            row_at_a_time: options.row_at_a_time,
         };
         let explain = |error: EngineError| match error {
             EngineError::Query(error) => EngineError::Query(control.explain(error)),

@@ -4,6 +4,7 @@
 //! turns updates into a `Transaction`'s changes. It does not know commits or the log: the
 //! engine decides at which commit to read and how a transaction becomes a commit.
 
+mod batched;
 mod dataset;
 mod entailment;
 mod governor;
@@ -13,6 +14,7 @@ mod results;
 mod service;
 mod update;
 
+pub use batched::may_apply as batched_may_apply;
 pub use dataset::{EvalTerm, SnapshotDataset};
 pub use entailment::{Entailment, apply as apply_entailment};
 pub use governor::{

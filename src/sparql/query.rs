@@ -29,6 +29,9 @@ pub struct QueryOptions {
     pub cancellation: CancellationToken,
     /// Remote endpoints a `SERVICE` clause may call (exact IRIs); all others are refused.
     pub allowed_services: Vec<NamedNode>,
+    /// Evaluate everything row at a time, never on the batched path (`batched`): for
+    /// tests that compare the two.
+    pub row_at_a_time: bool,
 }
 
 /// `strata:isoWeek(?dateTime)`: the ISO 8601 week of a moment, as `"2026-W05"` (used by
@@ -75,6 +78,21 @@ pub fn evaluate_query(
 ) -> Result<QueryResults<'static>, QueryError> {
     // The query may have been rewritten (entailment, search) since it was parsed.
     super::limits::check_query(query, false)?;
+    // Groups the batched path answers become their results (`VALUES`) before spareval
+    // plans the rest; only over the default graph as stored.
+    let batched_copy;
+    let query = if !options.row_at_a_time
+        && options.default_graph_uris.is_empty()
+        && options.named_graph_uris.is_empty()
+        && super::batched::may_apply(query)
+    {
+        let mut copy = query.clone();
+        super::batched::rewrite(&mut copy, snapshot, &options.cancellation)?;
+        batched_copy = copy;
+        &batched_copy
+    } else {
+        query
+    };
     let mut evaluator = QueryEvaluator::new().with_cancellation_token(options.cancellation.clone());
     evaluator = evaluator.with_custom_function(NamedNode::new_unchecked(ISO_WEEK), iso_week);
     for endpoint in &options.allowed_services {
