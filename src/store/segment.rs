@@ -548,8 +548,19 @@ impl Segment {
         };
         let n = prefix.len();
         let len = entries.len();
-        let start = partition_point(len, |idx| key_at(idx)[..n] < *prefix);
-        let end = partition_point(len, |idx| key_at(idx)[..n] <= *prefix);
+        let start = partition_point(0, len, |idx| key_at(idx)[..n] < *prefix);
+        // Most ranges a join looks up are short (a subject's few values): gallop from
+        // the start (1, 2, 4… entries on) to bracket the end, then search only there,
+        // instead of a second search over the whole array.
+        let mut step = 1;
+        let mut low = start;
+        while low + step <= len && key_at(low + step - 1)[..n] <= *prefix {
+            low += step;
+            step *= 2;
+        }
+        let end = partition_point(low, (low + step).min(len), |idx| {
+            key_at(idx)[..n] <= *prefix
+        });
         (start, end.max(start))
     }
 
@@ -692,8 +703,9 @@ fn sorted_permutation(entries: &[Entry], order: Order) -> Vec<u32> {
     perm
 }
 
-fn partition_point(len: usize, mut pred: impl FnMut(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, len);
+/// The first index in `low..high` where `pred` stops holding (`pred` holds on a prefix).
+fn partition_point(low: usize, high: usize, mut pred: impl FnMut(usize) -> bool) -> usize {
+    let (mut low, mut high) = (low, high);
     while low < high {
         let mid = low + (high - low) / 2;
         if pred(mid) {
