@@ -616,6 +616,21 @@ impl SegmentScan {
     }
 }
 
+/// How many entries of `segments` lie in the index range a scan of `pattern` reads: an
+/// upper bound of its matches (versions not visible at the commit, and quads the range
+/// holds but the pattern's other positions or graph exclude, are counted too), found by
+/// binary search, without reading the range.
+pub(crate) fn range_size(segments: &[Arc<Segment>], pattern: Pattern) -> usize {
+    let (order, prefix, prefix_len) = pattern.plan();
+    segments
+        .iter()
+        .map(|segment| {
+            let (start, end) = segment.range(order, &prefix[..prefix_len]);
+            end - start
+        })
+        .sum()
+}
+
 impl Iterator for SegmentScan {
     type Item = QuadKey;
 

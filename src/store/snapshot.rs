@@ -111,6 +111,14 @@ impl Snapshot {
         }
     }
 
+    /// An upper bound of the quads `pattern` matches, by binary search only (see
+    /// `segment::range_size`; the commit's own overlay counted whole): cheap enough to
+    /// choose a join order with.
+    pub fn range_size(&self, pattern: Pattern) -> usize {
+        super::segment::range_size(&self.segments, pattern)
+            + self.overlay.as_ref().map_or(0, |o| o.inserted.len())
+    }
+
     /// True when the quad is visible in this snapshot.
     pub fn contains(&self, key: &QuadKey) -> bool {
         if let Some(overlay) = &self.overlay {

@@ -1745,26 +1745,20 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         );
                     }
                     let mut cancelled = false;
-                    // Strata patch: the key of each row is built in one reused buffer and
-                    // looked up by slice; only a new group allocates its key.
-                    let mut key: Vec<Option<D::InternalTerm>> =
-                        Vec::with_capacity(key_variables.len());
                     ok_until_cancelled(child(from), |error| errors.push(error), &mut cancelled)
                         .for_each(|tuple| {
-                            key.clear();
-                            key.extend(key_variables.iter().map(|v| tuple.get(*v).cloned()));
-                            if !accumulators_for_group.contains_key(key.as_slice()) {
-                                accumulators_for_group.insert(
-                                    key.clone(),
-                                    accumulator_builders.iter().map(|c| c()).collect(),
-                                );
-                            }
-                            if let Some(key_accumulators) =
-                                accumulators_for_group.get_mut(key.as_slice())
-                            {
-                                for accumulator in key_accumulators {
-                                    accumulator.accumulate(&tuple);
-                                }
+                            // TODO avoid copy for key?
+                            let key = key_variables
+                                .iter()
+                                .map(|v| tuple.get(*v).cloned())
+                                .collect();
+
+                            let key_accumulators =
+                                accumulators_for_group.entry(key).or_insert_with(|| {
+                                    accumulator_builders.iter().map(|c| c()).collect::<Vec<_>>()
+                                });
+                            for accumulator in key_accumulators {
+                                accumulator.accumulate(&tuple);
                             }
                         });
                     if cancelled {
