@@ -83,6 +83,8 @@ const SHAPES: &[&str] = &[
     "SELECT ?s (COUNT(*) AS ?n) WHERE { ?s <http://e/p1> ?o . <http://e/n1> <http://e/p0> <http://e/n2> } GROUP BY ?s",
     "SELECT ?s (COUNT(*) AS ?n) WHERE { ?s <http://e/p1> ?o . <http://e/n1> <http://e/absent> ?z } GROUP BY ?s",
     "SELECT ?x (COUNT(*) AS ?n) WHERE { ?x ?p ?x . ?x <http://e/p2> ?y . ?y ?q ?z } GROUP BY ?x ORDER BY DESC(?n) ?x",
+    "SELECT (COUNT(DISTINCT *) AS ?n) (COUNT(*) AS ?all) WHERE { _:x <http://e/p2> ?o }",
+    "SELECT (COUNT(DISTINCT *) AS ?n) WHERE { _:x ?p ?o . ?o ?q _:y }",
 ];
 
 fn rows(engine: &Engine, seq: u64, query: &str, row_at_a_time: bool) -> Vec<String> {
