@@ -15,6 +15,8 @@ mod service;
 mod update;
 
 pub use batched::may_apply as batched_may_apply;
+#[cfg(test)]
+pub(crate) use batched::rewrite as batched_rewrite;
 pub use dataset::{EvalTerm, SnapshotDataset};
 pub use entailment::{Entailment, apply as apply_entailment};
 pub use governor::{

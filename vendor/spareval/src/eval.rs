@@ -2505,14 +2505,14 @@ impl<T: Clone + Eq + Hash> AccumulatorWrapper<'_, T> {
     }
 }
 
-trait Accumulator {
+pub(crate) trait Accumulator {
     fn accumulate(&mut self, element: ExpressionTerm);
 
     fn finish(&mut self) -> Option<ExpressionTerm>;
 }
 
 #[derive(Default, Debug)]
-struct CountAccumulator {
+pub(crate) struct CountAccumulator {
     count: i64,
 }
 
@@ -2526,7 +2526,7 @@ impl Accumulator for CountAccumulator {
     }
 }
 
-struct SumAccumulator {
+pub(crate) struct SumAccumulator {
     sum: Option<ExpressionTerm>,
 }
 
@@ -2570,7 +2570,7 @@ impl Accumulator for SumAccumulator {
 }
 
 #[derive(Default)]
-struct AvgAccumulator {
+pub(crate) struct AvgAccumulator {
     sum: SumAccumulator,
     count: i64,
 }
@@ -2608,7 +2608,7 @@ impl Accumulator for AvgAccumulator {
 
 #[derive(Default)]
 #[expect(clippy::option_option)]
-struct MinAccumulator {
+pub(crate) struct MinAccumulator {
     min: Option<Option<ExpressionTerm>>,
 }
 
@@ -2630,7 +2630,7 @@ impl Accumulator for MinAccumulator {
 
 #[derive(Default)]
 #[expect(clippy::option_option)]
-struct MaxAccumulator {
+pub(crate) struct MaxAccumulator {
     max: Option<Option<ExpressionTerm>>,
 }
 
@@ -2651,14 +2651,14 @@ impl Accumulator for MaxAccumulator {
 }
 
 #[expect(clippy::option_option)]
-struct GroupConcatAccumulator {
+pub(crate) struct GroupConcatAccumulator {
     concat: Option<String>,
     language: Option<Option<LanguageWithMaybeBaseDirection>>,
     separator: Rc<str>,
 }
 
 impl GroupConcatAccumulator {
-    fn new(separator: Rc<str>) -> Self {
+    pub(crate) fn new(separator: Rc<str>) -> Self {
         Self {
             concat: Some(String::new()),
             language: None,

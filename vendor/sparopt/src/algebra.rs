@@ -472,6 +472,14 @@ impl From<bool> for Expression {
     }
 }
 
+// Strata patch: a spargebra expression outside any `GRAPH` (for spareval's row
+// expressions, `spareval::RowExpression`).
+impl From<&AlExpression> for Expression {
+    fn from(expression: &AlExpression) -> Self {
+        Self::from_sparql_algebra(expression, None)
+    }
+}
+
 impl From<&Expression> for AlExpression {
     fn from(expression: &Expression) -> Self {
         match expression {

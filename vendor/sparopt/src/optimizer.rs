@@ -499,6 +499,44 @@ impl Optimizer {
         }
     }
 
+    /// Strata patch: the joins of every EXISTS pattern in `expression` ordered for
+    /// `input_types` bound (the solution the expression is evaluated on). Unpatched, an
+    /// EXISTS pattern keeps its written order and is planned as if nothing were bound,
+    /// so `FILTER NOT EXISTS { ?o :product ?p . ?o :vendor ?v . ?v :country :US }` scans
+    /// every offer of every vendor once per outer solution.
+    fn reorder_exists(expression: Expression, input_types: &VariableTypes) -> Expression {
+        let boxed = |e: Box<Expression>| Box::new(Self::reorder_exists(*e, input_types));
+        let all = |l: Vec<Expression>| {
+            l.into_iter()
+                .map(|e| Self::reorder_exists(e, input_types))
+                .collect::<Vec<_>>()
+        };
+        match expression {
+            Expression::Exists(inner) => {
+                Expression::Exists(Box::new(Self::reorder_joins(*inner, input_types)))
+            }
+            Expression::Or(l) => Expression::Or(all(l)),
+            Expression::And(l) => Expression::And(all(l)),
+            Expression::Coalesce(l) => Expression::Coalesce(all(l)),
+            Expression::FunctionCall(f, l) => Expression::FunctionCall(f, all(l)),
+            Expression::Equal(a, b) => Expression::Equal(boxed(a), boxed(b)),
+            Expression::SameTerm(a, b) => Expression::SameTerm(boxed(a), boxed(b)),
+            Expression::Greater(a, b) => Expression::Greater(boxed(a), boxed(b)),
+            Expression::GreaterOrEqual(a, b) => Expression::GreaterOrEqual(boxed(a), boxed(b)),
+            Expression::Less(a, b) => Expression::Less(boxed(a), boxed(b)),
+            Expression::LessOrEqual(a, b) => Expression::LessOrEqual(boxed(a), boxed(b)),
+            Expression::Add(a, b) => Expression::Add(boxed(a), boxed(b)),
+            Expression::Subtract(a, b) => Expression::Subtract(boxed(a), boxed(b)),
+            Expression::Multiply(a, b) => Expression::Multiply(boxed(a), boxed(b)),
+            Expression::Divide(a, b) => Expression::Divide(boxed(a), boxed(b)),
+            Expression::UnaryPlus(a) => Expression::UnaryPlus(boxed(a)),
+            Expression::UnaryMinus(a) => Expression::UnaryMinus(boxed(a)),
+            Expression::Not(a) => Expression::Not(boxed(a)),
+            Expression::If(a, b, c) => Expression::If(boxed(a), boxed(b), boxed(c)),
+            other => other,
+        }
+    }
+
     fn reorder_joins(pattern: GraphPattern, input_types: &VariableTypes) -> GraphPattern {
         match pattern {
             GraphPattern::QuadPattern { .. }
@@ -740,7 +778,11 @@ impl Optimizer {
                 expression,
             ),
             GraphPattern::Filter { inner, expression } => {
-                GraphPattern::filter(Self::reorder_joins(*inner, input_types), expression)
+                // Strata patch: an EXISTS pattern is evaluated once per solution of
+                // `inner`, with its variables bound: order its joins knowing that.
+                let inner = Self::reorder_joins(*inner, input_types);
+                let types = infer_graph_pattern_types(&inner, input_types.clone());
+                GraphPattern::filter(inner, Self::reorder_exists(expression, &types))
             }
             GraphPattern::Union { inner } => GraphPattern::union_all(
                 inner

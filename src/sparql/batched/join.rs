@@ -1,0 +1,401 @@
+//! Basic graph patterns as rows of ids: each triple pattern a scan of one sorted index
+//! range, several joined (`join_rows`), with the `FILTER`s of one variable applied as
+//! soon as the variable is bound (so rows they drop are never built).
+
+use rustc_hash::FxHashMap;
+use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern, Variable};
+
+use super::values::{Decoder, OneVariable};
+use super::{CHECK_EVERY, Positions};
+use crate::model::Term;
+use crate::sparql::QueryError;
+use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, Snapshot, TermId};
+use spareval::CancellationToken;
+
+/// The `FILTER`s of one variable each.
+pub(super) struct Pushed<'a> {
+    pub(super) filters: &'a mut [OneVariable],
+}
+
+impl Pushed<'_> {
+    /// For the variables at `positions` (name, position in a quad or row): the filters
+    /// that test them, as (filter, position).
+    pub(super) fn checks(&self, positions: &[(Variable, usize)]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (i, filter) in self.filters.iter().enumerate() {
+            if let Some((_, p)) = positions.iter().find(|(v, _)| *v == filter.variable) {
+                out.push((i, *p));
+            }
+        }
+        out
+    }
+
+    /// Whether the ids pass every check.
+    pub(super) fn pass(
+        &mut self,
+        checks: &[(usize, usize)],
+        ids: &[TermId],
+        decoder: &mut Decoder<'_>,
+    ) -> bool {
+        checks
+            .iter()
+            .all(|(f, p)| self.filters[*f].holds(ids[*p], decoder))
+    }
+}
+
+/// Joined rows past this many go back to spareval (the memory budget stops them too).
+pub(super) const MAX_ROWS: usize = 4_000_000;
+/// Patterns joined on this path at most.
+pub(super) const MAX_PATTERNS: usize = 8;
+
+/// Joined solutions: the variables (columns) and the rows of ids, row-major.
+pub(super) type JoinedRows = (Vec<Variable>, Vec<TermId>);
+
+/// One pattern of a join: its scan, where its variables sit, repeated variables.
+struct Scan {
+    pattern: Pattern,
+    positions: Positions,
+    equal: Vec<(usize, usize)>,
+}
+
+impl Scan {
+    fn passes(&self, quad: &[TermId; 4]) -> bool {
+        self.equal.iter().all(|(a, b)| quad[*a] == quad[*b])
+    }
+}
+
+/// The solutions of a basic graph pattern of several triple patterns, as rows of ids
+/// (row-major, one column per variable, the columns returned): the pattern with the
+/// smallest index range first (`Snapshot::range_size`), then, each time, the smallest
+/// one sharing a variable with the rows so far, joined by looking it up once per row
+/// when the rows are few beside its range, else by hashing its scan on the shared
+/// variables. `None`: not a join this path takes (a cross product, too many patterns
+/// or rows, a triple term).
+pub(super) fn join_rows(
+    patterns: &[TriplePattern],
+    snapshot: &Snapshot,
+    cancellation: &CancellationToken,
+    pushed: &mut Pushed<'_>,
+    decoder: &mut Decoder<'_>,
+    equalities: &[Equality],
+) -> Result<Option<JoinedRows>, QueryError> {
+    if patterns.len() > MAX_PATTERNS {
+        return Ok(None);
+    }
+    let mut scans = Vec::new();
+    let mut all_vars: Vec<Variable> = Vec::new();
+    let mut nothing = false;
+    for triple in patterns {
+        let Some((pattern, positions, equal)) = scan_pattern(triple, snapshot) else {
+            return Ok(None);
+        };
+        for (v, _) in &positions.names {
+            if !all_vars.contains(v) {
+                all_vars.push(v.clone());
+            }
+        }
+        match pattern {
+            None => nothing = true,
+            // A pattern without variables only says whether its quad is there.
+            Some(pattern) if positions.names.is_empty() => {
+                nothing |= snapshot.quads(pattern).next().is_none();
+            }
+            Some(pattern) => scans.push(Scan {
+                pattern,
+                positions,
+                equal,
+            }),
+        }
+    }
+    if nothing {
+        return Ok(Some((all_vars, Vec::new())));
+    }
+    if scans.is_empty() {
+        return Ok(None);
+    }
+    let mut ticks = 0usize;
+    let mut alive = || {
+        ticks += 1;
+        if ticks.is_multiple_of(CHECK_EVERY) {
+            cancellation
+                .ensure_alive()
+                .map_err(|_| QueryError::Cancelled)
+        } else {
+            Ok(())
+        }
+    };
+    let sizes: Vec<usize> = scans
+        .iter()
+        .map(|s| snapshot.range_size(s.pattern))
+        .collect();
+    let mut remaining: Vec<usize> = (0..scans.len()).collect();
+    let first = remaining
+        .iter()
+        .copied()
+        .min_by_key(|i| sizes[*i])
+        .unwrap_or(0);
+    remaining.retain(|i| *i != first);
+    let mut columns: Vec<Variable> = scans[first]
+        .positions
+        .names
+        .iter()
+        .map(|(v, _)| v.clone())
+        .collect();
+    let mut rows: Vec<TermId> = Vec::new();
+    let checks = pushed.checks(&scans[first].positions.names);
+    for quad in snapshot.quads(scans[first].pattern) {
+        alive()?;
+        if scans[first].passes(&quad) && pushed.pass(&checks, &quad, decoder) {
+            rows.extend(scans[first].positions.names.iter().map(|(_, p)| quad[*p]));
+        }
+        if rows.len() > MAX_ROWS * columns.len() {
+            return Ok(None);
+        }
+    }
+    while !remaining.is_empty() {
+        let connected = |i: &usize| {
+            scans[*i]
+                .positions
+                .names
+                .iter()
+                .any(|(v, _)| columns.contains(v))
+        };
+        let mut shared: Vec<(usize, usize)> = Vec::new();
+        let mut fresh: Vec<(Variable, usize)> = Vec::new();
+        let next = match remaining
+            .iter()
+            .copied()
+            .filter(connected)
+            .min_by_key(|i| sizes[*i])
+        {
+            Some(next) => {
+                for (v, position) in &scans[next].positions.names {
+                    match columns.iter().position(|c| c == v) {
+                        Some(column) => shared.push((column, *position)),
+                        None => fresh.push((v.clone(), *position)),
+                    }
+                }
+                next
+            }
+            // Not connected by a variable: maybe by a `FILTER(?a = ?b)`.
+            None => {
+                let Some((next, column, position)) = equality_join(
+                    &scans, &remaining, &sizes, &columns, &rows, equalities, snapshot,
+                ) else {
+                    return Ok(None);
+                };
+                shared.push((column, position));
+                fresh.extend(scans[next].positions.names.iter().cloned());
+                next
+            }
+        };
+        remaining.retain(|i| *i != next);
+        let scan = &scans[next];
+        if shared.len() > 3 {
+            return Ok(None);
+        }
+        let checks = pushed.checks(&fresh);
+        let width = columns.len();
+        let n_rows = rows.len() / width.max(1);
+        let mut joined: Vec<TermId> = Vec::new();
+        let emit = |row: &[TermId], quad: &[TermId; 4], joined: &mut Vec<TermId>| {
+            joined.extend_from_slice(row);
+            joined.extend(fresh.iter().map(|(_, p)| quad[*p]));
+        };
+        if n_rows.saturating_mul(32) < sizes[next] {
+            // Few rows: look the pattern up with each row's values bound.
+            for row in rows.chunks(width) {
+                alive()?;
+                let mut bound = scan.pattern;
+                for (column, position) in &shared {
+                    let id = Some(row[*column]);
+                    match position {
+                        0 => bound.subject = id,
+                        1 => bound.predicate = id,
+                        _ => bound.object = id,
+                    }
+                }
+                for quad in snapshot.quads(bound) {
+                    if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
+                        emit(row, &quad, &mut joined);
+                    }
+                }
+                if joined.len() > MAX_ROWS * (width + fresh.len()) {
+                    return Ok(None);
+                }
+            }
+        } else {
+            // Many rows: hash the pattern's scan on the shared variables. The matching
+            // quads are kept sorted by key in one array, the table holds each key's run
+            // (no allocation per key).
+            let key_of = |quad: &[TermId; 4]| {
+                let mut key = [0; 3];
+                for (slot, (_, position)) in key.iter_mut().zip(&shared) {
+                    *slot = quad[*position];
+                }
+                key
+            };
+            let mut quads: Vec<[TermId; 4]> = Vec::new();
+            for quad in snapshot.quads(scan.pattern) {
+                alive()?;
+                if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
+                    quads.push(quad);
+                }
+            }
+            quads.sort_unstable_by_key(key_of);
+            let mut table: FxHashMap<[TermId; 3], (usize, usize)> = FxHashMap::default();
+            let mut start = 0;
+            for end in 1..=quads.len() {
+                if end == quads.len() || key_of(&quads[end]) != key_of(&quads[start]) {
+                    table.insert(key_of(&quads[start]), (start, end));
+                    start = end;
+                }
+            }
+            for row in rows.chunks(width) {
+                alive()?;
+                let mut key = [0; 3];
+                for (slot, (column, _)) in key.iter_mut().zip(&shared) {
+                    *slot = row[*column];
+                }
+                if let Some((start, end)) = table.get(&key) {
+                    for quad in &quads[*start..*end] {
+                        emit(row, quad, &mut joined);
+                    }
+                }
+                if joined.len() > MAX_ROWS * (width + fresh.len()) {
+                    return Ok(None);
+                }
+            }
+        }
+        columns.extend(fresh.into_iter().map(|(v, _)| v));
+        rows = joined;
+    }
+    Ok(Some((columns, rows)))
+}
+
+/// A `FILTER(?a = ?b)` or `FILTER(sameTerm(?a, ?b))` of the group (the filter itself
+/// still runs on every joined row; this only lets the join use it as a key).
+pub(super) struct Equality {
+    pub(super) left: Variable,
+    pub(super) right: Variable,
+    pub(super) same_term: bool,
+}
+
+/// The smallest remaining scan that an equality connects to the rows so far, with the
+/// rows' column and the scan's position it equates. Equal ids are the only equal values
+/// when one side holds no literal and no triple term (`=` compares those by value), so
+/// an `=` is taken as a key only then; `sameTerm` always.
+fn equality_join(
+    scans: &[Scan],
+    remaining: &[usize],
+    sizes: &[usize],
+    columns: &[Variable],
+    rows: &[TermId],
+    equalities: &[Equality],
+    snapshot: &Snapshot,
+) -> Option<(usize, usize, usize)> {
+    let mut best: Option<(usize, usize, usize, bool)> = None;
+    for i in remaining {
+        for e in equalities {
+            for (bound, other) in [(&e.left, &e.right), (&e.right, &e.left)] {
+                if let (Some(column), Some(position)) = (
+                    columns.iter().position(|c| c == bound),
+                    scans[*i].positions.of(other),
+                ) && best.is_none_or(|(b, ..)| sizes[*i] < sizes[b])
+                {
+                    best = Some((*i, column, position, e.same_term));
+                }
+            }
+        }
+    }
+    let (next, column, position, same_term) = best?;
+    let width = columns.len();
+    let plain = |ids: &mut dyn Iterator<Item = TermId>| {
+        let mut seen = rustc_hash::FxHashSet::default();
+        ids.filter(|id| seen.insert(*id)).all(|id| {
+            matches!(
+                snapshot.term(id),
+                Some(Term::NamedNode(_) | Term::BlankNode(_))
+            )
+        })
+    };
+    let ok = same_term
+        || plain(&mut rows.chunks(width.max(1)).map(|row| row[column]))
+        || plain(
+            &mut snapshot
+                .quads(scans[next].pattern)
+                .map(|quad| quad[position]),
+        );
+    ok.then_some((next, column, position))
+}
+
+/// The store pattern of a triple pattern (`None` inside: a constant the store does not
+/// hold, so nothing matches), where its variables sit, and the positions that must hold
+/// the same id (a variable used twice). `None`: not a pattern this path scans.
+#[allow(clippy::type_complexity)]
+pub(super) fn scan_pattern(
+    triple: &TriplePattern,
+    snapshot: &Snapshot,
+) -> Option<(Option<Pattern>, Positions, Vec<(usize, usize)>)> {
+    let mut positions = Positions { names: Vec::new() };
+    let mut equal = Vec::new();
+    let mut bound: [Option<TermId>; 3] = [None; 3];
+    let mut missing = false;
+    let mut place = |name: Variable, position: usize, equal: &mut Vec<(usize, usize)>| {
+        match positions.of(&name) {
+            Some(first) => equal.push((first, position)),
+            None => positions.names.push((name, position)),
+        }
+    };
+    let mut constant = |term: Term, position: usize| match snapshot.lookup(&term) {
+        Some(id) => bound[position] = Some(id),
+        None => missing = true,
+    };
+    match &triple.subject {
+        TermPattern::Variable(v) => place(v.clone(), 0, &mut equal),
+        TermPattern::BlankNode(b) => place(blank_variable(b.as_str()), 0, &mut equal),
+        TermPattern::NamedNode(n) => constant(n.clone().into(), 0),
+        _ => return None,
+    }
+    match &triple.predicate {
+        NamedNodePattern::Variable(v) => place(v.clone(), 1, &mut equal),
+        NamedNodePattern::NamedNode(n) => constant(n.clone().into(), 1),
+    }
+    match &triple.object {
+        TermPattern::Variable(v) => place(v.clone(), 2, &mut equal),
+        TermPattern::BlankNode(b) => place(blank_variable(b.as_str()), 2, &mut equal),
+        TermPattern::NamedNode(n) => constant(n.clone().into(), 2),
+        TermPattern::Literal(l) => constant(l.clone().into(), 2),
+        TermPattern::Triple(_) => return None,
+    }
+    let pattern = (!missing).then_some(Pattern {
+        subject: bound[0],
+        predicate: bound[1],
+        object: bound[2],
+        graph: GraphFilter::Is(DEFAULT_GRAPH),
+    });
+    Some((pattern, positions, equal))
+}
+
+/// The variables of a triple pattern (a blank node as `blank_variable`), `None` for a
+/// triple term (not scanned here).
+pub(super) fn pattern_variables(triple: &TriplePattern) -> Option<Vec<Variable>> {
+    let mut out = Vec::new();
+    for term in [&triple.subject, &triple.object] {
+        match term {
+            TermPattern::Variable(v) => out.push(v.clone()),
+            TermPattern::BlankNode(b) => out.push(blank_variable(b.as_str())),
+            TermPattern::Triple(_) => return None,
+            _ => {}
+        }
+    }
+    if let NamedNodePattern::Variable(v) = &triple.predicate {
+        out.push(v.clone());
+    }
+    Some(out)
+}
+
+/// A blank node of a pattern is a variable no one can name: one that cannot clash.
+pub(super) fn blank_variable(id: &str) -> Variable {
+    Variable::new_unchecked(format!("__batched_blank_{id}"))
+}

@@ -1,0 +1,741 @@
+//! The batched path: a `GROUP BY` over a basic graph pattern (with `FILTER`s and `BIND`s
+//! inside the group) is answered straight from the store's sorted index ranges, on
+//! fixed-width id keys, without building a spareval solution per quad. One triple
+//! pattern is aggregated as it is scanned; several are joined into rows of ids first
+//! (`join::join_rows`: smallest index range first, then each connected pattern looked up
+//! per row or hashed on the shared variables). A `FILTER` of one variable is applied as
+//! soon as that variable is bound, evaluated once per distinct id; other filters, `BIND`s
+//! and the aggregates' arguments are evaluated per joined row on values decoded once per
+//! id (`values`). Counts are kept on ids; `SUM`, `AVG`, `MIN`, `MAX`, `SAMPLE` and
+//! `GROUP_CONCAT` use spareval's own accumulators and expression evaluator
+//! (`spareval::Aggregate`, `spareval::RowExpression`, a Strata patch), so type promotion,
+//! errors and comparisons are the row-at-a-time path's. Terms are materialized only for
+//! the groups that leave (a `VALUES` block put where the group was, so ORDER BY, LIMIT,
+//! HAVING and the rest of the query run as before). Anything else (OPTIONAL, UNION,
+//! EXISTS, a named graph, a FROM clause, `NOW()`/`RAND()`, custom functions) runs row at
+//! a time in spareval, in the same query.
+//!
+//! Exactness: the scans are the ones spareval would make (the snapshot's quads in the
+//! default graph, at the pinned commit), a join is the natural join on shared variables
+//! (a multiset: every default-graph quad is there once), repeated variables must bind
+//! equal ids, a constant the store does not hold matches nothing, and a dictionary id is
+//! one term, so `COUNT(DISTINCT ?v)` counts distinct ids. A `FILTER(a && b)` keeps a row
+//! exactly when `a` and `b` are both true, so its conjuncts are applied separately. A
+//! group key or aggregate that is a blank node cannot be written in `VALUES`: such a
+//! query goes back to the row-at-a-time path, as do cross products and joins past
+//! `MAX_ROWS` rows.
+
+mod join;
+mod values;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use spareval::{Aggregate, ExpressionTerm, Row, RowExpression};
+use spargebra::Query;
+use spargebra::algebra::{AggregateExpression, AggregateFunction, Expression, GraphPattern};
+use spargebra::term::{GroundTerm, TriplePattern, Variable};
+
+use super::QueryError;
+use crate::model::{Literal, Term};
+use crate::store::{Snapshot, TermId};
+use join::{Equality, Pushed, join_rows, scan_pattern};
+use spareval::CancellationToken;
+use values::{BaseIri, Decoder, OneVariable};
+
+/// Past this many groups the answer goes back to spareval (a `VALUES` block that large
+/// would cost more to build than it saves).
+const MAX_GROUPS: usize = 100_000;
+/// Rows between two cancellation checks.
+const CHECK_EVERY: usize = 4096;
+
+/// The `FILTER`s and `BIND`s between a group and its basic graph pattern, innermost
+/// first, and the pattern; `None` when something else is in between.
+fn group_body(inner: &GraphPattern) -> Option<(Vec<&GraphPattern>, &[TriplePattern])> {
+    let mut steps = Vec::new();
+    let mut at = inner;
+    loop {
+        match at {
+            GraphPattern::Filter { inner, .. } | GraphPattern::Extend { inner, .. } => {
+                steps.push(at);
+                at = inner;
+            }
+            GraphPattern::Bgp { patterns } if !patterns.is_empty() => {
+                steps.reverse();
+                return Some((steps, patterns));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The patterns a pattern evaluates independently of its siblings' bindings (not the
+/// right side of `LATERAL`, which sees the left's; not `SERVICE` or `GRAPH`, which change
+/// the scan).
+fn children(pattern: &GraphPattern) -> Vec<&GraphPattern> {
+    match pattern {
+        GraphPattern::Join { left, right }
+        | GraphPattern::LeftJoin { left, right, .. }
+        | GraphPattern::Union { left, right }
+        | GraphPattern::Minus { left, right } => vec![left, right],
+        GraphPattern::Lateral { left, .. } => vec![left],
+        GraphPattern::Filter { inner, .. }
+        | GraphPattern::Extend { inner, .. }
+        | GraphPattern::OrderBy { inner, .. }
+        | GraphPattern::Project { inner, .. }
+        | GraphPattern::Distinct { inner }
+        | GraphPattern::Reduced { inner }
+        | GraphPattern::Slice { inner, .. }
+        | GraphPattern::Group { inner, .. } => vec![inner],
+        _ => Vec::new(),
+    }
+}
+
+/// The same children, to rewrite.
+fn children_mut(pattern: &mut GraphPattern) -> Vec<&mut GraphPattern> {
+    match pattern {
+        GraphPattern::Join { left, right }
+        | GraphPattern::LeftJoin { left, right, .. }
+        | GraphPattern::Union { left, right }
+        | GraphPattern::Minus { left, right } => vec![left, right],
+        GraphPattern::Lateral { left, .. } => vec![left],
+        GraphPattern::Filter { inner, .. }
+        | GraphPattern::Extend { inner, .. }
+        | GraphPattern::OrderBy { inner, .. }
+        | GraphPattern::Project { inner, .. }
+        | GraphPattern::Distinct { inner }
+        | GraphPattern::Reduced { inner }
+        | GraphPattern::Slice { inner, .. }
+        | GraphPattern::Group { inner, .. } => vec![inner],
+        _ => Vec::new(),
+    }
+}
+
+/// The pattern and base IRI of a query this path may rewrite (no FROM clause).
+fn body(query: &Query) -> Option<(&GraphPattern, Option<&oxiri::Iri<String>>)> {
+    match query {
+        Query::Select {
+            pattern,
+            dataset: None,
+            base_iri,
+        }
+        | Query::Ask {
+            pattern,
+            dataset: None,
+            base_iri,
+        }
+        | Query::Construct {
+            pattern,
+            dataset: None,
+            base_iri,
+            ..
+        }
+        | Query::Describe {
+            pattern,
+            dataset: None,
+            base_iri,
+        } => Some((pattern, base_iri.as_ref())),
+        _ => None,
+    }
+}
+
+/// Whether the query has a group this path may answer (a group over a basic graph
+/// pattern, through `FILTER`s and `BIND`s): queries without one are not copied or
+/// walked again.
+pub fn may_apply(query: &Query) -> bool {
+    fn walk(pattern: &GraphPattern) -> bool {
+        matches!(pattern, GraphPattern::Group { inner, .. } if group_body(inner).is_some())
+            || children(pattern).into_iter().any(walk)
+    }
+    body(query).is_some_and(|(pattern, _)| walk(pattern))
+}
+
+/// Replaces every group this path answers by its result; returns how many. Only a query
+/// over the default graph as stored (no FROM, no protocol dataset) may take it.
+pub fn rewrite(
+    query: &mut Query,
+    snapshot: &Snapshot,
+    cancellation: &CancellationToken,
+) -> Result<usize, QueryError> {
+    let Some((_, base_iri)) = body(query) else {
+        return Ok(0);
+    };
+    let base_iri = base_iri.map(|b| std::sync::Arc::new(b.clone()));
+    let pattern = match query {
+        Query::Select { pattern, .. }
+        | Query::Ask { pattern, .. }
+        | Query::Construct { pattern, .. }
+        | Query::Describe { pattern, .. } => pattern,
+    };
+    let context = Context {
+        snapshot,
+        cancellation,
+        base_iri,
+    };
+    let mut done = 0;
+    rewrite_pattern(pattern, &context, &mut done)?;
+    Ok(done)
+}
+
+struct Context<'s> {
+    snapshot: &'s Snapshot,
+    cancellation: &'s CancellationToken,
+    base_iri: Option<BaseIri>,
+}
+
+impl Context<'_> {
+    fn alive(&self, n: usize) -> Result<(), QueryError> {
+        if n.is_multiple_of(CHECK_EVERY) {
+            self.cancellation
+                .ensure_alive()
+                .map_err(|_| QueryError::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn rewrite_pattern(
+    pattern: &mut GraphPattern,
+    context: &Context<'_>,
+    done: &mut usize,
+) -> Result<(), QueryError> {
+    if let GraphPattern::Group {
+        inner,
+        variables,
+        aggregates,
+    } = pattern
+        && let Some(values) = answer_group(inner, variables, aggregates, context)?
+    {
+        *pattern = values;
+        *done += 1;
+        return Ok(());
+    }
+    for child in children_mut(pattern) {
+        rewrite_pattern(child, context, done)?;
+    }
+    Ok(())
+}
+
+/// Where each variable of the pattern sits in `[s, p, o]` (a scan) or in a joined row.
+pub(super) struct Positions {
+    pub(super) names: Vec<(Variable, usize)>,
+}
+
+impl Positions {
+    pub(super) fn of(&self, variable: &Variable) -> Option<usize> {
+        self.names
+            .iter()
+            .find(|(v, _)| v == variable)
+            .map(|(_, p)| *p)
+    }
+}
+
+/// A column of the group's rows: a variable of the pattern (an id; its index in the
+/// plan's layout) or a `BIND` (a value; its index among the binds).
+#[derive(Clone, Copy)]
+enum Column {
+    Id(usize),
+    Bound(usize),
+}
+
+/// One aggregate of the group.
+enum Agg {
+    /// `COUNT(*)`, or `COUNT(?v)` of a variable of the pattern (always bound).
+    Rows,
+    /// `COUNT(DISTINCT ?v)` (one column) or `COUNT(DISTINCT *)` (every column), on ids.
+    DistinctIds(Vec<usize>),
+    /// Any other aggregate, on values, with spareval's accumulator.
+    Value {
+        function: AggregateFunction,
+        distinct: bool,
+        argument: Argument,
+    },
+}
+
+/// An aggregate's argument: an expression of one variable of the pattern (evaluated once
+/// per id), or of several (evaluated per row).
+enum Argument {
+    One(OneVariable, usize),
+    Row(RowExpression),
+}
+
+/// What runs on each joined row, in the order of the group's body.
+enum Late {
+    /// A `FILTER` conjunct of several variables, or of a `BIND`.
+    Filter(RowExpression),
+    /// A `BIND` (its value the next bound column).
+    Bind(RowExpression),
+}
+
+/// How the batched path answers one group, decided before any scan.
+struct Plan<'q> {
+    patterns: &'q [TriplePattern],
+    /// The variables of the pattern (blank nodes as variables), in order of appearance.
+    layout: Vec<Variable>,
+    binds: usize,
+    pushed: Vec<OneVariable>,
+    late: Vec<Late>,
+    equalities: Vec<Equality>,
+    keys: Vec<Column>,
+    aggregates: Vec<Agg>,
+    /// The layout columns the row expressions read (decoded per row).
+    row_columns: Vec<usize>,
+}
+
+impl<'q> Plan<'q> {
+    /// `None`: not a group this path answers.
+    fn new(
+        inner: &'q GraphPattern,
+        variables: &[Variable],
+        aggregates: &[(Variable, AggregateExpression)],
+        base_iri: Option<&BaseIri>,
+    ) -> Option<Self> {
+        let (steps, patterns) = group_body(inner)?;
+        let mut layout: Vec<Variable> = Vec::new();
+        for triple in patterns {
+            for v in join::pattern_variables(triple)? {
+                if !layout.contains(&v) {
+                    layout.push(v);
+                }
+            }
+        }
+        let n = layout.len();
+        let mut binds: Vec<Variable> = Vec::new();
+        let mut pushed = Vec::new();
+        let mut late = Vec::new();
+        let mut equalities = Vec::new();
+        let mut row_columns: Vec<usize> = Vec::new();
+        // Compiles a row expression over the layout and the binds made so far.
+        let row_expression = |e: &Expression, binds: &[Variable], row_columns: &mut Vec<usize>| {
+            for v in values::variables(e) {
+                if let Some(i) = layout.iter().position(|l| *l == v)
+                    && !row_columns.contains(&i)
+                {
+                    row_columns.push(i);
+                }
+            }
+            values::compile(
+                e,
+                |v| {
+                    layout
+                        .iter()
+                        .position(|l| l == v)
+                        .or_else(|| binds.iter().position(|b| b == v).map(|k| n + k))
+                },
+                base_iri,
+            )
+        };
+        for step in steps {
+            match step {
+                GraphPattern::Filter { expr, .. } => {
+                    for conjunct in values::conjuncts(expr) {
+                        if let Expression::Equal(a, b) | Expression::SameTerm(a, b) = conjunct
+                            && let (Expression::Variable(a), Expression::Variable(b)) =
+                                (a.as_ref(), b.as_ref())
+                            && layout.contains(a)
+                            && layout.contains(b)
+                        {
+                            equalities.push(Equality {
+                                left: a.clone(),
+                                right: b.clone(),
+                                same_term: matches!(conjunct, Expression::SameTerm(..)),
+                            });
+                        }
+                        match values::variables(conjunct).as_slice() {
+                            [v] if layout.contains(v) => {
+                                pushed.push(OneVariable::compile(conjunct, v, base_iri)?);
+                            }
+                            _ => late.push(Late::Filter(row_expression(
+                                conjunct,
+                                &binds,
+                                &mut row_columns,
+                            )?)),
+                        }
+                    }
+                }
+                GraphPattern::Extend {
+                    variable,
+                    expression,
+                    ..
+                } => {
+                    if layout.contains(variable) || binds.contains(variable) {
+                        return None;
+                    }
+                    late.push(Late::Bind(row_expression(
+                        expression,
+                        &binds,
+                        &mut row_columns,
+                    )?));
+                    binds.push(variable.clone());
+                }
+                _ => return None,
+            }
+        }
+        let id_of = |v: &Variable| layout.iter().position(|l| l == v);
+        let mut keys = Vec::with_capacity(variables.len());
+        for v in variables {
+            keys.push(match (id_of(v), binds.iter().position(|b| b == v)) {
+                (Some(i), _) => Column::Id(i),
+                (None, Some(k)) => Column::Bound(k),
+                // A key nothing binds: one unbound group; rare, left to spareval.
+                (None, None) => return None,
+            });
+        }
+        if keys.iter().filter(|k| matches!(k, Column::Id(_))).count() > 3 {
+            return None;
+        }
+        let mut aggs = Vec::with_capacity(aggregates.len());
+        for (_, aggregate) in aggregates {
+            aggs.push(match aggregate {
+                AggregateExpression::CountSolutions { distinct: false } => Agg::Rows,
+                AggregateExpression::CountSolutions { distinct: true } => {
+                    if n > 3 || !binds.is_empty() {
+                        return None;
+                    }
+                    Agg::DistinctIds((0..n).collect())
+                }
+                // spareval counts the rows that bind a variable (never an error); other
+                // `COUNT` arguments are left to it.
+                AggregateExpression::FunctionCall {
+                    name: AggregateFunction::Count,
+                    expr,
+                    distinct,
+                } => match expr {
+                    Expression::Variable(v) => match id_of(v) {
+                        Some(i) if *distinct => Agg::DistinctIds(vec![i]),
+                        Some(_) => Agg::Rows,
+                        None => return None,
+                    },
+                    _ => return None,
+                },
+                AggregateExpression::FunctionCall {
+                    name,
+                    expr,
+                    distinct,
+                } => {
+                    Aggregate::new(name, *distinct)?;
+                    let argument = match values::variables(expr).as_slice() {
+                        [v] if layout.contains(v) => {
+                            Argument::One(OneVariable::compile(expr, v, base_iri)?, id_of(v)?)
+                        }
+                        _ => Argument::Row(row_expression(expr, &binds, &mut row_columns)?),
+                    };
+                    Agg::Value {
+                        function: name.clone(),
+                        distinct: *distinct,
+                        argument,
+                    }
+                }
+            });
+        }
+        Some(Self {
+            patterns,
+            layout,
+            binds: binds.len(),
+            pushed,
+            late,
+            equalities,
+            keys,
+            aggregates: aggs,
+            row_columns,
+        })
+    }
+}
+
+/// A group's key: the ids of its pattern-variable keys, the values of its `BIND` keys.
+type Key = ([TermId; 3], Vec<Option<ExpressionTerm>>);
+
+/// One group's accumulators: a row count, the distinct id tuples of each
+/// `COUNT(DISTINCT …)`, spareval's accumulator of each other aggregate.
+struct Group {
+    rows: u64,
+    distinct: Vec<FxHashSet<[TermId; 3]>>,
+    values: Vec<Aggregate>,
+}
+
+/// Folds rows into groups.
+struct Grouping<'p, 'q> {
+    plan: &'p mut Plan<'q>,
+    /// Layout column → index in the rows given to `add`.
+    at: Vec<usize>,
+    groups: FxHashMap<Key, Group>,
+    /// The row expressions' input: the layout's values, then the binds'.
+    row: Row,
+}
+
+/// A group before its first row.
+fn new_group(aggregates: &[Agg]) -> Group {
+    let mut distinct = Vec::new();
+    let mut values = Vec::new();
+    for agg in aggregates {
+        match agg {
+            Agg::Rows => {}
+            Agg::DistinctIds(_) => distinct.push(FxHashSet::default()),
+            Agg::Value {
+                function, distinct, ..
+            } => values.extend(Aggregate::new(function, *distinct)),
+        }
+    }
+    Group {
+        rows: 0,
+        distinct,
+        values,
+    }
+}
+
+impl Grouping<'_, '_> {
+    /// Adds one solution (ids at `self.at`); false past `MAX_GROUPS`.
+    fn add(&mut self, ids: &[TermId], decoder: &mut Decoder<'_>) -> bool {
+        let n = self.plan.layout.len();
+        if !self.plan.row_columns.is_empty() || !self.plan.late.is_empty() {
+            for c in &self.plan.row_columns {
+                self.row[*c] = decoder.value(ids[self.at[*c]]);
+            }
+            let mut k = 0;
+            for step in &self.plan.late {
+                match step {
+                    Late::Filter(e) => {
+                        if e.effective_boolean_value(&self.row) != Some(true) {
+                            return true;
+                        }
+                    }
+                    Late::Bind(e) => {
+                        self.row[n + k] = e.evaluate(&self.row);
+                        k += 1;
+                    }
+                }
+            }
+        }
+        let mut key: Key = ([0; 3], Vec::new());
+        let mut slot = 0;
+        for column in &self.plan.keys {
+            match column {
+                Column::Id(i) => {
+                    key.0[slot] = ids[self.at[*i]];
+                    slot += 1;
+                }
+                Column::Bound(k) => key.1.push(self.row[n + k].clone()),
+            }
+        }
+        let full = self.groups.len() >= MAX_GROUPS;
+        let group = match self.groups.entry(key) {
+            std::collections::hash_map::Entry::Occupied(group) => group.into_mut(),
+            std::collections::hash_map::Entry::Vacant(_) if full => return false,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(new_group(&self.plan.aggregates))
+            }
+        };
+        group.rows += 1;
+        let (mut d, mut v) = (0, 0);
+        for agg in &mut self.plan.aggregates {
+            match agg {
+                Agg::Rows => {}
+                Agg::DistinctIds(columns) => {
+                    let mut tuple = [0; 3];
+                    for (slot, c) in tuple.iter_mut().zip(columns.iter()) {
+                        *slot = ids[self.at[*c]];
+                    }
+                    group.distinct[d].insert(tuple);
+                    d += 1;
+                }
+                Agg::Value { argument, .. } => {
+                    let value = match argument {
+                        Argument::One(e, c) => e.evaluate(ids[self.at[*c]], decoder),
+                        Argument::Row(e) => e.evaluate(&self.row),
+                    };
+                    group.values[v].add(value);
+                    v += 1;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The group's result as a `VALUES` block, or `None` when this path does not answer it.
+fn answer_group(
+    inner: &GraphPattern,
+    variables: &[Variable],
+    aggregates: &[(Variable, AggregateExpression)],
+    context: &Context<'_>,
+) -> Result<Option<GraphPattern>, QueryError> {
+    // Planned before any scan: what this path does not take goes to spareval without
+    // costing a join here first.
+    let Some(mut plan) = Plan::new(inner, variables, aggregates, context.base_iri.as_ref()) else {
+        return Ok(None);
+    };
+    let snapshot = context.snapshot;
+    let mut decoder = Decoder::new(snapshot);
+    let mut pushed = std::mem::take(&mut plan.pushed);
+    let width = plan.layout.len() + plan.binds;
+    let keys_empty = plan.keys.is_empty();
+    // One pattern is aggregated as it is scanned; several are joined into rows first.
+    let (at, rows) = match plan.patterns {
+        [triple] => {
+            let Some((pattern, positions, equal)) = scan_pattern(triple, snapshot) else {
+                return Ok(None);
+            };
+            let at: Option<Vec<usize>> = plan.layout.iter().map(|v| positions.of(v)).collect();
+            let Some(at) = at else { return Ok(None) };
+            let mut grouping = Grouping {
+                plan: &mut plan,
+                at,
+                groups: FxHashMap::default(),
+                row: vec![None; width],
+            };
+            if keys_empty {
+                let group = new_group(&grouping.plan.aggregates);
+                grouping.groups.insert(([0; 3], Vec::new()), group);
+            }
+            let mut filters = Pushed {
+                filters: &mut pushed,
+            };
+            let checks = filters.checks(&positions.names);
+            if let Some(pattern) = pattern {
+                for (n, quad) in snapshot.quads(pattern).enumerate() {
+                    context.alive(n)?;
+                    if equal.iter().any(|(a, b)| quad[*a] != quad[*b])
+                        || !filters.pass(&checks, &quad, &mut decoder)
+                    {
+                        continue;
+                    }
+                    if !grouping.add(&quad, &mut decoder) {
+                        return Ok(None);
+                    }
+                }
+            }
+            return finish(grouping, variables, aggregates, snapshot);
+        }
+        many => {
+            let mut filters = Pushed {
+                filters: &mut pushed,
+            };
+            let Some((columns, rows)) = join_rows(
+                many,
+                snapshot,
+                context.cancellation,
+                &mut filters,
+                &mut decoder,
+                &plan.equalities,
+            )?
+            else {
+                return Ok(None);
+            };
+            let at: Option<Vec<usize>> = plan
+                .layout
+                .iter()
+                .map(|v| columns.iter().position(|c| c == v))
+                .collect();
+            let Some(at) = at else { return Ok(None) };
+            (at, (columns.len(), rows))
+        }
+    };
+    let mut grouping = Grouping {
+        plan: &mut plan,
+        at,
+        groups: FxHashMap::default(),
+        row: vec![None; width],
+    };
+    if keys_empty {
+        let group = new_group(&grouping.plan.aggregates);
+        grouping.groups.insert(([0; 3], Vec::new()), group);
+    }
+    let (columns, rows) = rows;
+    if columns > 0 {
+        for (n, row) in rows.chunks(columns).enumerate() {
+            context.alive(n)?;
+            if !grouping.add(row, &mut decoder) {
+                return Ok(None);
+            }
+        }
+    }
+    finish(grouping, variables, aggregates, snapshot)
+}
+
+/// The groups as a `VALUES` block of the keys and aggregates; `None` when a key or a
+/// value cannot be written there (a blank node).
+fn finish(
+    grouping: Grouping<'_, '_>,
+    variables: &[Variable],
+    aggregates: &[(Variable, AggregateExpression)],
+    snapshot: &Snapshot,
+) -> Result<Option<GraphPattern>, QueryError> {
+    let mut output: Vec<Variable> = variables.to_vec();
+    output.extend(aggregates.iter().map(|(v, _)| v.clone()));
+    let plan = grouping.plan;
+    let mut bindings = Vec::with_capacity(grouping.groups.len());
+    for ((ids, bound), group) in grouping.groups {
+        let mut row = Vec::with_capacity(output.len());
+        let (mut slot, mut k) = (0, 0);
+        for column in &plan.keys {
+            let term = match column {
+                Column::Id(_) => {
+                    slot += 1;
+                    snapshot.term(ids[slot - 1])
+                }
+                Column::Bound(_) => {
+                    k += 1;
+                    match &bound[k - 1] {
+                        Some(value) => Some(Term::from(value.clone())),
+                        None => {
+                            row.push(None);
+                            continue;
+                        }
+                    }
+                }
+            };
+            let Some(term) = term.and_then(ground) else {
+                return Ok(None);
+            };
+            row.push(Some(term));
+        }
+        let (mut d, mut values) = (0, group.values.into_iter());
+        for agg in &plan.aggregates {
+            let count = match agg {
+                Agg::Rows => group.rows,
+                Agg::DistinctIds(_) => {
+                    d += 1;
+                    group.distinct[d - 1].len() as u64
+                }
+                Agg::Value { .. } => {
+                    match values.next().and_then(Aggregate::finish) {
+                        Some(term) => {
+                            let Some(term) = ground(term) else {
+                                return Ok(None);
+                            };
+                            row.push(Some(term));
+                        }
+                        None => row.push(None),
+                    }
+                    continue;
+                }
+            };
+            row.push(Some(GroundTerm::Literal(Literal::from(
+                i64::try_from(count).unwrap_or(i64::MAX),
+            ))));
+        }
+        bindings.push(row);
+    }
+    Ok(Some(GraphPattern::Values {
+        variables: output,
+        bindings,
+    }))
+}
+
+fn ground(term: Term) -> Option<GroundTerm> {
+    Some(match term {
+        Term::NamedNode(n) => GroundTerm::NamedNode(n),
+        Term::Literal(l) => GroundTerm::Literal(l),
+        Term::BlankNode(_) => return None,
+        Term::Triple(triple) => {
+            let subject = match triple.subject {
+                crate::model::NamedOrBlankNode::NamedNode(n) => n,
+                crate::model::NamedOrBlankNode::BlankNode(_) => return None,
+            };
+            GroundTerm::Triple(Box::new(spargebra::term::GroundTriple {
+                subject,
+                predicate: triple.predicate,
+                object: ground(triple.object)?,
+            }))
+        }
+    })
+}

@@ -1,0 +1,187 @@
+//! Typed values on the batched path: a term's value (`ExpressionTerm`) is decoded from
+//! the dictionary once per id and query, and an expression of one variable is evaluated
+//! once per id (memoized), so a `FILTER` or an aggregate over a million rows reads and
+//! parses each distinct literal once. The expressions themselves are spareval's
+//! (`spareval::RowExpression`), so type promotion, errors and comparisons are exactly
+//! those of the row-at-a-time path.
+
+use rustc_hash::FxHashMap;
+use spareval::{ExpressionTerm, Row, RowExpression};
+use spargebra::algebra::{Expression, Function};
+use spargebra::term::Variable;
+
+use crate::store::{Snapshot, TermId};
+
+/// The query's base IRI, as spareval's `IRI()` reads it.
+pub(super) type BaseIri = std::sync::Arc<oxiri::Iri<String>>;
+
+/// Values of ids, decoded once each.
+pub(super) struct Decoder<'s> {
+    snapshot: &'s Snapshot,
+    values: FxHashMap<TermId, Option<ExpressionTerm>>,
+}
+
+impl<'s> Decoder<'s> {
+    pub(super) fn new(snapshot: &'s Snapshot) -> Self {
+        Self {
+            snapshot,
+            values: FxHashMap::default(),
+        }
+    }
+
+    /// The value of an id, decoded again on every call (for callers that keep what
+    /// they compute from it).
+    pub(super) fn decode(&self, id: TermId) -> Option<ExpressionTerm> {
+        self.snapshot.term(id).map(ExpressionTerm::from)
+    }
+
+    pub(super) fn value(&mut self, id: TermId) -> Option<ExpressionTerm> {
+        let snapshot = self.snapshot;
+        self.values
+            .entry(id)
+            .or_insert_with(|| snapshot.term(id).map(ExpressionTerm::from))
+            .clone()
+    }
+}
+
+/// An expression of one variable, evaluated once per id of that variable.
+pub(super) struct OneVariable {
+    pub(super) variable: Variable,
+    expression: RowExpression,
+    row: Row,
+    results: FxHashMap<TermId, Option<ExpressionTerm>>,
+}
+
+impl OneVariable {
+    /// `None`: not an expression of exactly `variable` that this path evaluates.
+    pub(super) fn compile(
+        expression: &Expression,
+        variable: &Variable,
+        base_iri: Option<&BaseIri>,
+    ) -> Option<Self> {
+        let expression = compile(expression, |v| (v == variable).then_some(0), base_iri)?;
+        Some(Self {
+            variable: variable.clone(),
+            expression,
+            row: vec![None],
+            results: FxHashMap::default(),
+        })
+    }
+
+    pub(super) fn evaluate(
+        &mut self,
+        id: TermId,
+        decoder: &mut Decoder<'_>,
+    ) -> Option<ExpressionTerm> {
+        if let Some(result) = self.results.get(&id) {
+            return result.clone();
+        }
+        // Evaluated once per id: the decoded value is not worth keeping as well.
+        self.row[0] = decoder.decode(id);
+        let result = self.expression.evaluate(&self.row);
+        self.results.insert(id, result.clone());
+        result
+    }
+
+    /// Whether the expression's effective boolean value is true (a `FILTER`).
+    pub(super) fn holds(&mut self, id: TermId, decoder: &mut Decoder<'_>) -> bool {
+        self.evaluate(id, decoder)
+            .and_then(|t| spareval::effective_boolean_value(&t))
+            .unwrap_or(false)
+    }
+}
+
+/// Compiles an expression whose variables are read from the columns `column` names.
+/// `None`: it is not deterministic per row (`NOW()`, `RAND()`, `UUID()`, `STRUUID()`,
+/// `BNODE()`: spareval's value for the query would differ from ours), or it needs what a
+/// row cannot give (`EXISTS`, a custom function that is not an XSD cast).
+pub(super) fn compile(
+    expression: &Expression,
+    column: impl Fn(&Variable) -> Option<usize>,
+    base_iri: Option<&BaseIri>,
+) -> Option<RowExpression> {
+    if !deterministic(expression) {
+        return None;
+    }
+    RowExpression::compile(expression, column, base_iri.cloned())
+}
+
+fn deterministic(expression: &Expression) -> bool {
+    let mut ok = true;
+    visit(expression, &mut |e| {
+        if let Expression::FunctionCall(
+            Function::Now | Function::Rand | Function::Uuid | Function::StrUuid | Function::BNode,
+            _,
+        )
+        | Expression::Exists(_) = e
+        {
+            ok = false;
+        }
+    });
+    ok
+}
+
+/// The variables an expression reads (`EXISTS` patterns not looked into: such an
+/// expression is refused anyway).
+pub(super) fn variables(expression: &Expression) -> Vec<Variable> {
+    let mut out: Vec<Variable> = Vec::new();
+    visit(expression, &mut |e| {
+        if let Expression::Variable(v) | Expression::Bound(v) = e
+            && !out.contains(v)
+        {
+            out.push(v.clone());
+        }
+    });
+    out
+}
+
+/// The conjuncts of a `FILTER` (`a && b && c`): a row passes when each is true.
+pub(super) fn conjuncts(expression: &Expression) -> Vec<&Expression> {
+    match expression {
+        Expression::And(a, b) => {
+            let mut out = conjuncts(a);
+            out.extend(conjuncts(b));
+            out
+        }
+        other => vec![other],
+    }
+}
+
+fn visit(expression: &Expression, f: &mut impl FnMut(&Expression)) {
+    f(expression);
+    match expression {
+        Expression::Or(a, b)
+        | Expression::And(a, b)
+        | Expression::Equal(a, b)
+        | Expression::SameTerm(a, b)
+        | Expression::Greater(a, b)
+        | Expression::GreaterOrEqual(a, b)
+        | Expression::Less(a, b)
+        | Expression::LessOrEqual(a, b)
+        | Expression::Add(a, b)
+        | Expression::Subtract(a, b)
+        | Expression::Multiply(a, b)
+        | Expression::Divide(a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        Expression::In(a, list) => {
+            visit(a, f);
+            list.iter().for_each(|e| visit(e, f));
+        }
+        Expression::UnaryPlus(a) | Expression::UnaryMinus(a) | Expression::Not(a) => visit(a, f),
+        Expression::If(a, b, c) => {
+            visit(a, f);
+            visit(b, f);
+            visit(c, f);
+        }
+        Expression::Coalesce(list) | Expression::FunctionCall(_, list) => {
+            list.iter().for_each(|e| visit(e, f));
+        }
+        Expression::NamedNode(_)
+        | Expression::Literal(_)
+        | Expression::Variable(_)
+        | Expression::Bound(_)
+        | Expression::Exists(_) => {}
+    }
+}

@@ -1,0 +1,214 @@
+//! Strata patch: spareval's own expression evaluator and aggregate accumulators, over
+//! rows that a caller builds itself (one optional `ExpressionTerm` per column), so that a
+//! caller's batched operators keep exactly spareval's semantics (type promotion, errors,
+//! comparisons, the SPARQL functions) without re-implementing any of it.
+
+use crate::dataset::ExpressionTerm;
+use crate::eval::{
+    AvgAccumulator, CountAccumulator, GroupConcatAccumulator, MaxAccumulator, MinAccumulator,
+    SumAccumulator,
+};
+use crate::expression::{
+    CustomFunctionRegistry, ExpressionEvaluator, ExpressionEvaluatorContext,
+    build_expression_evaluator,
+};
+use oxiri::Iri;
+use oxrdf::{Literal, NamedNode, Term, Variable};
+use oxsdatatypes::DateTime;
+use rustc_hash::FxHashSet;
+use spargebra::algebra::AggregateFunction;
+use sparopt::algebra::GraphPattern;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// One row: the value of each column (`None`: unbound).
+pub type Row = Vec<Option<ExpressionTerm>>;
+
+/// A compiled expression over rows.
+#[derive(Clone)]
+pub struct RowExpression {
+    evaluator: ExpressionEvaluator<'static, Row, ExpressionTerm>,
+}
+
+impl RowExpression {
+    /// Compiles `expression`, its variables read from the columns `column` names (a
+    /// variable without a column is unbound). `None` when it needs what a row cannot give:
+    /// `EXISTS` or a custom function (the XSD casts are not custom functions here).
+    pub fn compile(
+        expression: &spargebra::algebra::Expression,
+        column: impl Fn(&Variable) -> Option<usize>,
+        base_iri: Option<Arc<Iri<String>>>,
+    ) -> Option<Self> {
+        let expression = sparopt::algebra::Expression::from(expression);
+        let mut context = RowContext {
+            column: &column,
+            // What `NOW()` reads: a caller that must agree with a query's own instant
+            // refuses `NOW()` before compiling.
+            now: DateTime::now(),
+            base_iri,
+            custom_functions: CustomFunctionRegistry::default(),
+            failed: false,
+        };
+        let evaluator = build_expression_evaluator(&expression, &mut context).ok()?;
+        (!context.failed).then_some(Self { evaluator })
+    }
+
+    /// The expression's value on a row (`None`: an error).
+    pub fn evaluate(&self, row: &Row) -> Option<ExpressionTerm> {
+        (self.evaluator)(row)
+    }
+
+    /// The expression's effective boolean value on a row (`None`: an error).
+    pub fn effective_boolean_value(&self, row: &Row) -> Option<bool> {
+        self.evaluate(row)?.effective_boolean_value()
+    }
+}
+
+struct RowContext<'c, F> {
+    column: &'c F,
+    now: DateTime,
+    base_iri: Option<Arc<Iri<String>>>,
+    custom_functions: CustomFunctionRegistry,
+    failed: bool,
+}
+
+impl<F: Fn(&Variable) -> Option<usize>> ExpressionEvaluatorContext<'static> for RowContext<'_, F> {
+    type Term = ExpressionTerm;
+    type Tuple = Row;
+    type Error = ();
+
+    fn build_variable_lookup(
+        &mut self,
+        variable: &Variable,
+    ) -> impl Fn(&Row) -> Option<ExpressionTerm> + 'static {
+        let column = (self.column)(variable);
+        move |row| row.get(column?)?.clone()
+    }
+
+    fn build_is_variable_bound(&mut self, variable: &Variable) -> impl Fn(&Row) -> bool + 'static {
+        let column = (self.column)(variable);
+        move |row| column.is_some_and(|c| row.get(c).is_some_and(Option::is_some))
+    }
+
+    fn build_exists(
+        &mut self,
+        _: &GraphPattern,
+    ) -> Result<impl Fn(&Row) -> bool + 'static, ()> {
+        self.failed = true;
+        Err::<fn(&Row) -> bool, ()>(())
+    }
+
+    fn internalize_named_node(&mut self, term: &NamedNode) -> Result<ExpressionTerm, ()> {
+        Ok(Term::from(term.clone()).into())
+    }
+
+    fn internalize_literal(&mut self, term: &Literal) -> Result<ExpressionTerm, ()> {
+        Ok(Term::from(term.clone()).into())
+    }
+
+    fn build_internalize_expression_term(
+        &mut self,
+    ) -> impl Fn(ExpressionTerm) -> Option<ExpressionTerm> + 'static {
+        Some
+    }
+
+    fn build_externalize_expression_term(
+        &mut self,
+    ) -> impl Fn(ExpressionTerm) -> Option<ExpressionTerm> + 'static {
+        Some
+    }
+
+    fn now(&mut self) -> DateTime {
+        self.now
+    }
+
+    fn base_iri(&mut self) -> Option<Arc<Iri<String>>> {
+        self.base_iri.clone()
+    }
+
+    fn custom_functions(&mut self) -> &CustomFunctionRegistry {
+        &self.custom_functions
+    }
+}
+
+/// The state of one aggregate over one group, as spareval keeps it for an aggregate of
+/// an expression: an error in any input makes the result an error (unbound), except
+/// `SAMPLE`, which keeps the first value that is not one; `DISTINCT` drops repeated
+/// values first.
+pub struct Aggregate {
+    kind: Kind,
+    seen: Option<FxHashSet<ExpressionTerm>>,
+}
+
+enum Kind {
+    Sample(Option<ExpressionTerm>),
+    Accumulate(Option<Box<dyn crate::eval::Accumulator>>),
+}
+
+impl Aggregate {
+    /// A new accumulator of `function`, `None` for a custom aggregate.
+    pub fn new(function: &AggregateFunction, distinct: bool) -> Option<Self> {
+        let accumulator: Box<dyn crate::eval::Accumulator> = match function {
+            AggregateFunction::Count => Box::new(CountAccumulator::default()),
+            AggregateFunction::Sum => Box::new(SumAccumulator::default()),
+            AggregateFunction::Avg => Box::new(AvgAccumulator::default()),
+            AggregateFunction::Min => Box::new(MinAccumulator::default()),
+            AggregateFunction::Max => Box::new(MaxAccumulator::default()),
+            AggregateFunction::GroupConcat { separator } => Box::new(GroupConcatAccumulator::new(
+                Rc::from(separator.as_deref().unwrap_or(" ")),
+            )),
+            AggregateFunction::Sample => {
+                return Some(Self {
+                    kind: Kind::Sample(None),
+                    seen: None,
+                });
+            }
+            AggregateFunction::Custom(_) => return None,
+        };
+        Some(Self {
+            kind: Kind::Accumulate(Some(accumulator)),
+            seen: distinct.then(FxHashSet::default),
+        })
+    }
+
+    /// Adds one input (`None`: the expression's error on that row).
+    pub fn add(&mut self, value: Option<ExpressionTerm>) {
+        match &mut self.kind {
+            Kind::Sample(sample) => {
+                if sample.is_none() {
+                    *sample = value;
+                }
+            }
+            Kind::Accumulate(accumulator) => {
+                if accumulator.is_none() {
+                    return;
+                }
+                let Some(value) = value else {
+                    *accumulator = None;
+                    return;
+                };
+                if let Some(seen) = &mut self.seen
+                    && !seen.insert(value.clone())
+                {
+                    return;
+                }
+                if let Some(accumulator) = accumulator {
+                    accumulator.accumulate(value);
+                }
+            }
+        }
+    }
+
+    /// The aggregate's value (`None`: an error, or no value).
+    pub fn finish(self) -> Option<Term> {
+        match self.kind {
+            Kind::Sample(value) => value.map(Into::into),
+            Kind::Accumulate(accumulator) => accumulator?.finish().map(Into::into),
+        }
+    }
+}
+
+/// A value's effective boolean value (`None`: it has none, an error).
+pub fn effective_boolean_value(value: &ExpressionTerm) -> Option<bool> {
+    value.effective_boolean_value()
+}
