@@ -7,7 +7,7 @@
 //! `STRATA_BENCH_SCALE=1m cargo bench --bench analytic`; `STRATA_BENCH_PASSES` (timed
 //! runs per query, best kept, default 3), `STRATA_BENCH_ONLY=a06,a07` (some queries),
 //! `STRATA_BENCH_PROFILE=a06[,seconds]` (loop one query on Strata for `perf record`).
-//! The HTTP comparison with Virtuoso and the oxigraph server is issue 29's next step.
+//! Over HTTP, beside Virtuoso and the oxigraph server: `benches/peers/analytic_http.py`.
 
 #[path = "data.rs"]
 mod data;
