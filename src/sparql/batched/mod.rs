@@ -67,47 +67,34 @@ fn group_body(inner: &GraphPattern) -> Option<(Vec<&GraphPattern>, &[TriplePatte
     }
 }
 
-/// The patterns a pattern evaluates independently of its siblings' bindings (not the
-/// right side of `LATERAL`, which sees the left's; not `SERVICE` or `GRAPH`, which change
-/// the scan).
-fn children(pattern: &GraphPattern) -> Vec<&GraphPattern> {
-    match pattern {
-        GraphPattern::Join { left, right }
-        | GraphPattern::LeftJoin { left, right, .. }
-        | GraphPattern::Union { left, right }
-        | GraphPattern::Minus { left, right } => vec![left, right],
-        GraphPattern::Lateral { left, .. } => vec![left],
-        GraphPattern::Filter { inner, .. }
-        | GraphPattern::Extend { inner, .. }
-        | GraphPattern::OrderBy { inner, .. }
-        | GraphPattern::Project { inner, .. }
-        | GraphPattern::Distinct { inner }
-        | GraphPattern::Reduced { inner }
-        | GraphPattern::Slice { inner, .. }
-        | GraphPattern::Group { inner, .. } => vec![inner],
-        _ => Vec::new(),
-    }
+/// `$name(pattern)`: the patterns a pattern evaluates independently of its siblings'
+/// bindings (not the right side of `LATERAL`, which sees the left's; not `SERVICE` or
+/// `GRAPH`, which change the scan), borrowed as `$($mut)?` (one walk, to read and to
+/// rewrite).
+macro_rules! children {
+    ($name:ident, $($mut:tt)?) => {
+        fn $name(pattern: &$($mut)? GraphPattern) -> Vec<&$($mut)? GraphPattern> {
+            match pattern {
+                GraphPattern::Join { left, right }
+                | GraphPattern::LeftJoin { left, right, .. }
+                | GraphPattern::Union { left, right }
+                | GraphPattern::Minus { left, right } => vec![left, right],
+                GraphPattern::Lateral { left, .. } => vec![left],
+                GraphPattern::Filter { inner, .. }
+                | GraphPattern::Extend { inner, .. }
+                | GraphPattern::OrderBy { inner, .. }
+                | GraphPattern::Project { inner, .. }
+                | GraphPattern::Distinct { inner }
+                | GraphPattern::Reduced { inner }
+                | GraphPattern::Slice { inner, .. }
+                | GraphPattern::Group { inner, .. } => vec![inner],
+                _ => Vec::new(),
+            }
+        }
+    };
 }
-
-/// The same children, to rewrite.
-fn children_mut(pattern: &mut GraphPattern) -> Vec<&mut GraphPattern> {
-    match pattern {
-        GraphPattern::Join { left, right }
-        | GraphPattern::LeftJoin { left, right, .. }
-        | GraphPattern::Union { left, right }
-        | GraphPattern::Minus { left, right } => vec![left, right],
-        GraphPattern::Lateral { left, .. } => vec![left],
-        GraphPattern::Filter { inner, .. }
-        | GraphPattern::Extend { inner, .. }
-        | GraphPattern::OrderBy { inner, .. }
-        | GraphPattern::Project { inner, .. }
-        | GraphPattern::Distinct { inner }
-        | GraphPattern::Reduced { inner }
-        | GraphPattern::Slice { inner, .. }
-        | GraphPattern::Group { inner, .. } => vec![inner],
-        _ => Vec::new(),
-    }
-}
+children!(children,);
+children!(children_mut, mut);
 
 /// The pattern and base IRI of a query this path may rewrite (no FROM clause).
 fn body(query: &Query) -> Option<(&GraphPattern, Option<&oxiri::Iri<String>>)> {
@@ -444,12 +431,77 @@ impl<'q> Plan<'q> {
 /// A group's key: the ids of its pattern-variable keys, the values of its `BIND` keys.
 type Key = ([TermId; 3], Vec<Option<ExpressionTerm>>);
 
+/// Distinct tuples of ids.
+type IdTuples = FxHashSet<[TermId; 3]>;
+
 /// One group's accumulators: a row count, the distinct id tuples of each
 /// `COUNT(DISTINCT …)`, spareval's accumulator of each other aggregate.
 struct Group {
     rows: u64,
-    distinct: Vec<FxHashSet<[TermId; 3]>>,
+    /// Each set with the tuple last added to it: rows in index order repeat a tuple
+    /// back to back (the subjects of a scan by subject), and those skip the hash.
+    distinct: Vec<(IdTuples, Option<[TermId; 3]>)>,
     values: Vec<Aggregate>,
+}
+
+/// The groups, and where each key's group is.
+#[derive(Default)]
+struct Groups {
+    list: Vec<(Key, Group)>,
+    index: FxHashMap<Key, usize>,
+    /// Keys of ids only, direct-mapped to their group: rows of one of a few recent keys
+    /// (a count per predicate, per class) skip hashing the key.
+    recent: Vec<([TermId; 3], usize)>,
+}
+
+/// Slots of `Groups::recent`.
+const RECENT: usize = 1024;
+
+impl Groups {
+    fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    fn insert(&mut self, key: Key, group: Group) {
+        self.index.insert(key.clone(), self.list.len());
+        self.list.push((key, group));
+    }
+
+    /// The group of `key`, made by `new` if it is new; `None` past `MAX_GROUPS`.
+    fn get(&mut self, key: Key, new: impl FnOnce() -> Group) -> Option<&mut Group> {
+        let slot = if key.1.is_empty() {
+            if self.recent.is_empty() {
+                self.recent = vec![([u32::MAX; 3], usize::MAX); RECENT];
+            }
+            let ids = key.0;
+            let at = (ids[0] as usize
+                ^ (ids[1] as usize).wrapping_mul(31)
+                ^ (ids[2] as usize).wrapping_mul(131))
+                % RECENT;
+            match self.recent[at] {
+                (cached, group) if cached == ids && group != usize::MAX => group,
+                _ => {
+                    let group = self.find(key, new)?;
+                    self.recent[at] = (ids, group);
+                    group
+                }
+            }
+        } else {
+            self.find(key, new)?
+        };
+        self.list.get_mut(slot).map(|(_, group)| group)
+    }
+
+    fn find(&mut self, key: Key, new: impl FnOnce() -> Group) -> Option<usize> {
+        if let Some(i) = self.index.get(&key) {
+            return Some(*i);
+        }
+        if self.list.len() >= MAX_GROUPS {
+            return None;
+        }
+        self.insert(key, new());
+        Some(self.list.len() - 1)
+    }
 }
 
 /// Folds rows into groups.
@@ -457,7 +509,7 @@ struct Grouping<'p, 'q> {
     plan: &'p mut Plan<'q>,
     /// Layout column → index in the rows given to `add`.
     at: Vec<usize>,
-    groups: FxHashMap<Key, Group>,
+    groups: Groups,
     /// The row expressions' input: the layout's values, then the binds'.
     row: Row,
 }
@@ -469,7 +521,7 @@ fn new_group(aggregates: &[Agg]) -> Group {
     for agg in aggregates {
         match agg {
             Agg::Rows => {}
-            Agg::DistinctIds(_) => distinct.push(FxHashSet::default()),
+            Agg::DistinctIds(_) => distinct.push((FxHashSet::default(), None)),
             Agg::Value {
                 function, distinct, ..
             } => values.extend(Aggregate::new(function, *distinct)),
@@ -516,13 +568,9 @@ impl Grouping<'_, '_> {
                 Column::Bound(k) => key.1.push(self.row[n + k].clone()),
             }
         }
-        let full = self.groups.len() >= MAX_GROUPS;
-        let group = match self.groups.entry(key) {
-            std::collections::hash_map::Entry::Occupied(group) => group.into_mut(),
-            std::collections::hash_map::Entry::Vacant(_) if full => return false,
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(new_group(&self.plan.aggregates))
-            }
+        let aggregates = &self.plan.aggregates;
+        let Some(group) = self.groups.get(key, || new_group(aggregates)) else {
+            return false;
         };
         group.rows += 1;
         let (mut d, mut v) = (0, 0);
@@ -534,7 +582,11 @@ impl Grouping<'_, '_> {
                     for (slot, c) in tuple.iter_mut().zip(columns.iter()) {
                         *slot = ids[self.at[*c]];
                     }
-                    group.distinct[d].insert(tuple);
+                    let (set, last) = &mut group.distinct[d];
+                    if *last != Some(tuple) {
+                        set.insert(tuple);
+                        *last = Some(tuple);
+                    }
                     d += 1;
                 }
                 Agg::Value { argument, .. } => {
@@ -579,7 +631,7 @@ fn answer_group(
             let mut grouping = Grouping {
                 plan: &mut plan,
                 at,
-                groups: FxHashMap::default(),
+                groups: Groups::default(),
                 row: vec![None; width],
             };
             if keys_empty {
@@ -632,7 +684,7 @@ fn answer_group(
     let mut grouping = Grouping {
         plan: &mut plan,
         at,
-        groups: FxHashMap::default(),
+        groups: Groups::default(),
         row: vec![None; width],
     };
     if keys_empty {
@@ -663,7 +715,7 @@ fn finish(
     output.extend(aggregates.iter().map(|(v, _)| v.clone()));
     let plan = grouping.plan;
     let mut bindings = Vec::with_capacity(grouping.groups.len());
-    for ((ids, bound), group) in grouping.groups {
+    for ((ids, bound), group) in grouping.groups.list {
         let mut row = Vec::with_capacity(output.len());
         let (mut slot, mut k) = (0, 0);
         for column in &plan.keys {
@@ -694,7 +746,7 @@ fn finish(
                 Agg::Rows => group.rows,
                 Agg::DistinctIds(_) => {
                     d += 1;
-                    group.distinct[d - 1].len() as u64
+                    group.distinct[d - 1].0.len() as u64
                 }
                 Agg::Value { .. } => {
                     match values.next().and_then(Aggregate::finish) {
