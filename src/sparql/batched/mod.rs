@@ -534,7 +534,23 @@ fn new_group(aggregates: &[Agg]) -> Group {
     }
 }
 
-impl Grouping<'_, '_> {
+impl<'p, 'q> Grouping<'p, 'q> {
+    /// No groups yet, except the one group of a `GROUP BY` without keys (it exists, with
+    /// `COUNT` 0, even when no row comes).
+    fn new(plan: &'p mut Plan<'q>, at: Vec<usize>) -> Self {
+        let width = plan.layout.len() + plan.binds;
+        let mut groups = Groups::default();
+        if plan.keys.is_empty() {
+            groups.insert(([0; 3], Vec::new()), new_group(&plan.aggregates));
+        }
+        Self {
+            plan,
+            at,
+            groups,
+            row: vec![None; width],
+        }
+    }
+
     /// Adds one solution (ids at `self.at`); false past `MAX_GROUPS`.
     fn add(&mut self, ids: &[TermId], decoder: &mut Decoder<'_>) -> bool {
         let n = self.plan.layout.len();
@@ -618,8 +634,6 @@ fn answer_group(
     let snapshot = context.snapshot;
     let mut decoder = Decoder::new(snapshot);
     let mut pushed = std::mem::take(&mut plan.pushed);
-    let width = plan.layout.len() + plan.binds;
-    let keys_empty = plan.keys.is_empty();
     // One pattern is aggregated as it is scanned; several are joined into rows first.
     let (at, rows) = match plan.patterns {
         [triple] => {
@@ -628,16 +642,7 @@ fn answer_group(
             };
             let at: Option<Vec<usize>> = plan.layout.iter().map(|v| positions.of(v)).collect();
             let Some(at) = at else { return Ok(None) };
-            let mut grouping = Grouping {
-                plan: &mut plan,
-                at,
-                groups: Groups::default(),
-                row: vec![None; width],
-            };
-            if keys_empty {
-                let group = new_group(&grouping.plan.aggregates);
-                grouping.groups.insert(([0; 3], Vec::new()), group);
-            }
+            let mut grouping = Grouping::new(&mut plan, at);
             let mut filters = Pushed {
                 filters: &mut pushed,
             };
@@ -681,16 +686,7 @@ fn answer_group(
             (at, (columns.len(), rows))
         }
     };
-    let mut grouping = Grouping {
-        plan: &mut plan,
-        at,
-        groups: Groups::default(),
-        row: vec![None; width],
-    };
-    if keys_empty {
-        let group = new_group(&grouping.plan.aggregates);
-        grouping.groups.insert(([0; 3], Vec::new()), group);
-    }
+    let mut grouping = Grouping::new(&mut plan, at);
     let (columns, rows) = rows;
     if columns > 0 {
         for (n, row) in rows.chunks(columns).enumerate() {
