@@ -3,6 +3,8 @@
 //! side by side with Oxigraph's in-memory store, in one process, each query checked for
 //! the same rows in both.
 //!
+//! Strata runs each query on every core (`--query-threads`' default) and on one thread.
+//!
 //! Run with `cargo bench --bench analytic` (375k triples) or
 //! `STRATA_BENCH_SCALE=1m cargo bench --bench analytic`; `STRATA_BENCH_PASSES` (timed
 //! runs per query, best kept, default 3), `STRATA_BENCH_ONLY=a06,a07` (some queries),
@@ -139,10 +141,16 @@ fn normalized(term: &oxrdf::Term) -> String {
     term.to_string()
 }
 
-fn strata_rows(graph: &Graph, text: &str) -> (Duration, Result<Vec<String>, String>) {
+/// `threads`: the query's threads (`None`: the engine's, every core).
+fn strata_rows(
+    graph: &Graph,
+    text: &str,
+    threads: Option<usize>,
+) -> (Duration, Result<Vec<String>, String>) {
     let started = Instant::now();
     let options = ReadOptions {
         timeout: Some(Duration::from_secs(600)),
+        threads,
         ..ReadOptions::default()
     };
     let out = graph
@@ -211,7 +219,7 @@ fn main() {
         let started = Instant::now();
         let mut runs = 0;
         while started.elapsed().as_secs_f64() < seconds {
-            let (_, out) = strata_rows(&graph, &text);
+            let (_, out) = strata_rows(&graph, &text, None);
             out.expect("the query answers");
             runs += 1;
         }
@@ -232,11 +240,13 @@ fn main() {
         data::thousands(store.len().unwrap_or(0) as u64),
         data::load_average()
     );
+    let threads = strata::sparql::QueryLimits::default_threads();
     let mut table = Vec::new();
-    let (mut strata_total, mut ox_total) = (Duration::ZERO, Duration::ZERO);
+    let (mut strata_total, mut ox_total, mut one_total) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut log_ratio_sum = 0.0;
     for (name, what, text) in &queries {
-        let (_, strata_first) = strata_rows(&graph, text);
+        let (_, strata_first) = strata_rows(&graph, text, None);
         let (_, ox_first) = oxigraph_rows(&store, text);
         let strata_first = strata_first.unwrap_or_else(|e| panic!("{name}: Strata: {e}"));
         let ox_first = ox_first.unwrap_or_else(|e| panic!("{name}: oxigraph: {e}"));
@@ -246,9 +256,11 @@ fn main() {
         );
         let best =
             |run: &dyn Fn() -> Duration| (0..passes).map(|_| run()).min().unwrap_or_default();
-        let strata_time = best(&|| strata_rows(&graph, text).0);
+        let strata_time = best(&|| strata_rows(&graph, text, None).0);
+        let one_time = best(&|| strata_rows(&graph, text, Some(1)).0);
         let ox_time = best(&|| oxigraph_rows(&store, text).0);
         strata_total += strata_time;
+        one_total += one_time;
         ox_total += ox_time;
         let ratio = strata_time.as_secs_f64() / ox_time.as_secs_f64().max(1e-9);
         log_ratio_sum += ratio.ln();
@@ -257,8 +269,13 @@ fn main() {
             (*what).to_owned(),
             strata_first.len().to_string(),
             format!("{:.1}", ms(strata_time)),
+            format!("{:.1}", ms(one_time)),
             format!("{:.1}", ms(ox_time)),
             format!("{ratio:.2}×"),
+            format!(
+                "{:.2}×",
+                one_time.as_secs_f64() / strata_time.as_secs_f64().max(1e-9)
+            ),
         ]);
     }
     table.push(vec![
@@ -269,20 +286,28 @@ fn main() {
         ),
         String::new(),
         format!("{:.1}", ms(strata_total)),
+        format!("{:.1}", ms(one_total)),
         format!("{:.1}", ms(ox_total)),
         format!(
             "{:.2}×",
             strata_total.as_secs_f64() / ox_total.as_secs_f64().max(1e-9)
         ),
+        format!(
+            "{:.2}×",
+            one_total.as_secs_f64() / strata_total.as_secs_f64().max(1e-9)
+        ),
     ]);
+    let all_cores = format!("Strata ms ({threads} threads)");
     print_table(
         &[
             "query",
             "what",
             "rows",
-            "Strata ms",
+            &all_cores,
+            "Strata ms (1 thread)",
             "oxigraph ms",
             "Strata / oxigraph",
+            "speed-up 1 → all threads",
         ],
         &table,
     );

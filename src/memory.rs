@@ -81,7 +81,7 @@ fn charge(bytes: isize) {
 /// reused (its generation changes), so a `&'static` to one is always valid.
 pub struct Budget {
     /// Bytes allocated minus bytes freed on the charged thread since the scope began.
-    /// Written only by the thread the budget is bound to.
+    /// Written by the thread the budget is bound to and its helpers.
     used: AtomicIsize,
     peak: AtomicIsize,
     limit: AtomicIsize,
@@ -102,14 +102,58 @@ impl Budget {
 
     #[inline]
     fn charge(&self, bytes: isize) {
-        let used = self.used.load(Ordering::Relaxed).saturating_add(bytes);
-        self.used.store(used, Ordering::Relaxed);
+        // An atomic add: a query's helper threads (`Helper`) charge the same budget.
+        let used = self
+            .used
+            .fetch_add(bytes, Ordering::Relaxed)
+            .saturating_add(bytes);
         if used > self.peak.load(Ordering::Relaxed) {
             self.peak.store(used, Ordering::Relaxed);
             if used > self.limit.load(Ordering::Relaxed) {
                 self.exceeded.store(true, Ordering::Release);
             }
         }
+    }
+}
+
+/// The budget the current thread is charged to, for threads that help its query
+/// (`Helper::enter` on each); `None` when nothing is charged.
+pub fn current_budget() -> Option<SharedBudget> {
+    CURRENT
+        .try_with(Cell::get)
+        .ok()
+        .flatten()
+        .map(|budget| SharedBudget { budget })
+}
+
+/// A query's budget, handed to the threads that help it (see `current_budget`).
+#[derive(Clone, Copy)]
+pub struct SharedBudget {
+    budget: &'static Budget,
+}
+
+impl SharedBudget {
+    /// Charges this thread's allocations to the budget until the returned guard drops.
+    /// The helper must end before the scope that owns the budget does (a scoped thread
+    /// joined inside the query): a budget is reused once its scope ends.
+    pub fn enter(self) -> Helper {
+        let previous = CURRENT.with(|current| current.replace(Some(self.budget)));
+        Helper {
+            previous,
+            _thread_bound: PhantomData,
+        }
+    }
+}
+
+/// A helper thread's charging to another thread's budget (`SharedBudget::enter`).
+pub struct Helper {
+    previous: Option<&'static Budget>,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        let _ = CURRENT.try_with(|current| current.set(self.previous));
     }
 }
 
@@ -237,5 +281,26 @@ mod tests {
         let _grow = vec![0u8; 1024];
         assert!(next.watch().exceeded());
         assert!(!watch.exceeded());
+    }
+
+    #[test]
+    fn a_helper_thread_charges_the_query_budget() {
+        let scope = MemoryScope::enter(Some(4 << 20));
+        let watch = scope.watch();
+        let shared = current_budget().expect("a scope is active");
+        std::thread::scope(|threads| {
+            threads.spawn(|| {
+                let _helper = shared.enter();
+                vec![1u8; 6 << 20].len()
+            });
+            // Without `enter`, another thread's allocations are its own.
+            threads.spawn(|| vec![1u8; 64 << 20].len());
+        });
+        assert!(watch.peak_bytes() >= 6 << 20);
+        assert!(watch.peak_bytes() < 64 << 20);
+        assert!(watch.exceeded());
+        drop(scope);
+        // Outside any scope there is nothing to share.
+        assert!(current_budget().is_none());
     }
 }

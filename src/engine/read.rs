@@ -57,6 +57,9 @@ pub struct ReadOptions {
     pub timeout: Option<std::time::Duration>,
     /// Never the batched path (`sparql::QueryOptions::row_at_a_time`): tests compare.
     pub row_at_a_time: bool,
+    /// Threads this query may use, at most the engine's `QueryLimits::threads` (`None`:
+    /// the engine's).
+    pub threads: Option<usize>,
 }
 
 /// Lazy query results and the commit they are read at. Keep the answer (at least its
@@ -254,6 +257,10 @@ impl GraphReader<'_> {
             cancellation,
             allowed_services: options.allowed_services.clone(),
             row_at_a_time: options.row_at_a_time,
+            threads: {
+                let limit = self.graph.governor.limits().threads;
+                options.threads.map_or(limit, |n| n.clamp(1, limit))
+            },
         };
         let explain = |error: EngineError| match error {
             EngineError::Query(error) => EngineError::Query(control.explain(error)),

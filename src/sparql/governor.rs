@@ -31,6 +31,8 @@ pub struct QueryLimits {
     pub heavy_after: Duration,
     /// Heavy queries that may run at once.
     pub heavy_slots: usize,
+    /// Threads one query's batched scans, joins and aggregates may use (at least 1).
+    pub threads: usize,
 }
 
 /// Default memory limit of one query: 1 GiB.
@@ -39,6 +41,11 @@ pub const DEFAULT_QUERY_MEMORY_BYTES: u64 = 1 << 30;
 pub const DEFAULT_HEAVY_AFTER: Duration = Duration::from_millis(200);
 
 impl QueryLimits {
+    /// Query threads by default: every core.
+    pub fn default_threads() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+
     /// Heavy slots by default: all cores but one (at least one), so one core is always
     /// left for short queries.
     pub fn default_heavy_slots() -> usize {
@@ -54,6 +61,7 @@ impl Default for QueryLimits {
             memory_bytes: Some(DEFAULT_QUERY_MEMORY_BYTES),
             heavy_after: DEFAULT_HEAVY_AFTER,
             heavy_slots: Self::default_heavy_slots(),
+            threads: Self::default_threads(),
         }
     }
 }
@@ -135,6 +143,7 @@ impl Governor {
             checks: AtomicU32::new(0),
             throttled,
             heavy: AtomicBool::new(false),
+            claiming: AtomicBool::new(false),
             out_of_memory: AtomicBool::new(false),
         });
         let checked = {
@@ -192,6 +201,8 @@ struct QueryState {
     throttled: bool,
     /// The query holds a heavy slot.
     heavy: AtomicBool,
+    /// A thread of the query is taking (or took) its heavy slot.
+    claiming: AtomicBool,
     /// The query was cancelled because its memory budget ran out.
     out_of_memory: AtomicBool,
 }
@@ -200,7 +211,8 @@ struct QueryState {
 const CLOCK_EVERY: u32 = 256;
 
 impl QueryState {
-    /// Runs at every check point of the query's evaluation, on its thread.
+    /// Runs at every check point of the query's evaluation, on its thread (and on the
+    /// threads helping it).
     fn check(&self) {
         if self.budget.exceeded() {
             if !self.out_of_memory.swap(true, Ordering::Relaxed) {
@@ -209,7 +221,7 @@ impl QueryState {
             }
             return;
         }
-        // Only this query's thread updates the count: a plain load and store is enough.
+        // A plain load and store: a count lost to a helper thread only delays the clock.
         let checks = self.checks.load(Ordering::Relaxed).wrapping_add(1);
         self.checks.store(checks, Ordering::Relaxed);
         if !self.throttled
@@ -219,6 +231,11 @@ impl QueryState {
             return;
         }
         if self.started.elapsed() >= self.governor.limits.heavy_after {
+            // A query's helper threads (the batched path's) check too: one of them
+            // takes the slot, the others go on meanwhile.
+            if self.claiming.swap(true, Ordering::Relaxed) {
+                return;
+            }
             self.governor.heavy_total.fetch_add(1, Ordering::Relaxed);
             // Marked heavy even when the wait ends without a slot (cancelled): the
             // query stops right after, and the guard releases only a slot it holds.
@@ -273,6 +290,7 @@ mod tests {
             memory_bytes: None,
             heavy_after: Duration::from_millis(20),
             heavy_slots: 1,
+            threads: 1,
         });
         let first = CancellationToken::new();
         let (first_guard, first_checked) = governor.start(&first);
@@ -308,6 +326,32 @@ mod tests {
         assert!(waited >= Duration::from_millis(100), "{waited:?}");
         assert_eq!(governor.stats().heavy_running, 0);
         assert_eq!(governor.stats().heavy_total, 2);
+    }
+
+    #[test]
+    fn a_query_checked_on_several_threads_takes_one_heavy_slot() {
+        let governor = Governor::new(QueryLimits {
+            memory_bytes: None,
+            heavy_after: Duration::from_millis(1),
+            heavy_slots: 2,
+            threads: 4,
+        });
+        let token = CancellationToken::new();
+        let (guard, checked) = governor.start(&token);
+        std::thread::sleep(Duration::from_millis(5));
+        std::thread::scope(|threads| {
+            for _ in 0..4 {
+                threads.spawn(|| {
+                    for _ in 0..CLOCK_EVERY * 8 {
+                        checked.ensure_alive().unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(governor.stats().heavy_running, 1);
+        assert_eq!(governor.stats().heavy_total, 1);
+        drop(guard);
+        assert_eq!(governor.stats().heavy_running, 0);
     }
 
     #[test]

@@ -16,6 +16,8 @@ mod update;
 
 pub use batched::may_apply as batched_may_apply;
 #[cfg(test)]
+pub(crate) use batched::parallel::TINY_PARTS as BATCHED_TINY_PARTS;
+#[cfg(test)]
 pub(crate) use batched::rewrite as batched_rewrite;
 pub use dataset::{EvalTerm, SnapshotDataset};
 pub use entailment::{Entailment, apply as apply_entailment};

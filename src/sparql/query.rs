@@ -32,6 +32,8 @@ pub struct QueryOptions {
     /// Evaluate everything row at a time, never on the batched path (`batched`): for
     /// tests that compare the two.
     pub row_at_a_time: bool,
+    /// Threads the batched path may use for one group (0 or 1: this thread only).
+    pub threads: usize,
 }
 
 /// `strata:isoWeek(?dateTime)`: the ISO 8601 week of a moment, as `"2026-W05"` (used by
@@ -87,7 +89,7 @@ pub fn evaluate_query(
         && super::batched::may_apply(query)
     {
         let mut copy = query.clone();
-        super::batched::rewrite(&mut copy, snapshot, &options.cancellation)?;
+        super::batched::rewrite(&mut copy, snapshot, &options.cancellation, options.threads)?;
         batched_copy = copy;
         &batched_copy
     } else {

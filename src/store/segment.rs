@@ -587,10 +587,24 @@ pub(crate) struct SegmentScan {
     segment_idx: usize,
     pos: usize,
     end: usize,
+    /// The part of the scan to read: positions `[from, to)` of the segments' index
+    /// ranges taken one after the other (`split`); the whole scan by default.
+    window: (usize, usize),
+    /// Where the current segment's range starts in that sequence.
+    base: usize,
 }
 
 impl SegmentScan {
     pub fn new(segments: Arc<Vec<Arc<Segment>>>, pattern: Pattern, seq: CommitSeq) -> Self {
+        Self::window(segments, pattern, seq, (0, usize::MAX))
+    }
+
+    fn window(
+        segments: Arc<Vec<Arc<Segment>>>,
+        pattern: Pattern,
+        seq: CommitSeq,
+        window: (usize, usize),
+    ) -> Self {
         let (order, prefix, prefix_len) = pattern.plan();
         let mut scan = Self {
             segments,
@@ -602,16 +616,45 @@ impl SegmentScan {
             segment_idx: 0,
             pos: 0,
             end: 0,
+            window,
+            base: 0,
         };
         scan.enter_segment();
         scan
     }
 
+    /// The scan in `n` consecutive parts of about equal index ranges (fewer when the
+    /// range is smaller): read one after the other, they yield what the whole scan does,
+    /// in the same order, so each can be read on its own thread.
+    pub fn split(
+        segments: Arc<Vec<Arc<Segment>>>,
+        pattern: Pattern,
+        seq: CommitSeq,
+        n: usize,
+    ) -> Vec<Self> {
+        let total = range_size(&segments, pattern);
+        let n = n.clamp(1, total.max(1));
+        (0..n)
+            .map(|i| {
+                let from = total / n * i + (total % n).min(i);
+                let to = if i + 1 == n {
+                    usize::MAX
+                } else {
+                    total / n * (i + 1) + (total % n).min(i + 1)
+                };
+                Self::window(segments.clone(), pattern, seq, (from, to))
+            })
+            .collect()
+    }
+
     fn enter_segment(&mut self) {
         if let Some(segment) = self.segments.get(self.segment_idx) {
             let (start, end) = segment.range(self.order, &self.prefix[..self.prefix_len]);
-            self.pos = start;
-            self.end = end;
+            let len = end - start;
+            let (from, to) = self.window;
+            self.pos = start + from.saturating_sub(self.base).min(len);
+            self.end = start + to.saturating_sub(self.base).min(len);
+            self.base += len;
         }
     }
 }
@@ -651,6 +694,9 @@ impl Iterator for SegmentScan {
                 {
                     return Some(entry.key);
                 }
+            }
+            if self.base >= self.window.1 {
+                return None;
             }
             self.segment_idx += 1;
             self.enter_segment();
@@ -793,6 +839,38 @@ mod tests {
                         assert_eq!(found, expected, "{pattern:?}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_split_scan_reads_what_the_whole_scan_does_in_the_same_order() {
+        let build = |range: std::ops::Range<u32>| {
+            Arc::new(Segment::build(
+                range
+                    .map(|i| {
+                        Entry::new(
+                            [i % 7, 4 + i % 3, i, 0],
+                            1,
+                            if i % 5 == 0 { 2 } else { LIVE },
+                        )
+                    })
+                    .collect(),
+            ))
+        };
+        let segments = Arc::new(vec![build(0..40), build(40..43), build(43..100)]);
+        for pattern in [
+            pattern(None, None, None, GraphFilter::Is(0)),
+            pattern(None, Some(5), None, GraphFilter::Is(0)),
+            pattern(Some(3), None, None, GraphFilter::Is(0)),
+            pattern(Some(3), Some(9), None, GraphFilter::Is(0)),
+        ] {
+            let whole: Vec<QuadKey> = SegmentScan::new(segments.clone(), pattern, 2).collect();
+            for n in [1, 2, 3, 7, 64, 1000] {
+                let parts = SegmentScan::split(segments.clone(), pattern, 2, n);
+                assert!(parts.len() <= n.max(1));
+                let joined: Vec<QuadKey> = parts.into_iter().flatten().collect();
+                assert_eq!(joined, whole, "{pattern:?} in {n} parts");
             }
         }
     }

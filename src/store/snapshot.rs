@@ -111,6 +111,24 @@ impl Snapshot {
         }
     }
 
+    /// `quads(pattern)` in at most `n` consecutive parts of about equal index ranges,
+    /// each readable on its own thread; read one after the other they give what
+    /// `quads(pattern)` gives, in its order. One part when the snapshot carries a
+    /// transaction's overlay.
+    pub fn quads_split(
+        &self,
+        pattern: Pattern,
+        n: usize,
+    ) -> Vec<Box<dyn Iterator<Item = QuadKey> + Send>> {
+        if self.overlay.is_some() || n <= 1 {
+            return vec![self.quads(pattern)];
+        }
+        SegmentScan::split(self.segments.clone(), pattern, self.seq, n)
+            .into_iter()
+            .map(|part| Box::new(part) as Box<dyn Iterator<Item = QuadKey> + Send>)
+            .collect()
+    }
+
     /// An upper bound of the quads `pattern` matches, by binary search only (see
     /// `segment::range_size`; the commit's own overlay counted whole): cheap enough to
     /// choose a join order with.

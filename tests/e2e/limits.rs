@@ -380,3 +380,71 @@ fn heavy_queries_wait_for_a_slot_and_small_queries_keep_their_latency() {
     }
     eprintln!("small queries while 3 heavy ones ran: slowest {slowest:?}");
 }
+
+/// `--query-threads`: an analytic group over more than 65,536 index entries runs in parts
+/// on several threads; one, two and four threads give the same, known groups, and 0 is a
+/// usage error.
+#[test]
+fn every_query_thread_count_gives_the_same_groups() {
+    let strata = Strata::new();
+    const N: u64 = 40_000;
+    let mut data = String::new();
+    for i in 0..N {
+        data.push_str(&format!(
+            "<http://e/s{i}> <http://e/p{}> \"{i}\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n\
+             <http://e/s{i}> <http://e/name> \"n{}\" .\n\
+             <http://e/s{i}> <http://e/link> <http://e/s{}> .\n",
+            i % 3,
+            i % 7,
+            (i * 7 + 1) % N
+        ));
+    }
+    let file = strata.file("data.nt", data);
+    strata.run(&["import", file.to_str().unwrap()]).ok();
+    let per_predicate = "SELECT ?p (COUNT(*) AS ?n) (SUM(?v) AS ?t) (MIN(?v) AS ?lo) (MAX(?v) AS ?hi) \
+         WHERE { ?s ?p ?v FILTER(isLiteral(?v) && DATATYPE(?v) = <http://www.w3.org/2001/XMLSchema#integer>) } GROUP BY ?p";
+    let expected: Vec<String> = (0..3u64)
+        .map(|k| {
+            let values: Vec<u64> = (0..N).filter(|i| i % 3 == k).collect();
+            format!(
+                "<http://e/p{k}>\t{}\t{}\t{}\t{}",
+                values.len(),
+                values.iter().sum::<u64>(),
+                values[0],
+                values[values.len() - 1]
+            )
+        })
+        .collect();
+    // Through a join: the name of each subject's link, its values averaged, and the
+    // link targets' names concatenated in one order whatever the thread count.
+    let joined = "SELECT ?name (COUNT(*) AS ?n) (AVG(?v) AS ?a) (STRLEN(GROUP_CONCAT(?tn)) AS ?l) \
+         WHERE { ?s <http://e/link> ?t . ?s <http://e/name> ?name . ?t <http://e/name> ?tn . ?s ?p ?v FILTER(isLiteral(?v) && ?p != <http://e/name>) } \
+         GROUP BY ?name";
+    let one = strata.select(per_predicate, &["--query-threads", "1"]);
+    let normalize = |rows: Vec<String>| -> Vec<String> {
+        rows.into_iter()
+            .map(|row| {
+                row.replace("\"^^<http://www.w3.org/2001/XMLSchema#integer>", "")
+                    .replace('"', "")
+            })
+            .collect()
+    };
+    assert_eq!(normalize(one.clone()), expected);
+    for threads in ["2", "4"] {
+        assert_eq!(
+            strata.select(per_predicate, &["--query-threads", threads]),
+            one
+        );
+    }
+    let one = strata.select(joined, &["--query-threads", "1"]);
+    assert_eq!(one.len(), 7, "{one:?}");
+    for threads in ["2", "4"] {
+        assert_eq!(strata.select(joined, &["--query-threads", threads]), one);
+    }
+    let refused = strata.run(&["query", "ASK {}", "--query-threads", "0"]);
+    assert!(
+        refused.fails_with(2).contains("--query-threads"),
+        "{}",
+        refused.stderr
+    );
+}

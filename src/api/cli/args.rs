@@ -45,6 +45,16 @@ pub struct Cli {
         value_name = "N"
     )]
     pub heavy_queries: Option<usize>,
+    /// Threads one query's large scans, joins and aggregates may use (default: every
+    /// core; 1 keeps each query on one thread).
+    #[arg(
+        long = "query-threads",
+        global = true,
+        env = "STRATA_QUERY_THREADS",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..=1024)
+    )]
+    pub query_threads: Option<u64>,
     /// Write recent commits to store files once this many quads changed (default 50000;
     /// lower keeps less in memory, higher writes fewer, larger files).
     #[arg(

@@ -204,6 +204,13 @@ fn query_limits(
     } else if let Some(n) = http.and_then(|h| h.heavy_queries) {
         limits.heavy_slots = n;
     }
+    if let Some(n) = cli
+        .query_threads
+        .and_then(|n| usize::try_from(n).ok())
+        .or_else(|| http.and_then(|h| h.query_threads))
+    {
+        limits.threads = n.max(1);
+    }
     Ok(limits)
 }
 

@@ -64,6 +64,9 @@ pub struct HttpConfig {
     pub heavy_query_after_ms: Option<u64>,
     /// Heavy queries that may run at once (absent: cores - 1, at least 1).
     pub heavy_queries: Option<usize>,
+    /// Threads one query's large scans, joins and aggregates may use (absent: every
+    /// core). The command line's `--query-threads` wins.
+    pub query_threads: Option<usize>,
 }
 
 impl Default for HttpConfig {
@@ -80,6 +83,7 @@ impl Default for HttpConfig {
             query_memory_limit_mb: None,
             heavy_query_after_ms: None,
             heavy_queries: None,
+            query_threads: None,
         }
     }
 }
@@ -135,6 +139,9 @@ impl HttpConfig {
         }
         if self.heavy_queries == Some(0) {
             return Err("heavy_queries must be at least 1".into());
+        }
+        if self.query_threads.is_some_and(|n| n == 0 || n > 1024) {
+            return Err("query_threads must be between 1 and 1024".into());
         }
         Ok(())
     }

@@ -5,12 +5,14 @@
 use rustc_hash::FxHashMap;
 use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern, Variable};
 
+use parking_lot::Mutex;
+
+use super::parallel::{RowLimit, Workers};
 use super::values::{Decoder, OneVariable};
 use super::{CHECK_EVERY, Positions};
 use crate::model::Term;
 use crate::sparql::QueryError;
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, Snapshot, TermId};
-use spareval::CancellationToken;
 
 /// The `FILTER`s of one variable each.
 pub(super) struct Pushed<'a> {
@@ -48,8 +50,9 @@ pub(super) const MAX_ROWS: usize = 4_000_000;
 /// Patterns joined on this path at most.
 pub(super) const MAX_PATTERNS: usize = 8;
 
-/// Joined solutions: the variables (columns) and the rows of ids, row-major.
-pub(super) type JoinedRows = (Vec<Variable>, Vec<TermId>);
+/// Joined solutions: the variables (columns) and the rows of ids, row-major, in parts
+/// (read one after the other, the rows in the order one thread would make them).
+pub(super) type JoinedRows = (Vec<Variable>, Vec<Vec<TermId>>);
 
 /// One pattern of a join: its scan, where its variables sit, repeated variables.
 struct Scan {
@@ -69,14 +72,19 @@ impl Scan {
 /// smallest index range first (`Snapshot::range_size`), then, each time, the smallest
 /// one sharing a variable with the rows so far, joined by looking it up once per row
 /// when the rows are few beside its range, else by hashing its scan on the shared
-/// variables. `None`: not a join this path takes (a cross product, too many patterns
-/// or rows, a triple term).
-pub(super) fn join_rows(
+/// variables. The first scan is cut into parts (`Workers::parts`) and each part's rows
+/// go through every step on one of the query's threads, each thread with its own
+/// `Local` (from `init`); `local` is this thread's, for the hash tables built here.
+/// `None`: not a join this path takes (a cross product, too many patterns or rows, a
+/// triple term).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     patterns: &[TriplePattern],
-    snapshot: &Snapshot,
-    cancellation: &CancellationToken,
-    pushed: &mut Pushed<'_>,
-    decoder: &mut Decoder<'_>,
+    snapshot: &'s Snapshot,
+    workers: &Workers<'_>,
+    parallel: bool,
+    init: &(dyn Fn() -> Option<L> + Sync),
+    local: &mut L,
     equalities: &[Equality],
 ) -> Result<Option<JoinedRows>, QueryError> {
     if patterns.len() > MAX_PATTERNS {
@@ -113,17 +121,6 @@ pub(super) fn join_rows(
     if scans.is_empty() {
         return Ok(None);
     }
-    let mut ticks = 0usize;
-    let mut alive = || {
-        ticks += 1;
-        if ticks.is_multiple_of(CHECK_EVERY) {
-            cancellation
-                .ensure_alive()
-                .map_err(|_| QueryError::Cancelled)
-        } else {
-            Ok(())
-        }
-    };
     let sizes: Vec<usize> = scans
         .iter()
         .map(|s| snapshot.range_size(s.pattern))
@@ -131,11 +128,14 @@ pub(super) fn join_rows(
     // The order to join in: a pattern whose variables a filter tests counts as half its
     // size per filter (a guess: the filter's selectivity is unknown before it runs), so
     // of equal ranges the filtered ones are joined first and fewer rows are built.
-    let estimates: Vec<usize> = scans
-        .iter()
-        .zip(&sizes)
-        .map(|(s, size)| size >> pushed.checks(&s.positions.names).len().min(8))
-        .collect();
+    let estimates: Vec<usize> = {
+        let (pushed, _) = local.parts();
+        scans
+            .iter()
+            .zip(&sizes)
+            .map(|(s, size)| size >> pushed.checks(&s.positions.names).len().min(8))
+            .collect()
+    };
     let mut remaining: Vec<usize> = (0..scans.len()).collect();
     let first = remaining
         .iter()
@@ -149,17 +149,43 @@ pub(super) fn join_rows(
         .iter()
         .map(|(v, _)| v.clone())
         .collect();
-    let mut rows: Vec<TermId> = Vec::new();
-    let checks = pushed.checks(&scans[first].positions.names);
-    for quad in snapshot.quads(scans[first].pattern) {
-        alive()?;
-        if scans[first].passes(&quad) && pushed.pass(&checks, &quad, decoder) {
-            rows.extend(scans[first].positions.names.iter().map(|(_, p)| quad[*p]));
+    let n_parts = if parallel {
+        workers.parts(sizes[first])
+    } else {
+        1
+    };
+    let parts: Vec<Mutex<Option<_>>> = snapshot
+        .quads_split(scans[first].pattern, n_parts)
+        .into_iter()
+        .map(|part| Mutex::new(Some(part)))
+        .collect();
+    let limit = RowLimit::new(MAX_ROWS);
+    let Some(mut rows) = workers.map(parts.len(), init, |local, i| {
+        let scan = &scans[first];
+        let mut alive = workers.ticker();
+        let (mut pushed, decoder) = local.parts();
+        let checks = pushed.checks(&scan.positions.names);
+        let mut out: Vec<TermId> = Vec::new();
+        let mut counted = 0;
+        let part = parts[i].lock().take();
+        for quad in part.into_iter().flatten() {
+            alive()?;
+            if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
+                out.extend(scan.positions.names.iter().map(|(_, p)| quad[*p]));
+                counted += 1;
+                if counted == CHECK_EVERY {
+                    if !limit.add(counted) {
+                        return Ok(None);
+                    }
+                    counted = 0;
+                }
+            }
         }
-        if rows.len() > MAX_ROWS * columns.len() {
-            return Ok(None);
-        }
-    }
+        Ok(limit.add(counted).then_some(out))
+    })?
+    else {
+        return Ok(None);
+    };
     while !remaining.is_empty() {
         let connected = |i: &usize| {
             scans[*i]
@@ -202,40 +228,67 @@ pub(super) fn join_rows(
         if shared.len() > 3 {
             return Ok(None);
         }
-        let checks = pushed.checks(&fresh);
         let width = columns.len();
-        let n_rows = rows.len() / width.max(1);
-        let mut joined: Vec<TermId> = Vec::new();
+        rows = workers.balance(rows, width, parallel);
+        let n_rows = rows.iter().map(|part| part.len()).sum::<usize>() / width.max(1);
         let emit = |row: &[TermId], quad: &[TermId; 4], joined: &mut Vec<TermId>| {
             joined.extend_from_slice(row);
             joined.extend(fresh.iter().map(|(_, p)| quad[*p]));
         };
-        if n_rows.saturating_mul(32) < sizes[next] {
+        let limit = RowLimit::new(MAX_ROWS);
+        // Each part of the rows through this step, on the query's threads; `probe`
+        // gives one row's matching quads.
+        let step = |probe: &Probe<'_>, checked: bool| {
+            workers.map(rows.len(), init, |local, i| {
+                let mut alive = workers.ticker();
+                let (mut pushed, decoder) = local.parts();
+                let checks = pushed.checks(&fresh);
+                let mut joined: Vec<TermId> = Vec::new();
+                let mut counted = 0;
+                for row in rows[i].chunks(width) {
+                    alive()?;
+                    let before = joined.len();
+                    probe(row, &mut |quad| {
+                        if !checked || pushed.pass(&checks, quad, decoder) {
+                            emit(row, quad, &mut joined);
+                        }
+                    });
+                    counted += (joined.len() - before) / (width + fresh.len()).max(1);
+                    if counted >= CHECK_EVERY {
+                        if !limit.add(counted) {
+                            return Ok(None);
+                        }
+                        counted = 0;
+                    }
+                }
+                Ok(limit.add(counted).then_some(joined))
+            })
+        };
+        let joined = if n_rows.saturating_mul(32) < sizes[next] {
             // Few rows: look the pattern up with each row's values bound.
-            for row in rows.chunks(width) {
-                alive()?;
-                let mut bound = scan.pattern;
-                for (column, position) in &shared {
-                    let id = Some(row[*column]);
-                    match position {
-                        0 => bound.subject = id,
-                        1 => bound.predicate = id,
-                        _ => bound.object = id,
+            step(
+                &|row, found| {
+                    let mut bound = scan.pattern;
+                    for (column, position) in &shared {
+                        let id = Some(row[*column]);
+                        match position {
+                            0 => bound.subject = id,
+                            1 => bound.predicate = id,
+                            _ => bound.object = id,
+                        }
                     }
-                }
-                for quad in snapshot.quads(bound) {
-                    if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
-                        emit(row, &quad, &mut joined);
+                    for quad in snapshot.quads(bound) {
+                        if scan.passes(&quad) {
+                            found(&quad);
+                        }
                     }
-                }
-                if joined.len() > MAX_ROWS * (width + fresh.len()) {
-                    return Ok(None);
-                }
-            }
+                },
+                true,
+            )?
         } else {
-            // Many rows: hash the pattern's scan on the shared variables. The matching
-            // quads are kept sorted by key in one array, the table holds each key's run
-            // (no allocation per key).
+            // Many rows: hash the pattern's scan on the shared variables (here, once;
+            // the parts probe it). The matching quads are kept sorted by key in one
+            // array, the table holds each key's run (no allocation per key).
             let key_of = |quad: &[TermId; 4]| {
                 let mut key = [0; 3];
                 for (slot, (_, position)) in key.iter_mut().zip(&shared) {
@@ -244,10 +297,15 @@ pub(super) fn join_rows(
                 key
             };
             let mut quads: Vec<[TermId; 4]> = Vec::new();
-            for quad in snapshot.quads(scan.pattern) {
-                alive()?;
-                if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
-                    quads.push(quad);
+            {
+                let mut alive = workers.ticker();
+                let (mut pushed, decoder) = local.parts();
+                let checks = pushed.checks(&fresh);
+                for quad in snapshot.quads(scan.pattern) {
+                    alive()?;
+                    if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
+                        quads.push(quad);
+                    }
                 }
             }
             quads.sort_unstable_by_key(key_of);
@@ -259,26 +317,35 @@ pub(super) fn join_rows(
                     start = end;
                 }
             }
-            for row in rows.chunks(width) {
-                alive()?;
-                let mut key = [0; 3];
-                for (slot, (column, _)) in key.iter_mut().zip(&shared) {
-                    *slot = row[*column];
-                }
-                if let Some((start, end)) = table.get(&key) {
-                    for quad in &quads[*start..*end] {
-                        emit(row, quad, &mut joined);
+            step(
+                &|row, found| {
+                    let mut key = [0; 3];
+                    for (slot, (column, _)) in key.iter_mut().zip(&shared) {
+                        *slot = row[*column];
                     }
-                }
-                if joined.len() > MAX_ROWS * (width + fresh.len()) {
-                    return Ok(None);
-                }
-            }
-        }
+                    if let Some((start, end)) = table.get(&key) {
+                        quads[*start..*end].iter().for_each(&mut *found);
+                    }
+                },
+                false,
+            )?
+        };
+        let Some(joined) = joined else {
+            return Ok(None);
+        };
         columns.extend(fresh.into_iter().map(|(v, _)| v));
         rows = joined;
     }
+    let rows = workers.balance(rows, columns.len(), parallel);
     Ok(Some((columns, rows)))
+}
+
+/// One row's matching quads of the next pattern, each given to the callback.
+type Probe<'a> = dyn Fn(&[TermId], &mut dyn FnMut(&[TermId; 4])) + Sync + 'a;
+
+/// A thread's own filters and decoded values, for the join.
+pub(super) trait AsLocal<'s> {
+    fn parts(&mut self) -> (Pushed<'_>, &mut Decoder<'s>);
 }
 
 /// A `FILTER(?a = ?b)` or `FILTER(sameTerm(?a, ?b))` of the group (the filter itself
@@ -298,7 +365,7 @@ fn equality_join(
     remaining: &[usize],
     sizes: &[usize],
     columns: &[Variable],
-    rows: &[TermId],
+    rows: &[Vec<TermId>],
     equalities: &[Equality],
     snapshot: &Snapshot,
 ) -> Option<(usize, usize, usize)> {
@@ -328,7 +395,12 @@ fn equality_join(
         })
     };
     let ok = same_term
-        || plain(&mut rows.chunks(width.max(1)).map(|row| row[column]))
+        || plain(
+            &mut rows
+                .iter()
+                .flat_map(|part| part.chunks(width.max(1)))
+                .map(|row| row[column]),
+        )
         || plain(
             &mut snapshot
                 .quads(scans[next].pattern)

@@ -26,6 +26,7 @@
 //! `MAX_ROWS` rows.
 
 mod join;
+pub(crate) mod parallel;
 mod values;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -37,7 +38,9 @@ use spargebra::term::{GroundTerm, TriplePattern, Variable};
 use super::QueryError;
 use crate::model::{Literal, Term};
 use crate::store::{Snapshot, TermId};
-use join::{Equality, Pushed, join_rows, scan_pattern};
+use join::{AsLocal, Equality, Pushed, join_rows, scan_pattern};
+use parallel::Workers;
+use parking_lot::Mutex;
 use spareval::CancellationToken;
 use values::{BaseIri, Decoder, OneVariable};
 
@@ -137,10 +140,13 @@ pub fn may_apply(query: &Query) -> bool {
 
 /// Replaces every group this path answers by its result; returns how many. Only a query
 /// over the default graph as stored (no FROM, no protocol dataset) may take it.
+/// `threads`: how many threads one group's scans, joins and aggregates may use (this
+/// one included; `parallel`).
 pub fn rewrite(
     query: &mut Query,
     snapshot: &Snapshot,
     cancellation: &CancellationToken,
+    threads: usize,
 ) -> Result<usize, QueryError> {
     let Some((_, base_iri)) = body(query) else {
         return Ok(0);
@@ -154,8 +160,8 @@ pub fn rewrite(
     };
     let context = Context {
         snapshot,
-        cancellation,
         base_iri,
+        workers: Workers::new(threads, cancellation),
     };
     let mut done = 0;
     rewrite_pattern(pattern, &context, &mut done)?;
@@ -164,20 +170,8 @@ pub fn rewrite(
 
 struct Context<'s> {
     snapshot: &'s Snapshot,
-    cancellation: &'s CancellationToken,
     base_iri: Option<BaseIri>,
-}
-
-impl Context<'_> {
-    fn alive(&self, n: usize) -> Result<(), QueryError> {
-        if n.is_multiple_of(CHECK_EVERY) {
-            self.cancellation
-                .ensure_alive()
-                .map_err(|_| QueryError::Cancelled)
-        } else {
-            Ok(())
-        }
-    }
+    workers: Workers<'s>,
 }
 
 fn rewrite_pattern(
@@ -428,6 +422,63 @@ impl<'q> Plan<'q> {
     }
 }
 
+impl Plan<'_> {
+    /// Whether partial groups of consecutive parts of the rows merge into exactly the
+    /// groups of one pass (`Group::merge`): not with a `DISTINCT` aggregate of values.
+    fn mergeable(&self) -> bool {
+        !self
+            .aggregates
+            .iter()
+            .any(|agg| matches!(agg, Agg::Value { distinct: true, .. }))
+    }
+}
+
+/// What a thread needs to plan a group for itself (compiled expressions stay on the
+/// thread that compiled them).
+struct Source<'q> {
+    inner: &'q GraphPattern,
+    variables: &'q [Variable],
+    aggregates: &'q [(Variable, AggregateExpression)],
+    base_iri: Option<&'q BaseIri>,
+}
+
+impl<'q> Source<'q> {
+    fn plan(&self) -> Option<Plan<'q>> {
+        Plan::new(self.inner, self.variables, self.aggregates, self.base_iri)
+    }
+}
+
+/// One thread's plan (its row expressions and aggregates' arguments), pushed filters
+/// and decoded values.
+struct Local<'q, 's> {
+    plan: Plan<'q>,
+    pushed: Vec<OneVariable>,
+    decoder: Decoder<'s>,
+}
+
+impl<'q, 's> Local<'q, 's> {
+    fn new(source: &Source<'q>, snapshot: &'s Snapshot) -> Option<Self> {
+        let mut plan = source.plan()?;
+        let pushed = std::mem::take(&mut plan.pushed);
+        Some(Self {
+            plan,
+            pushed,
+            decoder: Decoder::new(snapshot),
+        })
+    }
+}
+
+impl<'s> AsLocal<'s> for Local<'_, 's> {
+    fn parts(&mut self) -> (Pushed<'_>, &mut Decoder<'s>) {
+        (
+            Pushed {
+                filters: &mut self.pushed,
+            },
+            &mut self.decoder,
+        )
+    }
+}
+
 /// A group's key: the ids of its pattern-variable keys, the values of its `BIND` keys.
 type Key = ([TermId; 3], Vec<Option<ExpressionTerm>>);
 
@@ -442,6 +493,25 @@ struct Group {
     /// back to back (the subjects of a scan by subject), and those skip the hash.
     distinct: Vec<(IdTuples, Option<[TermId; 3]>)>,
     values: Vec<Aggregate>,
+}
+
+impl Group {
+    /// Folds in the same group's state over rows that came after this one's; false
+    /// when an aggregate cannot be merged exactly (see `Plan::mergeable`).
+    fn merge(&mut self, other: Group) -> bool {
+        self.rows += other.rows;
+        for ((set, _), (mut more, _)) in self.distinct.iter_mut().zip(other.distinct) {
+            if set.len() < more.len() {
+                std::mem::swap(set, &mut more);
+            }
+            set.extend(more);
+        }
+        let mut ok = true;
+        for (value, more) in self.values.iter_mut().zip(other.values) {
+            ok &= value.merge(more);
+        }
+        ok
+    }
 }
 
 /// The groups, and where each key's group is.
@@ -490,6 +560,28 @@ impl Groups {
             self.find(key, new)?
         };
         self.list.get_mut(slot).map(|(_, group)| group)
+    }
+
+    /// The groups of consecutive parts of the rows, as one pass over them would have
+    /// made them (in the order their keys were first seen); `None` past `MAX_GROUPS`
+    /// or when an aggregate cannot be merged.
+    fn merge(parts: Vec<Groups>) -> Option<Groups> {
+        let mut parts = parts.into_iter();
+        let mut merged = parts.next().unwrap_or_default();
+        for part in parts {
+            for (key, group) in part.list {
+                match merged.index.get(&key) {
+                    Some(&i) => {
+                        if !merged.list[i].1.merge(group) {
+                            return None;
+                        }
+                    }
+                    None if merged.len() >= MAX_GROUPS => return None,
+                    None => merged.insert(key, group),
+                }
+            }
+        }
+        Some(merged)
     }
 
     fn find(&mut self, key: Key, new: impl FnOnce() -> Group) -> Option<usize> {
@@ -626,52 +718,78 @@ fn answer_group(
     aggregates: &[(Variable, AggregateExpression)],
     context: &Context<'_>,
 ) -> Result<Option<GraphPattern>, QueryError> {
+    let source = Source {
+        inner,
+        variables,
+        aggregates,
+        base_iri: context.base_iri.as_ref(),
+    };
     // Planned before any scan: what this path does not take goes to spareval without
     // costing a join here first.
-    let Some(mut plan) = Plan::new(inner, variables, aggregates, context.base_iri.as_ref()) else {
+    let Some(plan) = source.plan() else {
         return Ok(None);
     };
     let snapshot = context.snapshot;
-    let mut decoder = Decoder::new(snapshot);
-    let mut pushed = std::mem::take(&mut plan.pushed);
+    let workers = &context.workers;
+    // Parts of the rows are grouped on several threads only when their partial groups
+    // merge exactly.
+    let parallel = plan.mergeable();
+    let init = || Local::new(&source, snapshot);
     // One pattern is aggregated as it is scanned; several are joined into rows first.
-    let (at, rows) = match plan.patterns {
+    let partials = match plan.patterns {
         [triple] => {
             let Some((pattern, positions, equal)) = scan_pattern(triple, snapshot) else {
                 return Ok(None);
             };
             let at: Option<Vec<usize>> = plan.layout.iter().map(|v| positions.of(v)).collect();
             let Some(at) = at else { return Ok(None) };
-            let mut grouping = Grouping::new(&mut plan, at);
-            let mut filters = Pushed {
-                filters: &mut pushed,
+            let n_parts = match pattern {
+                Some(pattern) if parallel => workers.parts(snapshot.range_size(pattern)),
+                _ => 1,
             };
-            let checks = filters.checks(&positions.names);
-            if let Some(pattern) = pattern {
-                for (n, quad) in snapshot.quads(pattern).enumerate() {
-                    context.alive(n)?;
+            let parts: Vec<Mutex<Option<_>>> = match pattern {
+                Some(pattern) => snapshot
+                    .quads_split(pattern, n_parts)
+                    .into_iter()
+                    .map(|part| Mutex::new(Some(part)))
+                    .collect(),
+                // A constant the store does not hold: no rows, but the groups a
+                // `GROUP BY` without keys always has.
+                None => vec![Mutex::new(None)],
+            };
+            workers.map(parts.len(), init, |local, i| {
+                let mut alive = workers.ticker();
+                let mut filters = Pushed {
+                    filters: &mut local.pushed,
+                };
+                let checks = filters.checks(&positions.names);
+                let mut grouping = Grouping::new(&mut local.plan, at.clone());
+                let part = parts[i].lock().take();
+                for quad in part.into_iter().flatten() {
+                    alive()?;
                     if equal.iter().any(|(a, b)| quad[*a] != quad[*b])
-                        || !filters.pass(&checks, &quad, &mut decoder)
+                        || !filters.pass(&checks, &quad, &mut local.decoder)
                     {
                         continue;
                     }
-                    if !grouping.add(&quad, &mut decoder) {
+                    if !grouping.add(&quad, &mut local.decoder) {
                         return Ok(None);
                     }
                 }
-            }
-            return finish(grouping, variables, aggregates, snapshot);
+                Ok(Some(grouping.groups))
+            })?
         }
         many => {
-            let mut filters = Pushed {
-                filters: &mut pushed,
+            let Some(mut local) = init() else {
+                return Ok(None);
             };
             let Some((columns, rows)) = join_rows(
                 many,
                 snapshot,
-                context.cancellation,
-                &mut filters,
-                &mut decoder,
+                workers,
+                parallel,
+                &init,
+                &mut local,
                 &plan.equalities,
             )?
             else {
@@ -683,35 +801,45 @@ fn answer_group(
                 .map(|v| columns.iter().position(|c| c == v))
                 .collect();
             let Some(at) = at else { return Ok(None) };
-            (at, (columns.len(), rows))
+            let width = columns.len();
+            // No part at all when nothing matched: still the key-less group.
+            let n_parts = rows.len().max(1);
+            workers.map(n_parts, init, |local, i| {
+                let mut alive = workers.ticker();
+                let mut grouping = Grouping::new(&mut local.plan, at.clone());
+                if width > 0
+                    && let Some(part) = rows.get(i)
+                {
+                    for row in part.chunks(width) {
+                        alive()?;
+                        if !grouping.add(row, &mut local.decoder) {
+                            return Ok(None);
+                        }
+                    }
+                }
+                Ok(Some(grouping.groups))
+            })?
         }
     };
-    let mut grouping = Grouping::new(&mut plan, at);
-    let (columns, rows) = rows;
-    if columns > 0 {
-        for (n, row) in rows.chunks(columns).enumerate() {
-            context.alive(n)?;
-            if !grouping.add(row, &mut decoder) {
-                return Ok(None);
-            }
-        }
-    }
-    finish(grouping, variables, aggregates, snapshot)
+    let Some(groups) = partials.and_then(Groups::merge) else {
+        return Ok(None);
+    };
+    finish(&plan, groups, variables, aggregates, snapshot)
 }
 
 /// The groups as a `VALUES` block of the keys and aggregates; `None` when a key or a
 /// value cannot be written there (a blank node).
 fn finish(
-    grouping: Grouping<'_, '_>,
+    plan: &Plan<'_>,
+    groups: Groups,
     variables: &[Variable],
     aggregates: &[(Variable, AggregateExpression)],
     snapshot: &Snapshot,
 ) -> Result<Option<GraphPattern>, QueryError> {
     let mut output: Vec<Variable> = variables.to_vec();
     output.extend(aggregates.iter().map(|(v, _)| v.clone()));
-    let plan = grouping.plan;
-    let mut bindings = Vec::with_capacity(grouping.groups.len());
-    for ((ids, bound), group) in grouping.groups.list {
+    let mut bindings = Vec::with_capacity(groups.len());
+    for ((ids, bound), group) in groups.list {
         let mut row = Vec::with_capacity(output.len());
         let (mut slot, mut k) = (0, 0);
         for column in &plan.keys {

@@ -5,8 +5,8 @@
 
 use crate::dataset::ExpressionTerm;
 use crate::eval::{
-    AvgAccumulator, CountAccumulator, GroupConcatAccumulator, MaxAccumulator, MinAccumulator,
-    SumAccumulator,
+    Accumulator as _, AvgAccumulator, CountAccumulator, GroupConcatAccumulator, MaxAccumulator,
+    MinAccumulator, SumAccumulator,
 };
 use crate::expression::{
     CustomFunctionRegistry, ExpressionEvaluator, ExpressionEvaluatorContext,
@@ -18,7 +18,6 @@ use oxsdatatypes::DateTime;
 use rustc_hash::FxHashSet;
 use spargebra::algebra::AggregateFunction;
 use sparopt::algebra::GraphPattern;
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// One row: the value of each column (`None`: unbound).
@@ -134,7 +133,8 @@ impl<F: Fn(&Variable) -> Option<usize>> ExpressionEvaluatorContext<'static> for 
 /// The state of one aggregate over one group, as spareval keeps it for an aggregate of
 /// an expression: an error in any input makes the result an error (unbound), except
 /// `SAMPLE`, which keeps the first value that is not one; `DISTINCT` drops repeated
-/// values first.
+/// values first. `Send`: a caller may fill parts of a group's input on several threads
+/// and `merge` them.
 pub struct Aggregate {
     kind: Kind,
     seen: Option<FxHashSet<ExpressionTerm>>,
@@ -142,21 +142,73 @@ pub struct Aggregate {
 
 enum Kind {
     Sample(Option<ExpressionTerm>),
-    Accumulate(Option<Box<dyn crate::eval::Accumulator>>),
+    /// `None`: an input was an error.
+    Accumulate(Option<Accumulator>),
+}
+
+/// spareval's accumulators, by function (concrete, so that two can be merged).
+enum Accumulator {
+    Count(CountAccumulator),
+    Sum(SumAccumulator),
+    Avg(AvgAccumulator),
+    Min(MinAccumulator),
+    Max(MaxAccumulator),
+    GroupConcat(GroupConcatAccumulator),
+}
+
+impl Accumulator {
+    fn accumulate(&mut self, value: ExpressionTerm) {
+        match self {
+            Self::Count(a) => a.accumulate(value),
+            Self::Sum(a) => a.accumulate(value),
+            Self::Avg(a) => a.accumulate(value),
+            Self::Min(a) => a.accumulate(value),
+            Self::Max(a) => a.accumulate(value),
+            Self::GroupConcat(a) => a.accumulate(value),
+        }
+    }
+
+    fn finish(&mut self) -> Option<ExpressionTerm> {
+        match self {
+            Self::Count(a) => a.finish(),
+            Self::Sum(a) => a.finish(),
+            Self::Avg(a) => a.finish(),
+            Self::Min(a) => a.finish(),
+            Self::Max(a) => a.finish(),
+            Self::GroupConcat(a) => a.finish(),
+        }
+    }
+
+    /// `other` as if its input had followed this one's; false when the two are not of
+    /// the same function (never, for two accumulators of one aggregate).
+    fn merge(&mut self, other: Self) -> bool {
+        match (self, other) {
+            (Self::Count(a), Self::Count(b)) => a.merge(b),
+            (Self::Sum(a), Self::Sum(b)) => a.merge(b),
+            (Self::Avg(a), Self::Avg(b)) => a.merge(b),
+            (Self::Min(a), Self::Min(b)) => a.merge(b),
+            (Self::Max(a), Self::Max(b)) => a.merge(b),
+            (Self::GroupConcat(a), Self::GroupConcat(b)) => a.merge(b),
+            _ => return false,
+        }
+        true
+    }
 }
 
 impl Aggregate {
     /// A new accumulator of `function`, `None` for a custom aggregate.
     pub fn new(function: &AggregateFunction, distinct: bool) -> Option<Self> {
-        let accumulator: Box<dyn crate::eval::Accumulator> = match function {
-            AggregateFunction::Count => Box::new(CountAccumulator::default()),
-            AggregateFunction::Sum => Box::new(SumAccumulator::default()),
-            AggregateFunction::Avg => Box::new(AvgAccumulator::default()),
-            AggregateFunction::Min => Box::new(MinAccumulator::default()),
-            AggregateFunction::Max => Box::new(MaxAccumulator::default()),
-            AggregateFunction::GroupConcat { separator } => Box::new(GroupConcatAccumulator::new(
-                Rc::from(separator.as_deref().unwrap_or(" ")),
-            )),
+        let accumulator = match function {
+            AggregateFunction::Count => Accumulator::Count(CountAccumulator::default()),
+            AggregateFunction::Sum => Accumulator::Sum(SumAccumulator::default()),
+            AggregateFunction::Avg => Accumulator::Avg(AvgAccumulator::default()),
+            AggregateFunction::Min => Accumulator::Min(MinAccumulator::default()),
+            AggregateFunction::Max => Accumulator::Max(MaxAccumulator::default()),
+            AggregateFunction::GroupConcat { separator } => {
+                Accumulator::GroupConcat(GroupConcatAccumulator::new(Arc::from(
+                    separator.as_deref().unwrap_or(" "),
+                )))
+            }
             AggregateFunction::Sample => {
                 return Some(Self {
                     kind: Kind::Sample(None),
@@ -196,6 +248,39 @@ impl Aggregate {
                     accumulator.accumulate(value);
                 }
             }
+        }
+    }
+
+    /// Whether `merge` gives exactly one pass's state: not for `DISTINCT` (the inputs
+    /// the other part saw first are not kept in order).
+    pub fn mergeable(&self) -> bool {
+        self.seen.is_none()
+    }
+
+    /// Folds in the state of an aggregate of the same function whose input came right
+    /// after this one's (see `mergeable`). False when it cannot (a `DISTINCT` aggregate,
+    /// or two of different functions): the caller must not use the result then.
+    #[must_use]
+    pub fn merge(&mut self, other: Self) -> bool {
+        if self.seen.is_some() || other.seen.is_some() {
+            return false;
+        }
+        match (&mut self.kind, other.kind) {
+            (Kind::Sample(sample), Kind::Sample(other)) => {
+                if sample.is_none() {
+                    *sample = other;
+                }
+                true
+            }
+            (Kind::Accumulate(mine), Kind::Accumulate(other)) => match (mine.as_mut(), other) {
+                (None, _) => true,
+                (Some(_), None) => {
+                    *mine = None;
+                    true
+                }
+                (Some(mine), Some(other)) => mine.merge(other),
+            },
+            _ => false,
         }
     }
 

@@ -1986,21 +1986,22 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     })
                 }
                 AggregateFunction::GroupConcat { separator } => {
-                    let separator = Rc::from(separator.as_deref().unwrap_or(" "));
+                    // Strata patch: `Arc` (was `Rc`), so an accumulator may move to another thread.
+                    let separator = Arc::from(separator.as_deref().unwrap_or(" "));
                     let evaluator =
                         self.expression_evaluator(expr, encoded_variables, stat_children)?;
                     if *distinct {
                         Box::new(move || AccumulatorWrapper::DistinctExpression {
                             evaluator: Rc::clone(&evaluator),
                             seen: FxHashSet::default(),
-                            accumulator: Some(Box::new(GroupConcatAccumulator::new(Rc::clone(
+                            accumulator: Some(Box::new(GroupConcatAccumulator::new(Arc::clone(
                                 &separator,
                             )))),
                         })
                     } else {
                         Box::new(move || AccumulatorWrapper::Expression {
                             evaluator: Rc::clone(&evaluator),
-                            accumulator: Some(Box::new(GroupConcatAccumulator::new(Rc::clone(
+                            accumulator: Some(Box::new(GroupConcatAccumulator::new(Arc::clone(
                                 &separator,
                             )))),
                         })
@@ -2654,11 +2655,11 @@ impl Accumulator for MaxAccumulator {
 pub(crate) struct GroupConcatAccumulator {
     concat: Option<String>,
     language: Option<Option<LanguageWithMaybeBaseDirection>>,
-    separator: Rc<str>,
+    separator: Arc<str>,
 }
 
 impl GroupConcatAccumulator {
-    pub(crate) fn new(separator: Rc<str>) -> Self {
+    pub(crate) fn new(separator: Arc<str>) -> Self {
         Self {
             concat: Some(String::new()),
             language: None,
@@ -2691,6 +2692,76 @@ impl Accumulator for GroupConcatAccumulator {
         self.concat
             .take()
             .map(|result| build_plain_literal(result, self.language.take().flatten()))
+    }
+}
+
+// Strata patch: partial accumulators of one group, filled from consecutive parts of its
+// input on several threads, merged in input order into the state one accumulator would
+// have after the whole input (exactly, except that a SUM of floats or doubles adds the
+// parts' sums: floating-point addition in another association).
+impl CountAccumulator {
+    pub(crate) fn merge(&mut self, other: Self) {
+        self.count += other.count;
+    }
+}
+
+impl SumAccumulator {
+    pub(crate) fn merge(&mut self, mut other: Self) {
+        match other.sum.take() {
+            // Each part starts from integer 0, which promotes to any numeric type.
+            Some(sum) => self.accumulate(sum),
+            None => self.sum = None,
+        }
+    }
+}
+
+impl AvgAccumulator {
+    pub(crate) fn merge(&mut self, other: Self) {
+        self.sum.merge(other.sum);
+        self.count += other.count;
+    }
+}
+
+impl MinAccumulator {
+    pub(crate) fn merge(&mut self, other: Self) {
+        // Strictly less replaces: of equal values the earlier part's stays, as in one pass.
+        if let Some(Some(min)) = other.min {
+            self.accumulate(min);
+        }
+    }
+}
+
+impl MaxAccumulator {
+    pub(crate) fn merge(&mut self, other: Self) {
+        if let Some(Some(max)) = other.max {
+            self.accumulate(max);
+        }
+    }
+}
+
+impl GroupConcatAccumulator {
+    pub(crate) fn merge(&mut self, other: Self) {
+        let (Some(concat), Some(other_concat)) = (self.concat.as_mut(), other.concat) else {
+            self.concat = None;
+            return;
+        };
+        // `language` is `None` until a first value came.
+        let Some(other_language) = other.language else {
+            return;
+        };
+        match &self.language {
+            None => {
+                *concat = other_concat;
+                self.language = Some(other_language);
+            }
+            Some(language) => {
+                if *language != other_language {
+                    self.language = Some(None);
+                }
+                concat.push_str(&self.separator);
+                concat.push_str(&other_concat);
+            }
+        }
     }
 }
 
