@@ -313,3 +313,58 @@ fn an_update_stops_at_the_time_limit_and_changes_nothing() -> TestResult {
     assert_eq!(next.commit_seq, Some(2));
     Ok(())
 }
+
+/// `ORDER BY` computes each solution's keys once (a spareval patch): the order is the
+/// keys' order, and a key that changes at every evaluation (`RAND()`) is one value per
+/// solution during the sort, so the sort sees a consistent order and keeps every row.
+#[test]
+fn order_by_sorts_on_keys_computed_once_per_solution() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    let graph = engine.graph_or_create("main")?;
+    let data: String = (0..6_000)
+        .map(|i| format!("<http://e/s{i}> <http://e/p> {} .\n", (i * 7919) % 6_000))
+        .collect();
+    graph.update(
+        &format!("INSERT DATA {{ {data} }}"),
+        None,
+        &UpdateOptions::default(),
+        &CommitRequest::default(),
+    )?;
+    let values = |query: &str| -> Vec<String> {
+        let answer = graph.read().query(query, &ReadOptions::default()).unwrap();
+        let QueryResults::Solutions(solutions) = answer.results else {
+            panic!("a SELECT");
+        };
+        solutions
+            .map(|s| {
+                s.unwrap()
+                    .get("o")
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    let descending = values("SELECT ?o WHERE { ?s <http://e/p> ?o } ORDER BY DESC(?o)");
+    let expected: Vec<String> = (0..6_000).rev().map(|o| format!("{o}")).collect();
+    assert_eq!(
+        descending
+            .iter()
+            .map(|o| o
+                .trim_matches('"')
+                .split('"')
+                .next()
+                .unwrap_or("")
+                .to_owned())
+            .collect::<Vec<_>>(),
+        expected
+    );
+    let shuffled = values("SELECT ?o WHERE { ?s <http://e/p> ?o } ORDER BY RAND()");
+    assert_eq!(shuffled.len(), 6_000);
+    let mut sorted = shuffled.clone();
+    sorted.sort();
+    let mut all = descending;
+    all.sort();
+    assert_eq!(sorted, all);
+    Ok(())
+}

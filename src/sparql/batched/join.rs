@@ -296,19 +296,37 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                 }
                 key
             };
-            let mut quads: Vec<[TermId; 4]> = Vec::new();
-            {
+            // The scan in parts too (the table is one, built from their quads).
+            let n_parts = if parallel {
+                workers.parts(sizes[next])
+            } else {
+                1
+            };
+            let parts: Vec<Mutex<Option<_>>> = snapshot
+                .quads_split(scan.pattern, n_parts)
+                .into_iter()
+                .map(|part| Mutex::new(Some(part)))
+                .collect();
+            let Some(parts) = workers.map(parts.len(), init, |local, i| {
                 let mut alive = workers.ticker();
                 let (mut pushed, decoder) = local.parts();
                 let checks = pushed.checks(&fresh);
-                for quad in snapshot.quads(scan.pattern) {
+                let mut quads: Vec<[TermId; 4]> = Vec::new();
+                let part = parts[i].lock().take();
+                for quad in part.into_iter().flatten() {
                     alive()?;
                     if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
                         quads.push(quad);
                     }
                 }
-            }
-            quads.sort_unstable_by_key(key_of);
+                Ok(Some(quads))
+            })?
+            else {
+                return Ok(None);
+            };
+            let mut quads = parts.concat();
+            // A stable sort: a key's quads stay in scan order, whatever the parts were.
+            quads.sort_by_key(key_of);
             let mut table: FxHashMap<[TermId; 3], (usize, usize)> = FxHashMap::default();
             let mut start = 0;
             for end in 1..=quads.len() {

@@ -42,7 +42,8 @@ use join::{AsLocal, Equality, Pushed, join_rows, scan_pattern};
 use parallel::Workers;
 use parking_lot::Mutex;
 use spareval::CancellationToken;
-use values::{BaseIri, Decoder, OneVariable};
+use std::sync::Arc;
+use values::{BaseIri, Decoder, OneVariable, SharedMemo};
 
 /// Past this many groups the answer goes back to spareval (a `VALUES` block that large
 /// would cost more to build than it saves).
@@ -423,6 +424,19 @@ impl<'q> Plan<'q> {
 }
 
 impl Plan<'_> {
+    /// The expressions of one variable, memoized per id: pushed filters, then aggregate
+    /// arguments (the same order in every thread's plan).
+    fn one_variables(&mut self) -> impl Iterator<Item = &mut OneVariable> {
+        let arguments = self.aggregates.iter_mut().filter_map(|agg| match agg {
+            Agg::Value {
+                argument: Argument::One(expression, _),
+                ..
+            } => Some(expression),
+            _ => None,
+        });
+        self.pushed.iter_mut().chain(arguments)
+    }
+
     /// Whether partial groups of consecutive parts of the rows merge into exactly the
     /// groups of one pass (`Group::merge`): not with a `DISTINCT` aggregate of values.
     fn mergeable(&self) -> bool {
@@ -457,8 +471,15 @@ struct Local<'q, 's> {
 }
 
 impl<'q, 's> Local<'q, 's> {
-    fn new(source: &Source<'q>, snapshot: &'s Snapshot) -> Option<Self> {
+    /// `memos`: empty, or one per expression of one variable (`Plan::one_variables`),
+    /// shared by the threads.
+    fn new(source: &Source<'q>, snapshot: &'s Snapshot, memos: &[Arc<SharedMemo>]) -> Option<Self> {
         let mut plan = source.plan()?;
+        if !memos.is_empty() {
+            for (expression, memo) in plan.one_variables().zip(memos) {
+                expression.share(memo.clone());
+            }
+        }
         let pushed = std::mem::take(&mut plan.pushed);
         Some(Self {
             plan,
@@ -726,7 +747,7 @@ fn answer_group(
     };
     // Planned before any scan: what this path does not take goes to spareval without
     // costing a join here first.
-    let Some(plan) = source.plan() else {
+    let Some(mut plan) = source.plan() else {
         return Ok(None);
     };
     let snapshot = context.snapshot;
@@ -734,7 +755,13 @@ fn answer_group(
     // Parts of the rows are grouped on several threads only when their partial groups
     // merge exactly.
     let parallel = plan.mergeable();
-    let init = || Local::new(&source, snapshot);
+    // Threads share what expressions of one variable gave (each id decoded once).
+    let memos: Vec<Arc<SharedMemo>> = if parallel && workers.threads() > 1 {
+        plan.one_variables().map(|_| SharedMemo::new()).collect()
+    } else {
+        Vec::new()
+    };
+    let init = || Local::new(&source, snapshot, &memos);
     // One pattern is aggregated as it is scanned; several are joined into rows first.
     let partials = match plan.patterns {
         [triple] => {

@@ -21,16 +21,16 @@ use crate::sparql::QueryError;
 
 /// Below this many index entries a scan stays one part: threads would cost more than
 /// they save (and lookups never pay for them).
-pub(super) const PARALLEL_MIN: usize = 1 << 16;
+pub(super) const PARALLEL_MIN: usize = 1 << 14;
 /// Parts per thread: more parts than threads even out parts of uneven cost.
 const PARTS_PER_THREAD: usize = 4;
 /// Smallest part worth its own unit of work.
-const MIN_PART: usize = 1 << 14;
+const MIN_PART: usize = 1 << 12;
 /// Joined rows are cut into parts from this many on (a row costs more than an index
 /// entry: a lookup, a probe, a group).
-const ROWS_PARALLEL_MIN: usize = 1 << 13;
+const ROWS_PARALLEL_MIN: usize = 1 << 14;
 /// Smallest part of joined rows.
-const MIN_ROWS_PART: usize = 1 << 11;
+const MIN_ROWS_PART: usize = 1 << 12;
 
 #[cfg(test)]
 thread_local! {
@@ -65,6 +65,10 @@ impl<'c> Workers<'c> {
             budget: crate::memory::current_budget(),
             cancellation,
         }
+    }
+
+    pub(super) fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Parts to cut a scan of `range` index entries into.
@@ -267,7 +271,7 @@ mod tests {
     fn rows_fanned_out_from_few_parts_are_cut_again_in_order() {
         let token = CancellationToken::new();
         let workers = Workers::new(2, &token);
-        let rows: Vec<u32> = (0..3 * 20_000).collect();
+        let rows: Vec<u32> = (0..3 * 40_000).collect();
         let parts = workers.balance(vec![rows.clone()], 3, true);
         assert_eq!(parts.len(), 2 * PARTS_PER_THREAD);
         assert!(parts.iter().all(|p| p.len() % 3 == 0));

@@ -49,7 +49,34 @@ pub(super) struct OneVariable {
     pub(super) variable: Variable,
     expression: RowExpression,
     row: Row,
-    results: FxHashMap<TermId, Option<ExpressionTerm>>,
+    results: Memo,
+}
+
+/// The results of an expression of one variable by id: this thread's, or shared by the
+/// threads of a query (each compiles the expression itself, the results are values).
+enum Memo {
+    Own(FxHashMap<TermId, Option<ExpressionTerm>>),
+    Shared(std::sync::Arc<SharedMemo>),
+}
+
+/// Shards of results, locked one at a time (two threads rarely want one shard at once).
+pub(super) struct SharedMemo {
+    shards: Vec<parking_lot::Mutex<FxHashMap<TermId, Option<ExpressionTerm>>>>,
+}
+
+/// Shards of a `SharedMemo`.
+const SHARDS: usize = 64;
+
+impl SharedMemo {
+    pub(super) fn new() -> std::sync::Arc<Self> {
+        std::sync::Arc::new(Self {
+            shards: (0..SHARDS).map(|_| Default::default()).collect(),
+        })
+    }
+
+    fn shard(&self, id: TermId) -> &parking_lot::Mutex<FxHashMap<TermId, Option<ExpressionTerm>>> {
+        &self.shards[id as usize % SHARDS]
+    }
 }
 
 impl OneVariable {
@@ -64,8 +91,13 @@ impl OneVariable {
             variable: variable.clone(),
             expression,
             row: vec![None],
-            results: FxHashMap::default(),
+            results: Memo::Own(FxHashMap::default()),
         })
+    }
+
+    /// Keeps its results in `memo`, shared with the same expression on other threads.
+    pub(super) fn share(&mut self, memo: std::sync::Arc<SharedMemo>) {
+        self.results = Memo::Shared(memo);
     }
 
     pub(super) fn evaluate(
@@ -73,13 +105,25 @@ impl OneVariable {
         id: TermId,
         decoder: &mut Decoder<'_>,
     ) -> Option<ExpressionTerm> {
-        if let Some(result) = self.results.get(&id) {
-            return result.clone();
+        let known = match &self.results {
+            Memo::Own(results) => results.get(&id).cloned(),
+            Memo::Shared(memo) => memo.shard(id).lock().get(&id).cloned(),
+        };
+        if let Some(result) = known {
+            return result;
         }
-        // Evaluated once per id: the decoded value is not worth keeping as well.
+        // Evaluated once per id: the decoded value is not worth keeping as well. (Two
+        // threads may both evaluate a shared id: the same value, kept once.)
         self.row[0] = decoder.decode(id);
         let result = self.expression.evaluate(&self.row);
-        self.results.insert(id, result.clone());
+        match &mut self.results {
+            Memo::Own(results) => {
+                results.insert(id, result.clone());
+            }
+            Memo::Shared(memo) => {
+                memo.shard(id).lock().insert(id, result.clone());
+            }
+        }
         result
     }
 

@@ -1589,40 +1589,46 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     if cancelled {
                         return Box::new(once(Err(QueryEvaluationError::Cancelled)));
                     }
+                    // Strata patch: each solution's sort keys are computed once, not at
+                    // every comparison (a key that decodes a term from the store cost
+                    // that decoding O(n log n) times); a key is then one value per
+                    // solution, as a sort needs (RAND() no longer changes between two
+                    // comparisons).
+                    let mut ticker = Ticker::new(token.clone());
+                    let mut keyed = Vec::with_capacity(values.len());
+                    for tuple in values {
+                        if let Err(error) = ticker.tick() {
+                            return Box::new(once(Err(error)));
+                        }
+                        let keys = by
+                            .iter()
+                            .map(|comp| match comp {
+                                ComparatorFunction::Asc(expression)
+                                | ComparatorFunction::Desc(expression) => expression(&tuple),
+                            })
+                            .collect::<Vec<_>>();
+                        keyed.push((keys, tuple));
+                    }
                     let by = Rc::clone(&by);
-                    let compare =
-                        move |a: &InternalTuple<D::InternalTerm>,
-                              b: &InternalTuple<D::InternalTerm>| {
-                            for comp in by.iter() {
-                                match comp {
-                                    ComparatorFunction::Asc(expression) => {
-                                        match cmp_terms(
-                                            expression(a).as_ref(),
-                                            expression(b).as_ref(),
-                                        ) {
-                                            Ordering::Greater => return Ordering::Greater,
-                                            Ordering::Less => return Ordering::Less,
-                                            Ordering::Equal => (),
-                                        }
-                                    }
-                                    ComparatorFunction::Desc(expression) => {
-                                        match cmp_terms(
-                                            expression(a).as_ref(),
-                                            expression(b).as_ref(),
-                                        ) {
-                                            Ordering::Greater => return Ordering::Less,
-                                            Ordering::Less => return Ordering::Greater,
-                                            Ordering::Equal => (),
-                                        }
-                                    }
-                                }
+                    let compare = move |(a, _): &(Vec<Option<ExpressionTerm>>, InternalTuple<D::InternalTerm>),
+                                        (b, _): &(Vec<Option<ExpressionTerm>>, InternalTuple<D::InternalTerm>)| {
+                        for ((comp, a), b) in by.iter().zip(a).zip(b) {
+                            match (comp, cmp_terms(a.as_ref(), b.as_ref())) {
+                                (_, Ordering::Equal) => (),
+                                (ComparatorFunction::Asc(_), order) => return order,
+                                (ComparatorFunction::Desc(_), order) => return order.reverse(),
                             }
-                            Ordering::Equal
-                        };
+                        }
+                        Ordering::Equal
+                    };
                     // Strata patch: sorted in runs with checks in between, then merged
                     // lazily, so a cancelled query stops between runs.
-                    match SortedRuns::new(values, compare, token.clone()) {
-                        Ok(sorted) => Box::new(errors.into_iter().chain(sorted)),
+                    match SortedRuns::new(keyed, compare, token.clone()) {
+                        Ok(sorted) => Box::new(
+                            errors
+                                .into_iter()
+                                .chain(sorted.map(|sorted| sorted.map(|(_, tuple)| tuple))),
+                        ),
                         Err(error) => Box::new(once(Err(error))),
                     }
                 })
