@@ -215,6 +215,9 @@ pub(crate) struct Segment {
     storage: Storage,
     removals: Removals,
     file: Option<FileInfo>,
+    /// The newest `added` and the oldest `removed` of its entries, found by one pass on
+    /// first use (`range_counts`; entries never change).
+    versions: std::sync::OnceLock<(CommitSeq, CommitSeq)>,
 }
 
 impl Segment {
@@ -233,6 +236,7 @@ impl Segment {
             },
             removals: Removals::default(),
             file: None,
+            versions: std::sync::OnceLock::new(),
         }
     }
 
@@ -404,6 +408,7 @@ impl Segment {
                 from_seq,
                 to_seq,
             }),
+            versions: std::sync::OnceLock::new(),
         })
     }
 
@@ -704,6 +709,116 @@ impl Iterator for SegmentScan {
     }
 }
 
+impl Segment {
+    /// True when every entry is visible at `seq` as far as the entries say (added at or
+    /// before it, removed after it); removals recorded since (`Removals`) are apart.
+    fn all_visible_at(&self, seq: CommitSeq) -> bool {
+        let (newest_added, oldest_removed) = *self.versions.get_or_init(|| {
+            self.entries()
+                .iter()
+                .fold((0, LIVE), |(added, removed), e| {
+                    (added.max(e.added), removed.min(e.removed))
+                })
+        });
+        newest_added <= seq && oldest_removed > seq
+    }
+
+    /// True when every entry is in graph `graph` (the first and last in GSPO order are).
+    fn only_graph(&self, graph: TermId) -> bool {
+        let last = self.len().saturating_sub(1);
+        [0, last]
+            .iter()
+            .all(|pos| self.at(Order::Gspo, *pos).is_none_or(|e| e.key[3] == graph))
+    }
+}
+
+/// How many quads match `pattern` at `seq`, per distinct id at position `group` of the
+/// quad (or in all, `None`), from index range sizes alone: no entry is read but the
+/// first of each group. In the order the groups are first met. `None` when a range
+/// could hold what a count must not (a version not visible at `seq`, a quad of another
+/// graph) or no ordering has the bound positions, then `group`, as its prefix: the
+/// caller scans instead.
+pub(crate) fn range_counts(
+    segments: &[Arc<Segment>],
+    pattern: Pattern,
+    group: Option<usize>,
+    seq: CommitSeq,
+) -> Option<Vec<(TermId, u64)>> {
+    if pattern.graph == GraphFilter::AnyNamed {
+        return None;
+    }
+    let bound = pattern.bound();
+    let is_bound = |position: usize| bound[position].is_some();
+    // An ordering whose first positions are the bound ones, then the group's. The
+    // graph may be left out of the prefix when every entry of a segment is in it.
+    let fits = |order: Order, with_graph: bool| {
+        let positions = order.positions();
+        let n = (0..4)
+            .filter(|p| is_bound(*p) && (*p != 3 || with_graph))
+            .count();
+        positions[..n]
+            .iter()
+            .all(|p| is_bound(*p) && (*p != 3 || with_graph))
+            && group.is_none_or(|g| n < 4 && positions[n] == g)
+    };
+    // The graph in the prefix first: it holds for every segment.
+    let (order, with_graph) = [true, false]
+        .iter()
+        .flat_map(|with_graph| Order::ALL.map(|order| (order, *with_graph)))
+        .find(|(order, with_graph)| {
+            (*with_graph || matches!(pattern.graph, GraphFilter::All | GraphFilter::Is(_)))
+                && fits(*order, *with_graph)
+        })?;
+    let mut prefix: Vec<TermId> = order
+        .positions()
+        .iter()
+        .map_while(|p| bound[*p].filter(|_| *p != 3 || with_graph))
+        .collect();
+    let n = prefix.len();
+    let mut counts: Vec<(TermId, u64)> = Vec::new();
+    let mut index: rustc_hash::FxHashMap<TermId, usize> = rustc_hash::FxHashMap::default();
+    let mut add = |id: TermId, n: i64, counts: &mut Vec<(TermId, u64)>| {
+        let at = *index.entry(id).or_insert_with(|| {
+            counts.push((id, 0));
+            counts.len() - 1
+        });
+        counts[at].1 = counts[at].1.saturating_add_signed(n);
+    };
+    for segment in segments {
+        if !segment.all_visible_at(seq) {
+            return None;
+        }
+        if let (GraphFilter::Is(graph), false) = (pattern.graph, with_graph)
+            && !segment.only_graph(graph)
+        {
+            return None;
+        }
+        let (start, end) = segment.range(order, &prefix);
+        match group {
+            None => add(0, (end - start) as i64, &mut counts),
+            Some(_) => {
+                let mut pos = start;
+                while pos < end {
+                    let id = order.permute(&segment.at(order, pos)?.key)[n];
+                    prefix.push(id);
+                    let (_, group_end) = segment.range(order, &prefix);
+                    prefix.pop();
+                    add(id, (group_end.max(pos + 1) - pos) as i64, &mut counts);
+                    pos = group_end.max(pos + 1);
+                }
+            }
+        }
+        // Versions removed since the segment was written, at or before `seq`.
+        for tombstone in segment.removals.between(0, seq) {
+            if pattern.matches(&tombstone.key) {
+                add(group.map_or(0, |g| tombstone.key[g]), -1, &mut counts);
+            }
+        }
+    }
+    counts.retain(|(_, n)| *n > 0);
+    Some(counts)
+}
+
 /// Every version (visible or not) of the quads matching a pattern, with its
 /// `(added, removed)` commits: the history of those quads.
 pub(crate) fn history(
@@ -873,6 +988,97 @@ mod tests {
                 assert_eq!(joined, whole, "{pattern:?} in {n} parts");
             }
         }
+    }
+
+    #[test]
+    fn range_counts_are_the_counts_of_a_scan_or_none() {
+        let count =
+            |segments: &Arc<Vec<Arc<Segment>>>, pattern: Pattern, group: Option<usize>, seq| {
+                let mut by_scan: Vec<(TermId, u64)> = Vec::new();
+                for key in SegmentScan::new(segments.clone(), pattern, seq) {
+                    let id = group.map_or(0, |g| key[g]);
+                    match by_scan.iter_mut().find(|(i, _)| *i == id) {
+                        Some((_, n)) => *n += 1,
+                        None => by_scan.push((id, 1)),
+                    }
+                }
+                by_scan.sort_unstable();
+                let mut by_ranges = range_counts(segments, pattern, group, seq)?;
+                by_ranges.sort_unstable();
+                assert_eq!(by_ranges, by_scan, "{pattern:?} by {group:?} at {seq}");
+                Some(by_ranges)
+            };
+        let default = |s, p, o| pattern(s, p, o, GraphFilter::Is(0));
+        let old = Arc::new(Segment::build(
+            (0..60u32)
+                .map(|i| {
+                    Entry::new(
+                        [1 + i % 7, 10 + i % 3, 20 + i, 0],
+                        1 + u64::from(i % 2),
+                        LIVE,
+                    )
+                })
+                .collect(),
+        ));
+        let new = Arc::new(Segment::build(
+            (0..9u32)
+                .map(|i| Entry::new([1 + i, 10, 30 + i, 0], 3, LIVE))
+                .collect(),
+        ));
+        let segments = Arc::new(vec![old.clone(), new]);
+        // Grouped by each position, with and without a bound one, and in all.
+        assert!(count(&segments, default(None, None, None), Some(1), 3).is_some());
+        assert!(count(&segments, default(None, None, None), Some(0), 3).is_some());
+        assert!(count(&segments, default(None, Some(10), None), Some(2), 3).is_some());
+        // No ordering has the predicate, then the subject.
+        assert!(count(&segments, default(None, Some(10), None), Some(0), 3).is_none());
+        assert!(count(&segments, default(Some(2), None, None), Some(1), 3).is_some());
+        let all = count(&segments, default(None, None, None), None, 3).unwrap();
+        assert_eq!(all, vec![(0, 69)]);
+        // A version added after the read, or one removed at or before it: the ranges
+        // cannot say.
+        assert!(count(&segments, default(None, None, None), Some(1), 2).is_none());
+        let removed = Arc::new(vec![Arc::new(Segment::build(vec![
+            Entry::new([1, 10, 20, 0], 1, 2),
+            Entry::new([2, 10, 21, 0], 1, LIVE),
+        ]))]);
+        assert!(count(&removed, default(None, None, None), Some(1), 3).is_none());
+        // A removal recorded since is subtracted once it is visible.
+        old.remove([1, 10, 20, 0], 4);
+        assert_eq!(
+            count(&segments, default(None, None, None), None, 3).unwrap(),
+            vec![(0, 69)]
+        );
+        assert_eq!(
+            count(&segments, default(None, None, None), None, 4).unwrap(),
+            vec![(0, 68)]
+        );
+        // Quads of a named graph: the default graph's counts need another ordering.
+        let named = Arc::new(vec![Arc::new(Segment::build(vec![
+            Entry::new([1, 10, 20, 0], 1, LIVE),
+            Entry::new([1, 11, 20, 5], 1, LIVE),
+            Entry::new([2, 11, 20, 0], 1, LIVE),
+        ]))]);
+        assert!(count(&named, default(None, None, None), Some(1), 1).is_none());
+        assert!(count(&named, default(None, None, None), Some(0), 1).is_some());
+        assert!(
+            count(
+                &named,
+                pattern(None, None, None, GraphFilter::All),
+                Some(1),
+                1
+            )
+            .is_some()
+        );
+        assert!(
+            range_counts(
+                &named,
+                pattern(None, None, None, GraphFilter::AnyNamed),
+                None,
+                1
+            )
+            .is_none()
+        );
     }
 
     #[test]

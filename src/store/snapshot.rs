@@ -129,6 +129,21 @@ impl Snapshot {
             .collect()
     }
 
+    /// How many quads `pattern` matches, per distinct id at position `group` (0 subject,
+    /// 1 predicate, 2 object) or in all (`None`, as id 0), from index range sizes
+    /// (`segment::range_counts`); `None` when they cannot say it exactly (a version not
+    /// visible here in a range, a transaction's overlay): scan instead.
+    pub fn range_counts(
+        &self,
+        pattern: Pattern,
+        group: Option<usize>,
+    ) -> Option<Vec<(TermId, u64)>> {
+        if self.overlay.is_some() {
+            return None;
+        }
+        segment::range_counts(&self.segments, pattern, group, self.seq)
+    }
+
     /// An upper bound of the quads `pattern` matches, by binary search only (see
     /// `segment::range_size`; the commit's own overlay counted whole): cheap enough to
     /// choose a join order with.

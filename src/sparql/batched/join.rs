@@ -74,9 +74,8 @@ impl Scan {
 /// when the rows are few beside its range, else by hashing its scan on the shared
 /// variables. The first scan is cut into parts (`Workers::parts`) and each part's rows
 /// go through every step on one of the query's threads, each thread with its own
-/// `Local` (from `init`); `local` is this thread's, for the hash tables built here.
-/// `None`: not a join this path takes (a cross product, too many patterns or rows, a
-/// triple term).
+/// `Local` (from `init`). `filtered`: the variable of each pushed filter. `None`: not a
+/// join this path takes (a cross product, too many patterns or rows, a triple term).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     patterns: &[TriplePattern],
@@ -84,7 +83,7 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     workers: &Workers<'_>,
     parallel: bool,
     init: &(dyn Fn() -> Option<L> + Sync),
-    local: &mut L,
+    filtered: &[&Variable],
     equalities: &[Equality],
 ) -> Result<Option<JoinedRows>, QueryError> {
     if patterns.len() > MAX_PATTERNS {
@@ -128,14 +127,17 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     // The order to join in: a pattern whose variables a filter tests counts as half its
     // size per filter (a guess: the filter's selectivity is unknown before it runs), so
     // of equal ranges the filtered ones are joined first and fewer rows are built.
-    let estimates: Vec<usize> = {
-        let (pushed, _) = local.parts();
-        scans
-            .iter()
-            .zip(&sizes)
-            .map(|(s, size)| size >> pushed.checks(&s.positions.names).len().min(8))
-            .collect()
-    };
+    let estimates: Vec<usize> = scans
+        .iter()
+        .zip(&sizes)
+        .map(|(s, size)| {
+            let filters = filtered
+                .iter()
+                .filter(|v| s.positions.of(v).is_some())
+                .count();
+            size >> filters.min(8)
+        })
+        .collect();
     let mut remaining: Vec<usize> = (0..scans.len()).collect();
     let first = remaining
         .iter()

@@ -770,6 +770,15 @@ fn answer_group(
             };
             let at: Option<Vec<usize>> = plan.layout.iter().map(|v| positions.of(v)).collect();
             let Some(at) = at else { return Ok(None) };
+            if let Some(pattern) = pattern
+                && equal.is_empty()
+                && let Some(groups) = counted_by_ranges(&plan, pattern, &at, snapshot)
+            {
+                return match groups {
+                    Some(groups) => finish(&plan, groups, variables, aggregates, snapshot),
+                    None => Ok(None),
+                };
+            }
             let n_parts = match pattern {
                 Some(pattern) if parallel => workers.parts(snapshot.range_size(pattern)),
                 _ => 1,
@@ -807,16 +816,14 @@ fn answer_group(
             })?
         }
         many => {
-            let Some(mut local) = init() else {
-                return Ok(None);
-            };
+            let filtered: Vec<&Variable> = plan.pushed.iter().map(|f| &f.variable).collect();
             let Some((columns, rows)) = join_rows(
                 many,
                 snapshot,
                 workers,
                 parallel,
                 &init,
-                &mut local,
+                &filtered,
                 &plan.equalities,
             )?
             else {
@@ -852,6 +859,57 @@ fn answer_group(
         return Ok(None);
     };
     finish(&plan, groups, variables, aggregates, snapshot)
+}
+
+/// The groups of a group of counts over one pattern (`COUNT(*)`, `COUNT(?v)`) keyed by
+/// at most one of its variables, from index range sizes (`Snapshot::range_counts`),
+/// without reading the quads: `None` when it is not such a group or the ranges cannot
+/// say (then the pattern is scanned), `Some(None)` past `MAX_GROUPS`. `at`: where each
+/// variable of the plan's layout sits in a quad.
+fn counted_by_ranges(
+    plan: &Plan<'_>,
+    pattern: crate::store::Pattern,
+    at: &[usize],
+    snapshot: &Snapshot,
+) -> Option<Option<Groups>> {
+    if !plan.pushed.is_empty()
+        || !plan.late.is_empty()
+        || plan.binds > 0
+        || !plan.aggregates.iter().all(|agg| matches!(agg, Agg::Rows))
+    {
+        return None;
+    }
+    let group = match plan.keys.as_slice() {
+        [] => None,
+        [Column::Id(i)] => Some(*at.get(*i)?),
+        _ => return None,
+    };
+    let counts = snapshot.range_counts(pattern, group)?;
+    let mut groups = Groups::default();
+    if group.is_none() {
+        let rows = counts.iter().map(|(_, n)| n).sum();
+        groups.insert(
+            ([0; 3], Vec::new()),
+            Group {
+                rows,
+                ..new_group(&plan.aggregates)
+            },
+        );
+        return Some(Some(groups));
+    }
+    if counts.len() > MAX_GROUPS {
+        return Some(None);
+    }
+    for (id, rows) in counts {
+        groups.insert(
+            ([id, 0, 0], Vec::new()),
+            Group {
+                rows,
+                ..new_group(&plan.aggregates)
+            },
+        );
+    }
+    Some(Some(groups))
 }
 
 /// The groups as a `VALUES` block of the keys and aggregates; `None` when a key or a
