@@ -16,6 +16,8 @@ Options: `--scale 1m|5m|50m`, `--engines strata,oxigraph,virtuoso` (any subset),
 `--only bi1,a05` (some queries), `--strata BIN` (default target/release/strata),
 `--work DIR` (data cache and server directories; default /tmp/strata-analytic-http),
 `--json FILE` (raw figures), `--keep` (keep the loaded stores), `--virtuoso-buffers N`.
+Strata's server takes its settings from the environment too: `STRATA_QUERY_THREADS=1`
+runs it on one thread per query (default: every core).
 
 What it needs:
 - Python 3.11 with `requests`.
