@@ -116,6 +116,9 @@ const SHAPES: &[&str] = &[
     // Left to the row-at-a-time path: EXISTS, NOW().
     "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER NOT EXISTS { ?o ?q ?r } } GROUP BY ?p",
     "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(NOW() > \"2000-01-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } GROUP BY ?p",
+    // Counts from index ranges: distinct values of one position, with a bound one.
+    "SELECT (COUNT(DISTINCT ?o) AS ?n) (COUNT(?s) AS ?c) WHERE { ?s <http://e/p1> ?o }",
+    "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?s ?p ?o }",
 ];
 
 fn rows(engine: &Engine, seq: u64, query: &str, row_at_a_time: bool) -> Vec<String> {

@@ -540,33 +540,47 @@ impl Segment {
         self.versions_of(key).iter().any(|e| self.visible(e, seq))
     }
 
-    /// Index range `[start, end)` in `order` whose permuted keys start with `prefix`.
-    fn range(&self, order: Order, prefix: &[TermId]) -> (usize, usize) {
+    /// The key at each position of `order`, permuted to that order (past the end or in
+    /// an inconsistent file: a key above every other).
+    #[inline]
+    fn keys_in(&self, order: Order) -> impl Fn(usize) -> QuadKey + '_ {
         let entries = self.entries();
         let perm = self.permutation(order);
-        let key_at = |idx: usize| -> QuadKey {
+        move |idx| {
             let entry = match perm {
                 None => entries.get(idx),
                 Some(perm) => perm.get(idx).and_then(|&i| entries.get(i as usize)),
             };
             entry.map_or([TermId::MAX; 4], |e| order.permute(&e.key))
-        };
+        }
+    }
+
+    /// Index range `[start, end)` in `order` whose permuted keys start with `prefix`.
+    fn range(&self, order: Order, prefix: &[TermId]) -> (usize, usize) {
+        let key_at = self.keys_in(order);
         let n = prefix.len();
-        let len = entries.len();
-        let start = partition_point(0, len, |idx| key_at(idx)[..n] < *prefix);
-        // Most ranges a join looks up are short (a subject's few values): gallop from
-        // the start (1, 2, 4… entries on) to bracket the end, then search only there,
-        // instead of a second search over the whole array.
+        let start = partition_point(0, self.len(), |idx| key_at(idx)[..n] < *prefix);
+        (start, self.range_end(order, prefix, start))
+    }
+
+    /// The end of the index range in `order` of `prefix`, which starts at or before
+    /// `from`. Most ranges are short (a subject's few values): it gallops from `from`
+    /// (1, 2, 4… entries on) to bracket the end, then searches only there, instead of
+    /// over the whole array.
+    fn range_end(&self, order: Order, prefix: &[TermId], from: usize) -> usize {
+        let key_at = self.keys_in(order);
+        let n = prefix.len();
+        let len = self.len();
         let mut step = 1;
-        let mut low = start;
+        let mut low = from;
         while low + step <= len && key_at(low + step - 1)[..n] <= *prefix {
             low += step;
             step *= 2;
         }
-        let end = partition_point(low, (low + step).min(len), |idx| {
+        partition_point(low, (low + step).min(len), |idx| {
             key_at(idx)[..n] <= *prefix
-        });
-        (start, end.max(start))
+        })
+        .max(from)
     }
 
     /// The entry at position `pos` of `order`, if the file is consistent.
@@ -776,15 +790,29 @@ pub(crate) fn range_counts(
         .collect();
     let n = prefix.len();
     let mut counts: Vec<(TermId, u64)> = Vec::new();
-    let mut index: rustc_hash::FxHashMap<TermId, usize> = rustc_hash::FxHashMap::default();
-    let mut add = |id: TermId, n: i64, counts: &mut Vec<(TermId, u64)>| {
+    // Where each id's count is, once a second segment or a removal may repeat an id
+    // (one segment's groups are distinct: each is one range).
+    let mut index: Option<rustc_hash::FxHashMap<TermId, usize>> = None;
+    let mut add = |id: TermId, n: i64, counts: &mut Vec<(TermId, u64)>, repeats: bool| {
+        if !repeats && index.is_none() {
+            counts.push((id, n.max(0) as u64));
+            return;
+        }
+        let index = index.get_or_insert_with(|| {
+            counts
+                .iter()
+                .enumerate()
+                .map(|(at, (id, _))| (*id, at))
+                .collect()
+        });
         let at = *index.entry(id).or_insert_with(|| {
             counts.push((id, 0));
             counts.len() - 1
         });
         counts[at].1 = counts[at].1.saturating_add_signed(n);
     };
-    for segment in segments {
+    for (k, segment) in segments.iter().enumerate() {
+        let repeats = k > 0;
         if !segment.all_visible_at(seq) {
             return None;
         }
@@ -795,15 +823,20 @@ pub(crate) fn range_counts(
         }
         let (start, end) = segment.range(order, &prefix);
         match group {
-            None => add(0, (end - start) as i64, &mut counts),
+            None => add(0, (end - start) as i64, &mut counts, true),
             Some(_) => {
                 let mut pos = start;
                 while pos < end {
                     let id = order.permute(&segment.at(order, pos)?.key)[n];
                     prefix.push(id);
-                    let (_, group_end) = segment.range(order, &prefix);
+                    let group_end = segment.range_end(order, &prefix, pos);
                     prefix.pop();
-                    add(id, (group_end.max(pos + 1) - pos) as i64, &mut counts);
+                    add(
+                        id,
+                        (group_end.max(pos + 1) - pos) as i64,
+                        &mut counts,
+                        repeats,
+                    );
                     pos = group_end.max(pos + 1);
                 }
             }
@@ -811,7 +844,7 @@ pub(crate) fn range_counts(
         // Versions removed since the segment was written, at or before `seq`.
         for tombstone in segment.removals.between(0, seq) {
             if pattern.matches(&tombstone.key) {
-                add(group.map_or(0, |g| tombstone.key[g]), -1, &mut counts);
+                add(group.map_or(0, |g| tombstone.key[g]), -1, &mut counts, true);
             }
         }
     }
@@ -1053,6 +1086,11 @@ mod tests {
             count(&segments, default(None, None, None), None, 4).unwrap(),
             vec![(0, 68)]
         );
+        assert!(count(&segments, default(None, None, None), Some(1), 4).is_some());
+        assert!(count(&segments, default(None, None, None), Some(0), 4).is_some());
+        let one = Arc::new(vec![old.clone()]);
+        assert!(count(&one, default(None, None, None), Some(0), 4).is_some());
+        assert!(count(&one, default(None, None, None), Some(2), 3).is_some());
         // Quads of a named graph: the default graph's counts need another ordering.
         let named = Arc::new(vec![Arc::new(Segment::build(vec![
             Entry::new([1, 10, 20, 0], 1, LIVE),

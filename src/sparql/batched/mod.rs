@@ -513,6 +513,9 @@ struct Group {
     /// Each set with the tuple last added to it: rows in index order repeat a tuple
     /// back to back (the subjects of a scan by subject), and those skip the hash.
     distinct: Vec<(IdTuples, Option<[TermId; 3]>)>,
+    /// What every `COUNT(DISTINCT …)` of the group is when it was counted without the
+    /// ids (from index ranges, `counted_by_ranges`).
+    distinct_counted: Option<u64>,
     values: Vec<Aggregate>,
 }
 
@@ -643,6 +646,7 @@ fn new_group(aggregates: &[Agg]) -> Group {
     Group {
         rows: 0,
         distinct,
+        distinct_counted: None,
         values,
     }
 }
@@ -862,7 +866,8 @@ fn answer_group(
 }
 
 /// The groups of a group of counts over one pattern (`COUNT(*)`, `COUNT(?v)`) keyed by
-/// at most one of its variables, from index range sizes (`Snapshot::range_counts`),
+/// at most one of its variables, or without keys with `COUNT(DISTINCT ?v)` of one
+/// variable, from index range sizes (`Snapshot::range_counts`),
 /// without reading the quads: `None` when it is not such a group or the ranges cannot
 /// say (then the pattern is scanned), `Some(None)` past `MAX_GROUPS`. `at`: where each
 /// variable of the plan's layout sits in a quad.
@@ -872,26 +877,41 @@ fn counted_by_ranges(
     at: &[usize],
     snapshot: &Snapshot,
 ) -> Option<Option<Groups>> {
-    if !plan.pushed.is_empty()
-        || !plan.late.is_empty()
-        || plan.binds > 0
-        || !plan.aggregates.iter().all(|agg| matches!(agg, Agg::Rows))
-    {
+    if !plan.pushed.is_empty() || !plan.late.is_empty() || plan.binds > 0 {
         return None;
     }
+    // `COUNT(DISTINCT ?v)`s of one variable, without keys: the number of its ranges.
+    let mut distinct = None;
+    for agg in &plan.aggregates {
+        match agg {
+            Agg::Rows => {}
+            Agg::DistinctIds(columns) if plan.keys.is_empty() => {
+                let [c] = columns.as_slice() else {
+                    return None;
+                };
+                let position = *at.get(*c)?;
+                if distinct.is_some_and(|d| d != position) {
+                    return None;
+                }
+                distinct = Some(position);
+            }
+            _ => return None,
+        }
+    }
     let group = match plan.keys.as_slice() {
-        [] => None,
+        [] => distinct,
         [Column::Id(i)] => Some(*at.get(*i)?),
         _ => return None,
     };
     let counts = snapshot.range_counts(pattern, group)?;
     let mut groups = Groups::default();
-    if group.is_none() {
+    if plan.keys.is_empty() {
         let rows = counts.iter().map(|(_, n)| n).sum();
         groups.insert(
             ([0; 3], Vec::new()),
             Group {
                 rows,
+                distinct_counted: distinct.map(|_| counts.len() as u64),
                 ..new_group(&plan.aggregates)
             },
         );
@@ -955,7 +975,9 @@ fn finish(
                 Agg::Rows => group.rows,
                 Agg::DistinctIds(_) => {
                     d += 1;
-                    group.distinct[d - 1].0.len() as u64
+                    group
+                        .distinct_counted
+                        .unwrap_or(group.distinct[d - 1].0.len() as u64)
                 }
                 Agg::Value { .. } => {
                     match values.next().and_then(Aggregate::finish) {
