@@ -104,6 +104,9 @@ impl<'a> QueryableDataset<'a> for SnapshotDataset {
     }
 
     fn internalize_term(&self, term: Term) -> Result<EvalTerm, DatasetError> {
+        if let Some(id) = stored_id::parse(&term) {
+            return Ok(EvalTerm::Id(id));
+        }
         Ok(match self.snapshot.lookup(&term) {
             Some(id) => EvalTerm::Id(id),
             None => EvalTerm::External(Arc::new(term)),
@@ -120,5 +123,67 @@ impl<'a> QueryableDataset<'a> for SnapshotDataset {
                 .unwrap_or_else(|| oxrdf::NamedNode::new_unchecked("").into()),
             EvalTerm::External(term) => Arc::unwrap_or_clone(term),
         })
+    }
+}
+
+/// Stored terms handed to spareval by id inside a rewritten query (the `VALUES` the
+/// batched path makes of a group's results): an IRI, or a literal typed by an IRI, that
+/// names the id under a prefix drawn at random per process. `internalize_term` turns it
+/// back into `EvalTerm::Id` without decoding the term and looking it up again (a quarter
+/// of a query whose groups are many keys went there), and no query can spell it. Its
+/// kind (IRI or literal) is the stored term's, so sparopt's type inference is unchanged;
+/// results and expressions see the stored term, since they externalize the id.
+pub(crate) mod stored_id {
+    use std::hash::BuildHasher;
+    use std::sync::LazyLock;
+
+    use crate::model::{Literal, NamedNode, Term};
+    use crate::store::TermId;
+
+    static PREFIX: LazyLock<String> = LazyLock::new(|| {
+        let random = |n: u8| std::collections::hash_map::RandomState::new().hash_one(n);
+        format!("urn:strata:stored-id:{:016x}{:016x}:", random(1), random(2))
+    });
+
+    /// An IRI stored as `id`.
+    pub(crate) fn named(id: TermId) -> NamedNode {
+        NamedNode::new_unchecked(format!("{}{id}", *PREFIX))
+    }
+
+    /// A literal stored as `id`.
+    pub(crate) fn literal(id: TermId) -> Literal {
+        Literal::new_typed_literal(id.to_string(), NamedNode::new_unchecked(PREFIX.as_str()))
+    }
+
+    /// The id a term made by `named` or `literal` stands for.
+    pub(crate) fn parse(term: &Term) -> Option<TermId> {
+        match term {
+            Term::NamedNode(node) => node.as_str().strip_prefix(PREFIX.as_str())?.parse().ok(),
+            Term::Literal(literal) if literal.datatype().as_str() == PREFIX.as_str() => {
+                literal.value().parse().ok()
+            }
+            _ => None,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn ids_round_trip_and_ordinary_terms_are_not_ids() {
+            assert_eq!(parse(&named(42).into()), Some(42));
+            assert_eq!(parse(&literal(7).into()), Some(7));
+            let lookalike = format!("urn:strata:stored-id:{}:5", "0".repeat(32));
+            for term in [
+                Term::from(NamedNode::new_unchecked(lookalike.as_str())),
+                Literal::new_typed_literal("5", NamedNode::new_unchecked(lookalike.as_str()))
+                    .into(),
+                Literal::new_simple_literal("5").into(),
+                NamedNode::new_unchecked("http://example.org/5").into(),
+            ] {
+                assert_eq!(parse(&term), None, "{term}");
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ use rustc_hash::FxBuildHasher;
 
 use std::fmt::Write as _;
 
-use super::dict_file::{DictFile, encode_term, term_hash};
+use super::dict_file::{DictFile, TermKind, encode_term, term_hash};
 use super::segment::QuadKey;
 use crate::model::{NamedOrBlankNode, Quad, RdfGraphName, Term};
 
@@ -235,6 +235,11 @@ impl Dict {
         out.write_all(chunk.as_bytes())
     }
 
+    /// The kind of the term of an id, without decoding it (`None`: an unknown id).
+    pub fn kind(&self, id: TermId) -> Option<TermKind> {
+        self.inner.read().kind(id)
+    }
+
     /// The term of an id. Panics never: an unknown id yields `None`.
     pub fn term(&self, id: TermId) -> Option<Term> {
         self.inner.read().term(id)
@@ -398,6 +403,22 @@ impl DictInner {
 
     fn memory_term(&self, id: TermId) -> Option<&Term> {
         self.terms.get(id.checked_sub(self.mem_first)? as usize)
+    }
+
+    fn kind(&self, id: TermId) -> Option<TermKind> {
+        if id == DEFAULT_GRAPH {
+            return None;
+        }
+        if id >= self.mem_first {
+            return Some(match self.memory_term(id)? {
+                Term::NamedNode(_) => TermKind::NamedNode,
+                Term::BlankNode(_) => TermKind::BlankNode,
+                Term::Literal(l) if l.direction().is_none() => TermKind::Literal,
+                _ => TermKind::Other,
+            });
+        }
+        let at = self.files.partition_point(|f| f.end() <= id);
+        self.files.get(at)?.kind(id)
     }
 
     fn term(&self, id: TermId) -> Option<Term> {

@@ -59,6 +59,25 @@ pub(crate) fn encode_term(term: &Term, out: &mut Vec<u8>) {
     }
 }
 
+/// What kind of term an id holds, read from its encoding's tag without decoding it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TermKind {
+    NamedNode,
+    BlankNode,
+    Literal,
+    /// A directional literal or a triple term (kept as text).
+    Other,
+}
+
+fn kind_of_encoding(bytes: &[u8]) -> Option<TermKind> {
+    Some(match *bytes.first()? {
+        NAMED => TermKind::NamedNode,
+        BLANK => TermKind::BlankNode,
+        SIMPLE | LANG | TYPED => TermKind::Literal,
+        _ => TermKind::Other,
+    })
+}
+
 /// The term of an encoding; `None` for bytes no `encode_term` produced.
 pub(crate) fn decode_term(bytes: &[u8]) -> Option<Term> {
     let (&tag, rest) = bytes.split_first()?;
@@ -206,6 +225,11 @@ impl DictFile {
     /// The term with this id (which the caller knows is in range).
     pub fn term(&self, id: TermId) -> Option<Term> {
         decode_term(self.encoded(id.checked_sub(self.first)? as usize)?)
+    }
+
+    /// The kind of the term with this id (which the caller knows is in range).
+    pub fn kind(&self, id: TermId) -> Option<TermKind> {
+        kind_of_encoding(self.encoded(id.checked_sub(self.first)? as usize)?)
     }
 
     /// The id of an encoded term, given its `term_hash`.

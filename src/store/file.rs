@@ -52,6 +52,12 @@ fn align8(n: usize) -> usize {
 impl MappedFile {
     /// Maps a file and checks its frame (not its body CRC: see `verify_body`).
     pub fn open(path: &Path, magic: &[u8; 8]) -> std::io::Result<Self> {
+        Self::open_kinds(path, &[magic]).map(|(file, _)| file)
+    }
+
+    /// Like `open`, for a file of any of several kinds (e.g. two formats of one file):
+    /// returns which magic it has.
+    pub fn open_kinds(path: &Path, magics: &[&[u8; 8]]) -> std::io::Result<(Self, usize)> {
         let file = File::open(path)?;
         let len = file.metadata()?.len() as usize;
         if len < HEADER_LEN + FOOTER_LEN {
@@ -62,9 +68,9 @@ impl MappedFile {
         }
         let map = crate::mapped::map_readonly(&file)?;
         let bytes: &[u8] = &map;
-        if &bytes[..8] != magic {
+        let Some(kind) = magics.iter().position(|m| bytes[..8] == m[..]) else {
             return Err(invalid(path, "not a file of this kind (wrong magic)"));
-        }
+        };
         let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
         if version != VERSION {
             return Err(invalid(
@@ -97,12 +103,15 @@ impl MappedFile {
             }
             *section = (offset, size);
         }
-        Ok(Self {
-            path: path.to_owned(),
-            map,
-            meta,
-            sections,
-        })
+        Ok((
+            Self {
+                path: path.to_owned(),
+                map,
+                meta,
+                sections,
+            },
+            kind,
+        ))
     }
 
     pub fn meta(&self) -> &[u64; N_META] {

@@ -154,10 +154,13 @@ impl Store {
             let removals = s.removals().len();
             removals >= REWRITE_REMOVALS_MIN && removals * REWRITE_REMOVALS_SHARE >= s.len()
         });
-        let start = match (merge_start(&sizes), heavy) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        // A file of the first format (orderings without their keys) is rewritten in
+        // the current one, with every newer file.
+        let old_format = files.iter().position(|s| s.is_format_1());
+        let start = [merge_start(&sizes), heavy, old_format]
+            .into_iter()
+            .flatten()
+            .min();
         let dict_sizes: Vec<usize> = manifest
             .dicts
             .iter()

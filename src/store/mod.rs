@@ -21,6 +21,7 @@ mod transaction;
 
 pub use checkpoint::{CheckpointInfo, read_checkpoint_info};
 pub use dict::{DEFAULT_GRAPH, Dict, TermId, term_hash_in_memory};
+pub use dict_file::TermKind;
 pub use maintenance::MaintenanceStats;
 pub use manifest::{DictEntry, MANIFEST_FILE, Manifest, SegmentEntry};
 pub use segment::{GraphFilter, Pattern, QuadKey};
@@ -509,6 +510,78 @@ mod tests {
         let (reopened, _) = Store::open(dir.path(), true).unwrap().unwrap();
         assert_eq!(keys_at(&reopened, 1).len(), 16_000);
         assert_eq!(keys_at(&reopened, 2), keys[12_000..].to_vec());
+    }
+
+    #[test]
+    fn a_segment_file_of_format_1_is_read_and_rewritten_by_the_next_compaction() {
+        use crate::model::CommitHash;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new_in(dir.path());
+        let keys: Vec<QuadKey> = (1..=300u32).map(|i| [i % 17, 1 + i % 3, i, 0]).collect();
+        store.apply(1, &keys, &[]);
+        store.publish(1);
+        let seq = store.freeze();
+        store.flush(seq, CommitHash([1; 32])).unwrap();
+        store.apply(2, &[], &keys[..100]);
+        store.publish(2);
+        let seq = store.freeze();
+        store.flush(seq, CommitHash([2; 32])).unwrap();
+        // Both files as an earlier build wrote them (format 1, the same content).
+        for segment in store.layers.read().files() {
+            let info = segment.file().unwrap().clone();
+            let path = dir.path().join(&info.name);
+            let entries = segment.entries().to_vec();
+            let tombstones = segment.tombstones().to_vec();
+            segment::write_format_1(
+                &segment::Segment::build(entries),
+                &path.with_extension("old"),
+                (info.from_seq, info.to_seq),
+                &tombstones,
+            );
+            std::fs::rename(path.with_extension("old"), &path).unwrap();
+        }
+        drop(store);
+        let (reopened, _) = Store::open(dir.path(), true).unwrap().unwrap();
+        let files = reopened.layers.read().files().to_vec();
+        assert!(files.len() == 2 && files.iter().all(|s| s.is_format_1()));
+        let by_predicate = |store: &Store, seq| {
+            let pattern = Pattern {
+                subject: None,
+                predicate: Some(2),
+                object: None,
+                graph: GraphFilter::Is(0),
+            };
+            let mut found: Vec<QuadKey> = store.snapshot_at(seq).quads(pattern).collect();
+            found.sort();
+            found
+        };
+        let wanted = |seq| {
+            let mut keys: Vec<QuadKey> = keys[if seq == 1 { 0 } else { 100 }..]
+                .iter()
+                .filter(|k| k[1] == 2)
+                .copied()
+                .collect();
+            keys.sort();
+            keys
+        };
+        for seq in [1, 2] {
+            assert_eq!(
+                keys_at(&reopened, seq).len(),
+                if seq == 1 { 300 } else { 200 }
+            );
+            assert_eq!(by_predicate(&reopened, seq), wanted(seq));
+        }
+        let compacted = reopened.compact().unwrap();
+        assert_eq!(compacted.entries_written, 300);
+        let files = reopened.layers.read().files().to_vec();
+        assert!(files.len() == 1 && !files[0].is_format_1());
+        for seq in [1, 2] {
+            assert_eq!(by_predicate(&reopened, seq), wanted(seq));
+        }
+        assert!(
+            reopened.compact().unwrap().entries_written == 0,
+            "nothing left to rewrite"
+        );
     }
 
     #[test]

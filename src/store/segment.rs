@@ -22,7 +22,12 @@ use crate::model::CommitSeq;
 /// `removed` of a quad that is still present.
 pub(crate) const LIVE: CommitSeq = CommitSeq::MAX;
 
-pub(crate) const MAGIC: &[u8; 8] = b"strataS1";
+/// Segment files of format 2: each ordering holds its keys (`Keyed`), so a scan in any
+/// order reads one array front to back.
+pub(crate) const MAGIC: &[u8; 8] = b"strataS2";
+/// Segment files of format 1 (still read; merges write format 2): each ordering is
+/// indexes into the entries, a cache miss per entry read in that order.
+pub(crate) const MAGIC_V1: &[u8; 8] = b"strataS1";
 
 /// A quad's term ids in subject, predicate, object, graph order.
 pub type QuadKey = [TermId; 4];
@@ -45,6 +50,16 @@ impl Entry {
             removed,
         }
     }
+}
+
+/// One position of an ordering in a segment file: the quad's key permuted to that
+/// ordering (`Order::permute`) and the index of its entry (for the versions). Its layout
+/// is the on-disk layout.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct Keyed {
+    pub key: QuadKey,
+    pub index: u32,
 }
 
 /// A removal written to a segment file: the live version of `key` in an older file was
@@ -125,6 +140,26 @@ impl Order {
         let p = self.positions();
         [key[p[0]], key[p[1]], key[p[2]], key[p[3]]]
     }
+
+    /// The quad key of a key permuted to this ordering.
+    #[inline]
+    fn unpermute(self, permuted: &QuadKey) -> QuadKey {
+        let p = self.positions();
+        let mut key = [0; 4];
+        for (i, &position) in p.iter().enumerate() {
+            key[position] = permuted[i];
+        }
+        key
+    }
+}
+
+/// One ordering of a segment as it is read: the entries themselves (SPOG), indexes into
+/// them (memory segments, format-1 files), or keys with their entries' indexes.
+#[derive(Clone, Copy)]
+enum Sorted<'a> {
+    Entries,
+    Indexes(&'a [u32]),
+    Keyed(&'a [Keyed]),
 }
 
 /// Which positions of a quad pattern are fixed, and how graphs are restricted.
@@ -198,8 +233,10 @@ enum Storage {
         ospg: Vec<u32>,
         gspo: Vec<u32>,
     },
-    /// Sections 0-3 of the file are the same four arrays, section 4 its tombstones.
-    File(MappedFile),
+    /// Section 0 of the file is the entries, sections 1-3 the other orderings (`Keyed`
+    /// arrays; in a format-1 file, `keyed` false, indexes as in memory), section 4 its
+    /// tombstones.
+    File { file: MappedFile, keyed: bool },
 }
 
 /// What a segment file covers: the entries added in commits `from_seq + 1..=to_seq`.
@@ -267,28 +304,44 @@ impl Segment {
         to_seq: CommitSeq,
         tombstones: &[Tombstone],
     ) -> std::io::Result<u64> {
+        const BATCH: usize = 8192;
+        let entries = self.entries();
+        let n = entries.len();
+        let (newest_added, oldest_removed) = self.versions();
         let meta = [
             from_seq,
             to_seq,
-            self.len() as u64,
+            n as u64,
             tombstones.len() as u64,
-            0,
-            0,
+            newest_added,
+            oldest_removed,
             0,
             0,
         ];
-        file::write_file(
-            path,
-            MAGIC,
-            meta,
-            &[
-                bytemuck::cast_slice(self.entries()),
-                bytemuck::cast_slice(self.permutation(Order::Posg).unwrap_or(&[])),
-                bytemuck::cast_slice(self.permutation(Order::Ospg).unwrap_or(&[])),
-                bytemuck::cast_slice(self.permutation(Order::Gspo).unwrap_or(&[])),
-                bytemuck::cast_slice(tombstones),
-            ],
-        )
+        let lens = [n * 32, n * 20, n * 20, n * 20, tombstones.len() * 24];
+        file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
+            match section {
+                0 => return out.write_all(bytemuck::cast_slice(entries)),
+                4 => return out.write_all(bytemuck::cast_slice(tombstones)),
+                _ => {}
+            }
+            let order = [Order::Posg, Order::Ospg, Order::Gspo][section - 1];
+            let mut batch: Vec<Keyed> = Vec::with_capacity(BATCH);
+            for position in 0..n {
+                let (index, entry) = self.at_index(order, position).ok_or_else(|| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, "inconsistent segment")
+                })?;
+                batch.push(Keyed {
+                    key: order.permute(&entry.key),
+                    index,
+                });
+                if batch.len() == BATCH {
+                    out.write_all(bytemuck::cast_slice(&batch))?;
+                    batch.clear();
+                }
+            }
+            out.write_all(bytemuck::cast_slice(&batch))
+        })
     }
 
     /// Merges segments (oldest first) into a new segment file, streaming: the entries and
@@ -313,17 +366,29 @@ impl Segment {
         }
         let entries: Vec<&[Entry]> = inputs.iter().map(|s| s.entries()).collect();
         let mut new_pos: Vec<Vec<u32>> = entries.iter().map(|e| vec![0; e.len()]).collect();
+        let folded = |segment: &Segment, entry: &Entry| {
+            let removed = segment.removed_of(entry);
+            if removed <= upto { removed } else { LIVE }
+        };
+        // The versions the header records (one pass over the inputs before writing).
+        let (mut newest_added, mut oldest_removed) = (0, LIVE);
+        for (segment, run) in inputs.iter().zip(&entries) {
+            for entry in *run {
+                newest_added = newest_added.max(entry.added);
+                oldest_removed = oldest_removed.min(folded(segment, entry));
+            }
+        }
         let meta = [
             from_seq,
             to_seq,
             n as u64,
             tombstones.len() as u64,
-            0,
-            0,
+            newest_added,
+            oldest_removed,
             0,
             0,
         ];
-        let lens = [n * 32, n * 4, n * 4, n * 4, tombstones.len() * 24];
+        let lens = [n * 32, n * 20, n * 20, n * 20, tombstones.len() * 24];
         file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
             if section == 4 {
                 return out.write_all(bytemuck::cast_slice(tombstones));
@@ -343,9 +408,11 @@ impl Segment {
                     let (i, entry) = best.ok_or_else(corrupt)?;
                     new_pos[i][heads[i]] = position;
                     heads[i] += 1;
-                    let removed = inputs[i].removed_of(entry);
-                    let removed = if removed <= upto { removed } else { LIVE };
-                    batch.push(Entry::new(entry.key, entry.added, removed));
+                    batch.push(Entry::new(
+                        entry.key,
+                        entry.added,
+                        folded(&inputs[i], entry),
+                    ));
                     if batch.len() == BATCH {
                         out.write_all(bytemuck::cast_slice(&batch))?;
                         batch.clear();
@@ -354,27 +421,39 @@ impl Segment {
                 return out.write_all(bytemuck::cast_slice(&batch));
             }
             let order = [Order::Posg, Order::Ospg, Order::Gspo][section - 1];
-            let perms: Vec<&[u32]> = inputs
-                .iter()
-                .map(|s| s.permutation(order).unwrap_or(&[]))
-                .collect();
-            let mut batch: Vec<u32> = Vec::with_capacity(BATCH);
+            let keys: Vec<_> = inputs.iter().map(|s| s.keys_in(order)).collect();
+            let mut batch: Vec<Keyed> = Vec::with_capacity(BATCH);
             for _ in 0..n {
-                let mut best: Option<(usize, QuadKey, CommitSeq)> = None;
-                for (i, perm) in perms.iter().enumerate() {
-                    let Some(&idx) = perm.get(heads[i]) else {
+                // The least (permuted key, added) of the inputs' heads; `added` is read
+                // only to order two versions of one quad.
+                let mut best: Option<(usize, QuadKey)> = None;
+                for (i, key_at) in keys.iter().enumerate() {
+                    if heads[i] >= entries[i].len() {
                         continue;
+                    }
+                    let key = key_at(heads[i]);
+                    let less = match best {
+                        None => true,
+                        Some((b, best_key)) => {
+                            key < best_key
+                                || key == best_key && {
+                                    let added =
+                                        |j: usize| inputs[j].at(order, heads[j]).map(|e| e.added);
+                                    added(i) < added(b)
+                                }
+                        }
                     };
-                    let e = entries[i].get(idx as usize).ok_or_else(corrupt)?;
-                    let sort_key = (order.permute(&e.key), e.added);
-                    if best.is_none_or(|(_, k, a)| sort_key < (k, a)) {
-                        best = Some((i, sort_key.0, sort_key.1));
+                    if less {
+                        best = Some((i, key));
                     }
                 }
-                let (i, _, _) = best.ok_or_else(corrupt)?;
-                let idx = perms[i][heads[i]] as usize;
+                let (i, key) = best.ok_or_else(corrupt)?;
+                let (idx, _) = inputs[i].at_index(order, heads[i]).ok_or_else(corrupt)?;
                 heads[i] += 1;
-                batch.push(*new_pos[i].get(idx).ok_or_else(corrupt)?);
+                batch.push(Keyed {
+                    key,
+                    index: *new_pos[i].get(idx as usize).ok_or_else(corrupt)?,
+                });
                 if batch.len() == BATCH {
                     out.write_all(bytemuck::cast_slice(&batch))?;
                     batch.clear();
@@ -386,12 +465,22 @@ impl Segment {
 
     /// Opens a segment file (mapped, never read whole).
     pub fn open(path: &Path, name: &str) -> std::io::Result<Self> {
-        let file = MappedFile::open(path, MAGIC)?;
-        let [from_seq, to_seq, n_entries, n_tombstones, ..] = *file.meta();
+        let (file, kind) = MappedFile::open_kinds(path, &[MAGIC, MAGIC_V1])?;
+        let keyed = kind == 0;
+        let [
+            from_seq,
+            to_seq,
+            n_entries,
+            n_tombstones,
+            newest_added,
+            oldest_removed,
+            ..,
+        ] = *file.meta();
         let n = usize::try_from(n_entries).unwrap_or(usize::MAX);
+        let width = if keyed { 20 } else { 4 };
         let sizes_agree = n <= u32::MAX as usize
             && file.section(0).len() as u64 == n_entries * 32
-            && (1..4).all(|i| file.section(i).len() as u64 == n_entries * 4)
+            && (1..4).all(|i| file.section(i).len() as u64 == n_entries.saturating_mul(width))
             && file.section(4).len() as u64 == n_tombstones * 24
             && from_seq <= to_seq;
         if !sizes_agree {
@@ -400,16 +489,26 @@ impl Segment {
                 format!("{}: section sizes disagree with the header", path.display()),
             ));
         }
+        let versions = std::sync::OnceLock::new();
+        if keyed {
+            // Format 2 records them in its header (format 1 is read once on first use).
+            let _ = versions.set((newest_added, oldest_removed));
+        }
         Ok(Self {
-            storage: Storage::File(file),
+            storage: Storage::File { file, keyed },
             removals: Removals::default(),
             file: Some(FileInfo {
                 name: name.to_owned(),
                 from_seq,
                 to_seq,
             }),
-            versions: std::sync::OnceLock::new(),
+            versions,
         })
+    }
+
+    /// True for a file of format 1 (`MAGIC_V1`), which compaction rewrites.
+    pub fn is_format_1(&self) -> bool {
+        matches!(self.storage, Storage::File { keyed: false, .. })
     }
 
     /// The file this segment is read from (`None`: it lives in memory).
@@ -419,7 +518,7 @@ impl Segment {
 
     pub fn mapped(&self) -> Option<&MappedFile> {
         match &self.storage {
-            Storage::File(file) => Some(file),
+            Storage::File { file, .. } => Some(file),
             Storage::Memory { .. } => None,
         }
     }
@@ -431,7 +530,7 @@ impl Segment {
     /// The removals a segment file carries for versions in older files.
     pub fn tombstones(&self) -> &[Tombstone] {
         match &self.storage {
-            Storage::File(file) => bytemuck::try_cast_slice(file.section(4)).unwrap_or(&[]),
+            Storage::File { file, .. } => bytemuck::try_cast_slice(file.section(4)).unwrap_or(&[]),
             Storage::Memory { .. } => &[],
         }
     }
@@ -444,31 +543,41 @@ impl Segment {
     pub fn entries(&self) -> &[Entry] {
         match &self.storage {
             Storage::Memory { entries, .. } => entries,
-            Storage::File(file) => bytemuck::try_cast_slice(file.section(0)).unwrap_or(&[]),
+            Storage::File { file, .. } => bytemuck::try_cast_slice(file.section(0)).unwrap_or(&[]),
         }
     }
 
     #[inline]
-    fn permutation(&self, order: Order) -> Option<&[u32]> {
+    fn sorted(&self, order: Order) -> Sorted<'_> {
+        let section = match order {
+            Order::Spog => return Sorted::Entries,
+            Order::Posg => 1,
+            Order::Ospg => 2,
+            Order::Gspo => 3,
+        };
         match &self.storage {
             Storage::Memory {
                 posg, ospg, gspo, ..
-            } => match order {
-                Order::Spog => None,
-                Order::Posg => Some(posg),
-                Order::Ospg => Some(ospg),
-                Order::Gspo => Some(gspo),
-            },
-            Storage::File(file) => {
-                let section = match order {
-                    Order::Spog => return None,
-                    Order::Posg => 1,
-                    Order::Ospg => 2,
-                    Order::Gspo => 3,
-                };
-                Some(bytemuck::try_cast_slice(file.section(section)).unwrap_or(&[]))
+            } => Sorted::Indexes([posg, ospg, gspo][section - 1]),
+            Storage::File { file, keyed: false } => {
+                Sorted::Indexes(bytemuck::try_cast_slice(file.section(section)).unwrap_or(&[]))
+            }
+            Storage::File { file, keyed: true } => {
+                Sorted::Keyed(bytemuck::try_cast_slice(file.section(section)).unwrap_or(&[]))
             }
         }
+    }
+
+    /// The newest `added` and the oldest `removed` of the entries (from a format-2
+    /// file's header, else one pass on first use; entries never change).
+    fn versions(&self) -> (CommitSeq, CommitSeq) {
+        *self.versions.get_or_init(|| {
+            self.entries()
+                .iter()
+                .fold((0, LIVE), |(added, removed), e| {
+                    (added.max(e.added), removed.min(e.removed))
+                })
+        })
     }
 
     /// The commit that removed this entry's version (`LIVE` if none has).
@@ -545,11 +654,12 @@ impl Segment {
     #[inline]
     fn keys_in(&self, order: Order) -> impl Fn(usize) -> QuadKey + '_ {
         let entries = self.entries();
-        let perm = self.permutation(order);
+        let sorted = self.sorted(order);
         move |idx| {
-            let entry = match perm {
-                None => entries.get(idx),
-                Some(perm) => perm.get(idx).and_then(|&i| entries.get(i as usize)),
+            let entry = match sorted {
+                Sorted::Keyed(keyed) => return keyed.get(idx).map_or([TermId::MAX; 4], |k| k.key),
+                Sorted::Entries => entries.get(idx),
+                Sorted::Indexes(perm) => perm.get(idx).and_then(|&i| entries.get(i as usize)),
             };
             entry.map_or([TermId::MAX; 4], |e| order.permute(&e.key))
         }
@@ -586,11 +696,18 @@ impl Segment {
     /// The entry at position `pos` of `order`, if the file is consistent.
     #[inline]
     fn at(&self, order: Order, pos: usize) -> Option<&Entry> {
-        let entries = self.entries();
-        match self.permutation(order) {
-            None => entries.get(pos),
-            Some(perm) => entries.get(*perm.get(pos)? as usize),
-        }
+        self.at_index(order, pos).map(|(_, entry)| entry)
+    }
+
+    /// The entry at position `pos` of `order` with its index in the entries.
+    #[inline]
+    fn at_index(&self, order: Order, pos: usize) -> Option<(u32, &Entry)> {
+        let index = match self.sorted(order) {
+            Sorted::Entries => u32::try_from(pos).ok()?,
+            Sorted::Indexes(perm) => *perm.get(pos)?,
+            Sorted::Keyed(keyed) => keyed.get(pos)?.index,
+        };
+        Some((index, self.entries().get(index as usize)?))
     }
 }
 
@@ -611,6 +728,9 @@ pub(crate) struct SegmentScan {
     window: (usize, usize),
     /// Where the current segment's range starts in that sequence.
     base: usize,
+    /// Every entry of the current segment is visible at `seq` (its versions say so), so
+    /// an ordering that holds its keys is read without its entries.
+    all_visible: bool,
 }
 
 impl SegmentScan {
@@ -637,6 +757,7 @@ impl SegmentScan {
             end: 0,
             window,
             base: 0,
+            all_visible: false,
         };
         scan.enter_segment();
         scan
@@ -674,6 +795,8 @@ impl SegmentScan {
             self.pos = start + from.saturating_sub(self.base).min(len);
             self.end = start + to.saturating_sub(self.base).min(len);
             self.base += len;
+            self.all_visible = matches!(segment.sorted(self.order), Sorted::Keyed(_))
+                && segment.all_visible_at(self.seq);
         }
     }
 }
@@ -699,19 +822,43 @@ impl Iterator for SegmentScan {
     fn next(&mut self) -> Option<QuadKey> {
         loop {
             let segment = self.segments.get(self.segment_idx)?;
-            let entries = segment.entries();
-            let perm = segment.permutation(self.order);
-            while self.pos < self.end {
-                let entry = match perm {
-                    None => entries.get(self.pos),
-                    Some(perm) => perm.get(self.pos).and_then(|&i| entries.get(i as usize)),
-                };
-                self.pos += 1;
-                if let Some(entry) = entry
-                    && segment.visible(entry, self.seq)
-                    && self.pattern.matches(&entry.key)
-                {
-                    return Some(entry.key);
+            match segment.sorted(self.order) {
+                // The keys in order, front to back; only removals recorded since the file
+                // was written can hide one.
+                Sorted::Keyed(keyed) if self.all_visible => {
+                    let removals = segment.removals();
+                    let window = keyed.get(self.pos..self.end).unwrap_or(&[]);
+                    for (i, k) in window.iter().enumerate() {
+                        let key = self.order.unpermute(&k.key);
+                        if self.pattern.matches(&key)
+                            && removals.get(&key).is_none_or(|r| r > self.seq)
+                        {
+                            self.pos += i + 1;
+                            return Some(key);
+                        }
+                    }
+                    self.pos = self.end;
+                }
+                sorted => {
+                    let entries = segment.entries();
+                    while self.pos < self.end {
+                        let entry = match sorted {
+                            Sorted::Entries => entries.get(self.pos),
+                            Sorted::Indexes(perm) => {
+                                perm.get(self.pos).and_then(|&i| entries.get(i as usize))
+                            }
+                            Sorted::Keyed(keyed) => keyed
+                                .get(self.pos)
+                                .and_then(|k| entries.get(k.index as usize)),
+                        };
+                        self.pos += 1;
+                        if let Some(entry) = entry
+                            && segment.visible(entry, self.seq)
+                            && self.pattern.matches(&entry.key)
+                        {
+                            return Some(entry.key);
+                        }
+                    }
                 }
             }
             if self.base >= self.window.1 {
@@ -727,13 +874,7 @@ impl Segment {
     /// True when every entry is visible at `seq` as far as the entries say (added at or
     /// before it, removed after it); removals recorded since (`Removals`) are apart.
     fn all_visible_at(&self, seq: CommitSeq) -> bool {
-        let (newest_added, oldest_removed) = *self.versions.get_or_init(|| {
-            self.entries()
-                .iter()
-                .fold((0, LIVE), |(added, removed), e| {
-                    (added.max(e.added), removed.min(e.removed))
-                })
-        });
+        let (newest_added, oldest_removed) = self.versions();
         newest_added <= seq && oldest_removed > seq
     }
 
@@ -926,6 +1067,50 @@ fn partition_point(low: usize, high: usize, mut pred: impl FnMut(usize) -> bool)
     low
 }
 
+/// Writes a segment in format 1 (orderings as entry indexes), as builds before format 2
+/// wrote it, with the given tombstones (for tests of reading old files).
+#[cfg(test)]
+pub(crate) fn write_format_1(
+    segment: &Segment,
+    path: &Path,
+    (from_seq, to_seq): (CommitSeq, CommitSeq),
+    tombstones: &[Tombstone],
+) {
+    let indexes = |order: Order| -> Vec<u32> {
+        (0..segment.len())
+            .map(|p| segment.at_index(order, p).expect("consistent").0)
+            .collect()
+    };
+    let (posg, ospg, gspo) = (
+        indexes(Order::Posg),
+        indexes(Order::Ospg),
+        indexes(Order::Gspo),
+    );
+    let meta = [
+        from_seq,
+        to_seq,
+        segment.len() as u64,
+        tombstones.len() as u64,
+        0,
+        0,
+        0,
+        0,
+    ];
+    file::write_file(
+        path,
+        MAGIC_V1,
+        meta,
+        &[
+            bytemuck::cast_slice(segment.entries()),
+            bytemuck::cast_slice(&posg),
+            bytemuck::cast_slice(&ospg),
+            bytemuck::cast_slice(&gspo),
+            bytemuck::cast_slice(tombstones),
+        ],
+    )
+    .expect("written");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -955,6 +1140,147 @@ mod tests {
             predicate: p,
             object: o,
             graph,
+        }
+    }
+
+    #[test]
+    fn files_of_both_formats_and_merges_scan_as_the_memory_segment_does() {
+        // Versions: added at 1..=3, some removed at 4, one quad re-added at 5.
+        let mut entries = Vec::new();
+        for i in 0..60u32 {
+            let key = [
+                1 + i % 5,
+                10 + i % 3,
+                20 + i % 7,
+                if i % 4 == 0 { 7 } else { 0 },
+            ];
+            entries.push(Entry::new(
+                key,
+                1 + u64::from(i % 3),
+                if i % 6 == 0 { 4 } else { LIVE },
+            ));
+        }
+        entries.sort_by_key(|e| (e.key, e.added));
+        entries.dedup_by_key(|e| e.key);
+        let live: Vec<Entry> = entries
+            .iter()
+            .filter(|e| e.removed == LIVE)
+            .copied()
+            .collect();
+        entries.push(Entry::new(entries[0].key, 5, LIVE));
+        // With every version visible from 3 on, files of format 2 are scanned from
+        // their orderings' keys alone (`SegmentScan::all_visible`).
+        for entries in [entries, live] {
+            same_scans_in_every_storage(entries);
+        }
+    }
+
+    fn same_scans_in_every_storage(entries: Vec<Entry>) {
+        let dir = tempfile::tempdir().unwrap();
+        let (older, newer) = entries.split_at(entries.len() / 2);
+        let memory = Arc::new(Segment::build(entries.clone()));
+        let halves = [
+            Arc::new(Segment::build(older.to_vec())),
+            Arc::new(Segment::build(newer.to_vec())),
+        ];
+        halves[0]
+            .write_file(&dir.path().join("a"), 0, 5, &[])
+            .unwrap();
+        halves[1]
+            .write_file(&dir.path().join("b"), 0, 5, &[])
+            .unwrap();
+        write_format_1(&halves[0], &dir.path().join("a1"), (0, 5), &[]);
+        write_format_1(&halves[1], &dir.path().join("b1"), (0, 5), &[]);
+        let open = |name: &str| Arc::new(Segment::open(&dir.path().join(name), name).unwrap());
+        memory
+            .write_file(&dir.path().join("whole"), 0, 5, &[])
+            .unwrap();
+        write_format_1(&memory, &dir.path().join("whole1"), (0, 5), &[]);
+        let (a, b, a1, b1) = (open("a"), open("b"), open("a1"), open("b1"));
+        Segment::merge_to_file(
+            &[a.clone(), b.clone()],
+            5,
+            &dir.path().join("m"),
+            (0, 5),
+            &[],
+        )
+        .unwrap();
+        Segment::merge_to_file(
+            &[a1.clone(), b1.clone()],
+            5,
+            &dir.path().join("m1"),
+            (0, 5),
+            &[],
+        )
+        .unwrap();
+        assert!(matches!(
+            open("whole").sorted(Order::Posg),
+            Sorted::Keyed(_)
+        ));
+        assert!(matches!(
+            open("whole1").sorted(Order::Posg),
+            Sorted::Indexes(_)
+        ));
+        assert_eq!(open("whole").versions(), memory.versions());
+        assert_eq!(open("m").versions(), memory.versions());
+        let stores: Vec<(&str, Vec<Arc<Segment>>)> = vec![
+            ("whole", vec![open("whole")]),
+            ("whole1", vec![open("whole1")]),
+            ("a+b", vec![a, b]),
+            ("a1+b1", vec![a1, b1]),
+            ("merged", vec![open("m")]),
+            ("merged from format 1", vec![open("m1")]),
+        ];
+        let expected = |pattern: Pattern, seq| {
+            let scan = SegmentScan::new(Arc::new(vec![memory.clone()]), pattern, seq);
+            let mut out: Vec<QuadKey> = scan.collect();
+            out.sort();
+            out
+        };
+        let removed = entries
+            .iter()
+            .find(|e| memory.has_live(&e.key))
+            .unwrap()
+            .key;
+        for removal in [false, true] {
+            if removal {
+                // A removal recorded after the files were written (the segments'
+                // `Removals`), in every store.
+                memory.remove(removed, 6);
+                for (_, segments) in &stores {
+                    let holder = segments.iter().find(|s| s.has_live(&removed)).unwrap();
+                    holder.remove(removed, 6);
+                }
+            }
+            for (name, segments) in &stores {
+                let segments = Arc::new(segments.clone());
+                for s in [None, Some(2)] {
+                    for p in [None, Some(11)] {
+                        for o in [None, Some(23)] {
+                            for graph in [GraphFilter::All, GraphFilter::Is(0), GraphFilter::Is(7)]
+                            {
+                                let pattern = pattern(s, p, o, graph);
+                                for seq in [0, 2, 3, 4, 5, 6] {
+                                    let mut found: Vec<QuadKey> =
+                                        SegmentScan::new(segments.clone(), pattern, seq).collect();
+                                    found.sort();
+                                    assert_eq!(
+                                        found,
+                                        expected(pattern, seq),
+                                        "{name}: {pattern:?} at {seq}, removal {removal}"
+                                    );
+                                    if let Some(counts) =
+                                        range_counts(&segments, pattern, None, seq)
+                                    {
+                                        let n: u64 = counts.iter().map(|(_, n)| n).sum();
+                                        assert_eq!(n as usize, found.len(), "{name}: count");
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 

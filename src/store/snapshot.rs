@@ -68,6 +68,14 @@ impl Snapshot {
         self.dict.term(id)
     }
 
+    /// The kind of the term of an id, without decoding it.
+    pub fn kind(&self, id: TermId) -> Option<crate::store::TermKind> {
+        if id == DEFAULT_GRAPH {
+            return None;
+        }
+        self.dict.kind(id)
+    }
+
     /// The triples of one named graph (empty when it holds none).
     pub fn graph_triples(&self, graph: &NamedNode) -> Vec<Triple> {
         let Some(id) = self.lookup(&Term::NamedNode(graph.clone())) else {

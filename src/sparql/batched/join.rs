@@ -321,6 +321,9 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                         quads.push(quad);
                     }
                 }
+                // Each part sorted on its thread: the sort of the whole below then only
+                // merges these runs (the standard stable sort finds them).
+                quads.sort_by_key(key_of);
                 Ok(Some(quads))
             })?
             else {
@@ -328,22 +331,60 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
             };
             let mut quads = parts.concat();
             // A stable sort: a key's quads stay in scan order, whatever the parts were.
+            // (The parts are sorted runs already.)
             quads.sort_by_key(key_of);
-            let mut table: FxHashMap<[TermId; 3], (usize, usize)> = FxHashMap::default();
-            let mut start = 0;
-            for end in 1..=quads.len() {
-                if end == quads.len() || key_of(&quads[end]) != key_of(&quads[start]) {
-                    table.insert(key_of(&quads[start]), (start, end));
-                    start = end;
+            // The table in chunks of whole runs, one per thread, built in parallel:
+            // a key is looked up in the chunk whose first key is the greatest at or
+            // below it (keys are sorted).
+            let n_chunks = if parallel && quads.len() >= 1 << 16 {
+                workers.threads()
+            } else {
+                1
+            };
+            let mut bounds = vec![0];
+            for c in 1..n_chunks {
+                let mut at = (quads.len() * c / n_chunks).max(bounds[c - 1]);
+                while at > 0 && at < quads.len() && key_of(&quads[at - 1]) == key_of(&quads[at]) {
+                    at += 1;
                 }
+                bounds.push(at.min(quads.len()));
             }
+            bounds.push(quads.len());
+            let Some(tables) = workers.map(n_chunks, init, |_, c| {
+                let (from, to) = (bounds[c], bounds[c + 1]);
+                let chunk = &quads[from..to];
+                // Sized once (each growth rehashes every key so far).
+                let runs = chunk
+                    .windows(2)
+                    .filter(|w| key_of(&w[0]) != key_of(&w[1]))
+                    .count()
+                    + usize::from(!chunk.is_empty());
+                let mut table: FxHashMap<[TermId; 3], (usize, usize)> = FxHashMap::default();
+                table.reserve(runs);
+                let mut start = from;
+                for end in from + 1..=to {
+                    if end == to || key_of(&quads[end]) != key_of(&quads[start]) {
+                        table.insert(key_of(&quads[start]), (start, end));
+                        start = end;
+                    }
+                }
+                Ok(Some(table))
+            })?
+            else {
+                return Ok(None);
+            };
+            let firsts: Vec<[TermId; 3]> = bounds[1..n_chunks]
+                .iter()
+                .map(|&at| quads.get(at).map_or([TermId::MAX; 3], key_of))
+                .collect();
             step(
                 &|row, found| {
                     let mut key = [0; 3];
                     for (slot, (column, _)) in key.iter_mut().zip(&shared) {
                         *slot = row[*column];
                     }
-                    if let Some((start, end)) = table.get(&key) {
+                    let chunk = firsts.partition_point(|first| *first <= key);
+                    if let Some((start, end)) = tables[chunk].get(&key) {
                         quads[*start..*end].iter().for_each(&mut *found);
                     }
                 },

@@ -37,7 +37,8 @@ use spargebra::term::{GroundTerm, TriplePattern, Variable};
 
 use super::QueryError;
 use crate::model::{Literal, Term};
-use crate::store::{Snapshot, TermId};
+use crate::sparql::dataset::stored_id;
+use crate::store::{Snapshot, TermId, TermKind};
 use join::{AsLocal, Equality, Pushed, join_rows, scan_pattern};
 use parallel::Workers;
 use parking_lot::Mutex;
@@ -951,7 +952,19 @@ fn finish(
             let term = match column {
                 Column::Id(_) => {
                     slot += 1;
-                    snapshot.term(ids[slot - 1])
+                    let id = ids[slot - 1];
+                    // IRIs and literals go by id (decoded only if a result needs them).
+                    match snapshot.kind(id) {
+                        Some(TermKind::NamedNode) => {
+                            row.push(Some(GroundTerm::NamedNode(stored_id::named(id))));
+                            continue;
+                        }
+                        Some(TermKind::Literal) => {
+                            row.push(Some(GroundTerm::Literal(stored_id::literal(id))));
+                            continue;
+                        }
+                        _ => snapshot.term(id),
+                    }
                 }
                 Column::Bound(_) => {
                     k += 1;

@@ -50,7 +50,14 @@ pub(super) struct OneVariable {
     expression: RowExpression,
     row: Row,
     results: Memo,
+    /// `holds` of recent ids, direct-mapped by id (`HELD_SLOTS`, 0: empty, 1: false, 2:
+    /// true): a filter meets few distinct ids, or runs of one id in index order, and
+    /// most answers then cost neither a hash, a lock nor a clone.
+    held: Vec<(TermId, u8)>,
 }
+
+/// Slots of `OneVariable::held`.
+const HELD_SLOTS: usize = 4096;
 
 /// The results of an expression of one variable by id: this thread's, or shared by the
 /// threads of a query (each compiles the expression itself, the results are values).
@@ -92,6 +99,7 @@ impl OneVariable {
             expression,
             row: vec![None],
             results: Memo::Own(FxHashMap::default()),
+            held: Vec::new(),
         })
     }
 
@@ -129,9 +137,20 @@ impl OneVariable {
 
     /// Whether the expression's effective boolean value is true (a `FILTER`).
     pub(super) fn holds(&mut self, id: TermId, decoder: &mut Decoder<'_>) -> bool {
-        self.evaluate(id, decoder)
+        if self.held.is_empty() {
+            self.held = vec![(0, 0); HELD_SLOTS];
+        }
+        let slot = id as usize % HELD_SLOTS;
+        match self.held[slot] {
+            (known, state) if known == id && state != 0 => return state == 2,
+            _ => {}
+        }
+        let holds = self
+            .evaluate(id, decoder)
             .and_then(|t| spareval::effective_boolean_value(&t))
-            .unwrap_or(false)
+            .unwrap_or(false);
+        self.held[slot] = (id, 1 + u8::from(holds));
+        holds
     }
 }
 
