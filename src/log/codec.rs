@@ -284,7 +284,13 @@ pub(crate) fn decode_frame(bytes: &[u8; FRAME_LEN]) -> Option<Frame> {
     let header_len = u32::from_le_bytes(bytes[4..8].try_into().ok()?) as usize;
     let quads_len = usize::try_from(u64::from_le_bytes(bytes[8..16].try_into().ok()?)).ok()?;
     let flags = bytes[16];
-    if header_len == 0 || header_len > 1 << 24 || flags & !FLAG_DEFLATE != 0 {
+    // The reserved bytes are outside the CRC: a frame is refused unless they are zero,
+    // so no byte of a record can change without its being refused.
+    if header_len == 0
+        || header_len > 1 << 24
+        || flags & !FLAG_DEFLATE != 0
+        || bytes[17..20] != [0; 3]
+    {
         return None;
     }
     let crc = u32::from_le_bytes(bytes[20..24].try_into().ok()?);
@@ -456,5 +462,20 @@ mod tests {
         let last = corrupted.len() - 1;
         corrupted[last] ^= 1;
         assert!(decode_body(&frame, &corrupted[FRAME_LEN..], true).is_none());
+        // Every byte of the frame counts: the reserved ones (outside the CRC) included.
+        let header = CommitHeader {
+            quads_digest: section.digest,
+            ..header
+        };
+        let bytes = encode_record(&header, header.hash(), &section);
+        assert!(decode_record(&bytes).is_some());
+        for at in 0..FRAME_LEN {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 1;
+            assert!(
+                decode_record(&flipped).is_none(),
+                "byte {at} of the frame flipped"
+            );
+        }
     }
 }

@@ -858,6 +858,52 @@ fn a_declared_length_over_the_body_limit_is_refused_at_once_with_413() {
     assert_eq!(head_seq(&server, None), 1);
 }
 
+/// A client that writes its whole body before reading (Python's `http.client`,
+/// `requests`) sees the coded 413, not a broken pipe: the server reads and drops what
+/// follows the limit (up to 64 MiB) before answering. Before, the write failed.
+#[test]
+fn a_client_that_sends_a_whole_body_over_the_limit_reads_the_413() {
+    let (_strata, server) = server_with(Some(serde_json::json!({"body_limit_bytes": 4096})));
+    let host = server
+        .base
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let body = format!(
+        "INSERT DATA {{ <http://e/a> <http://e/b> \"{}\" }}",
+        "x".repeat(3 << 20)
+    );
+    for (path, declared) in [("/update", true), ("/update", false)] {
+        let length = if declared {
+            format!("Content-Length: {}\r\n", body.len())
+        } else {
+            String::new()
+        };
+        let mut request = format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/sparql-update\r\n{length}{}\r\n",
+            if declared { "" } else { "Transfer-Encoding: chunked\r\n" }
+        )
+        .into_bytes();
+        if declared {
+            request.extend_from_slice(body.as_bytes());
+        } else {
+            for chunk in body.as_bytes().chunks(64 << 10) {
+                request.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+                request.extend_from_slice(chunk);
+                request.extend_from_slice(b"\r\n");
+            }
+            request.extend_from_slice(b"0\r\n\r\n");
+        }
+        let (status, _, answer) = raw_exchange(&server, &request);
+        assert_eq!(status, 413, "{path}: {answer}");
+        let error: serde_json::Value = serde_json::from_str(&answer).expect("a JSON error");
+        assert_eq!(
+            error["error"]["code"], "payload_too_large",
+            "{path}: {answer}"
+        );
+    }
+    assert_eq!(head_seq(&server, None), 1);
+}
+
 #[test]
 fn broken_chunked_encoding_is_a_400_not_a_413() {
     let (_strata, server) = server_with(None);

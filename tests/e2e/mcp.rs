@@ -511,3 +511,20 @@ fn mcp_query_modes_at_scale_match_sparql() {
     }
     eprintln!("{}", stdout.lines().last().unwrap_or_default());
 }
+
+/// `DELETE /mcp` ends a session with 200, as the MCP SDKs expect (rmcp's own answer,
+/// 202, made the Python SDK log "Session termination failed: 202" on every close), and
+/// the session is gone afterwards.
+#[test]
+fn ending_a_session_answers_200_and_the_session_is_gone() {
+    let strata = Strata::new();
+    let server = strata.serve(&[]);
+    let mcp = crate::util::Mcp::open(&server, "");
+    assert_eq!(mcp.status_of("tools/list"), 200);
+    assert_eq!(mcp.close(), 200);
+    assert_eq!(
+        mcp.status_of("tools/list"),
+        404,
+        "a closed session is unknown"
+    );
+}

@@ -308,6 +308,23 @@ impl<'a> Mcp<'a> {
         (status, message, session)
     }
 
+    /// Ends the session (`DELETE /mcp`); the status.
+    pub fn close(&self) -> u16 {
+        let mut request = agent()
+            .delete(self.server.url("/mcp"))
+            .header("mcp-session-id", &self.session)
+            .header("mcp-protocol-version", "2025-06-18");
+        if !self.key.is_empty() {
+            request = request.header("authorization", &format!("Bearer {}", self.key));
+        }
+        request.call().expect("DELETE /mcp").status().as_u16()
+    }
+
+    /// A request of this session after `close`: its status.
+    pub fn status_of(&self, method: &str) -> u16 {
+        self.request(method, Value::Null).0
+    }
+
     /// The `query` tool's description, as `tools/list` gives it to this key.
     pub fn query_description(&self) -> String {
         let (status, message) = self.request("tools/list", Value::Null);

@@ -229,8 +229,16 @@ async fn mcp_auth(
         Err(error) => return error.into_response(),
     };
     parts.extensions.insert(access);
-    next.run(axum::extract::Request::from_parts(parts, body.into()))
-        .await
+    let ending = parts.method == axum::http::Method::DELETE;
+    let mut response = next
+        .run(axum::extract::Request::from_parts(parts, body.into()))
+        .await;
+    // rmcp answers a session's end with 202 Accepted; the MCP SDKs expect 200 (the
+    // Python SDK logs "Session termination failed: 202" on every close).
+    if ending && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::OK;
+    }
+    response
 }
 
 /// `response` with the `Strata-Commit` header naming the commit it was read at.
