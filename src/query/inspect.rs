@@ -305,8 +305,18 @@ fn commit(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let seq = args.commit_seq.ok_or_else(|| {
         ApiError::invalid_argument("commit_seq", "give the commit number in `commit_seq`")
     })?;
-    let info = graph.commit_info(seq)?;
-    let changes = graph.commit_changes(seq)?;
+    // A commit that does not exist is this call's `commit_seq` (the engine's error names
+    // the HTTP parameter).
+    let named = |e: crate::engine::EngineError| {
+        let error = ApiError::from(e);
+        if error.code == crate::error::ErrorCode::CommitNotFound {
+            error.with_param("commit_seq")
+        } else {
+            error
+        }
+    };
+    let info = graph.commit_info(seq).map_err(named)?;
+    let changes = graph.commit_changes(seq).map_err(named)?;
     let budget = args.detail.unwrap_or_default().budget();
     let digest = args_digest(&["commit", &seq.to_string()]);
     let offset = match &args.cursor {

@@ -112,6 +112,17 @@ fn names_commit_at_compare_paths_and_neighborhood_on_the_demo_graph() {
         "{bounded}"
     );
     assert_eq!(bounded["truncated"], true);
+
+    // `inspect` of a commit that does not exist names its own argument (issue 25: it
+    // named `as_of_commit_seq`, which the call did not give).
+    let missing = session.tool(
+        "inspect",
+        json!({"action": "commit", "commit_seq": 999_999}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(missing["error"]["code"], "commit_not_found", "{missing}");
+    assert_eq!(missing["error"]["param"], "commit_seq", "{missing}");
     drop(session);
     let _ = child.wait();
 }
