@@ -336,8 +336,8 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
             // The table in chunks of whole runs, one per thread, built in parallel:
             // a key is looked up in the chunk whose first key is the greatest at or
             // below it (keys are sorted).
-            let n_chunks = if parallel && quads.len() >= 1 << 16 {
-                workers.threads()
+            let n_chunks = if parallel {
+                workers.table_chunks(quads.len()).min(quads.len()).max(1)
             } else {
                 1
             };
