@@ -67,6 +67,8 @@ pub enum ErrorCode {
     NotFound,
     /// The request took longer than the server's request time limit.
     RequestTimeout,
+    /// The request's header section is over the server's limit.
+    HeadersTooLarge,
     /// The Graph Store Protocol's named RDF graph does not exist (the Strata graph does).
     RdfGraphNotFound,
     /// No SHACL shapes are published for the graph.
@@ -85,7 +87,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order of the README's table.
-    pub const ALL: [ErrorCode; 49] = [
+    pub const ALL: [ErrorCode; 50] = [
         Self::InvalidArgument,
         Self::InvalidGraphName,
         Self::GraphNotFound,
@@ -128,6 +130,7 @@ impl ErrorCode {
         Self::MethodNotAllowed,
         Self::NotFound,
         Self::RequestTimeout,
+        Self::HeadersTooLarge,
         Self::RdfGraphNotFound,
         Self::ShapesNotFound,
         Self::EmbeddingFailed,
@@ -182,6 +185,7 @@ impl ErrorCode {
             Self::MethodNotAllowed => "method_not_allowed",
             Self::NotFound => "not_found",
             Self::RequestTimeout => "request_timeout",
+            Self::HeadersTooLarge => "headers_too_large",
             Self::RdfGraphNotFound => "rdf_graph_not_found",
             Self::ShapesNotFound => "shapes_not_found",
             Self::EmbeddingFailed => "embedding_failed",
@@ -211,6 +215,7 @@ impl ErrorCode {
             Self::GraphExists | Self::IdempotencyConflict | Self::WriteConflict => 409,
             Self::PayloadTooLarge => 413,
             Self::UnsupportedMediaType => 415,
+            Self::HeadersTooLarge => 431,
             Self::ShaclViolation => 422,
             Self::DataDirLocked
             | Self::Corruption

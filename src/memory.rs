@@ -1,6 +1,6 @@
 //! Per-query memory accounting.
 //!
-//! The process's global allocator is the system allocator plus a count: every
+//! The process's global allocator is mimalloc plus a count: every
 //! allocation, reallocation and free made on a thread is charged to the `Budget` that
 //! thread is currently working for (a query evaluated on it), if any. When a budget's
 //! use passes its limit, the allocator only raises the budget's `exceeded` flag (it never
@@ -12,25 +12,30 @@
 //! that does that on purpose allocates inside `uncharged`.
 #![allow(unsafe_code)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+use mimalloc::MiMalloc;
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicU64, Ordering};
 
-/// The system allocator, counting into the current thread's budget.
+/// mimalloc, counting into the current thread's budget. glibc's
+/// allocator kept the pages of memory a big query freed (per-thread arenas, fragments
+/// above the top of the heap): an idle server stayed near 1 GB; mimalloc returns freed
+/// pages to the system after a short delay.
 struct CountingAllocator;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so
-// `System`'s guarantees hold; the accounting around it only touches atomics and a
+// SAFETY: every method forwards to `MiMalloc` with the caller's arguments unchanged, so
+// `MiMalloc`'s guarantees hold; the accounting around it only touches atomics and a
 // `const`-initialized thread-local without destructor (no allocation, no lock, no panic).
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is (see above).
-        let ptr = unsafe { System.alloc(layout) };
+        let ptr = unsafe { MiMalloc.alloc(layout) };
         if !ptr.is_null() {
             charge(layout.size() as isize);
         }
@@ -39,7 +44,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is (see above).
-        let ptr = unsafe { System.alloc_zeroed(layout) };
+        let ptr = unsafe { MiMalloc.alloc_zeroed(layout) };
         if !ptr.is_null() {
             charge(layout.size() as isize);
         }
@@ -48,13 +53,13 @@ unsafe impl GlobalAlloc for CountingAllocator {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: forwarded as is (see above).
-        unsafe { System.dealloc(ptr, layout) };
+        unsafe { MiMalloc.dealloc(ptr, layout) };
         charge(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded as is (see above).
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        let new = unsafe { MiMalloc.realloc(ptr, layout, new_size) };
         if !new.is_null() {
             charge(new_size as isize - layout.size() as isize);
         }
@@ -199,6 +204,11 @@ impl MemoryScope {
     }
 }
 
+/// A scope that held more than this at once returns its thread's free pages to the
+/// system when it ends (`mi_collect`): mimalloc purges freed pages only when the thread
+/// allocates again, so an idle server kept what its last big query freed.
+const RETURN_PAGES_AFTER: isize = 256 << 20;
+
 impl Drop for MemoryScope {
     fn drop(&mut self) {
         let _ = CURRENT.try_with(|current| {
@@ -206,6 +216,10 @@ impl Drop for MemoryScope {
                 current.set(self.previous);
             }
         });
+        if self.budget.peak.load(Ordering::Relaxed) > RETURN_PAGES_AFTER {
+            // SAFETY: `mi_collect` takes no pointer and may be called from any thread.
+            unsafe { libmimalloc_sys::mi_collect(true) };
+        }
         self.budget.generation.fetch_add(1, Ordering::Relaxed);
         self.budget.exceeded.store(false, Ordering::Relaxed);
         if let Ok(mut free) = FREE.lock() {

@@ -32,22 +32,40 @@ pub fn percent_encode(text: &str) -> String {
 pub type CommitSeq = u64;
 
 /// Replaces every blank node of a quad by a fresh one, the same fresh node for the same
-/// original within one `fresh` map (one document, one INSERT DATA operation).
+/// original within one `fresh` map (one document, one INSERT DATA operation), those
+/// inside triple terms (RDF 1.2) included.
 pub fn with_fresh_blank_nodes(
     mut quad: Quad,
     fresh: &mut std::collections::HashMap<BlankNode, BlankNode>,
 ) -> Quad {
-    let mut rename = |node: &BlankNode| fresh.entry(node.clone()).or_default().clone();
     if let NamedOrBlankNode::BlankNode(node) = &quad.subject {
-        quad.subject = rename(node).into();
+        quad.subject = fresh.entry(node.clone()).or_default().clone().into();
     }
-    if let Term::BlankNode(node) = &quad.object {
-        quad.object = rename(node).into();
-    }
+    quad.object = with_fresh_blank_nodes_in(quad.object, fresh);
     if let RdfGraphName::BlankNode(node) = &quad.graph_name {
-        quad.graph_name = rename(node).into();
+        quad.graph_name = fresh.entry(node.clone()).or_default().clone().into();
     }
     quad
+}
+
+/// `with_fresh_blank_nodes` for one term: a blank node, or the blank nodes of a triple
+/// term at any depth.
+pub fn with_fresh_blank_nodes_in(
+    term: Term,
+    fresh: &mut std::collections::HashMap<BlankNode, BlankNode>,
+) -> Term {
+    match term {
+        Term::BlankNode(node) => fresh.entry(node).or_default().clone().into(),
+        Term::Triple(triple) => {
+            let mut triple = *triple;
+            if let NamedOrBlankNode::BlankNode(node) = &triple.subject {
+                triple.subject = fresh.entry(node.clone()).or_default().clone().into();
+            }
+            triple.object = with_fresh_blank_nodes_in(triple.object, fresh);
+            Term::Triple(Box::new(triple))
+        }
+        term => term,
+    }
 }
 
 /// The name of a graph (a dataset with its own log): `[a-z0-9][a-z0-9_-]{0,62}`.

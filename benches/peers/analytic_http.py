@@ -4,16 +4,22 @@
 Each engine is a real server process answering the SPARQL 1.1 Protocol on loopback; the
 driver is one client with one keep-alive connection (a `requests.Session`) per engine,
 sending every query as a form-encoded POST with `Accept: application/sparql-results+json`
-and reading the whole answer. Times are wall-clock on the client.
+(`application/n-triples` for CONSTRUCT and DESCRIBE) and reading the whole answer. Times
+are wall-clock on the client.
 
     python3 benches/peers/analytic_http.py                       # 1M triples, all engines
     python3 benches/peers/analytic_http.py --scale 5m --engines strata,virtuoso --passes 5
     python3 benches/peers/analytic_http.py --only bi1,a01 --json /tmp/analytic-http.json
+    python3 benches/peers/analytic_http.py --mix explore         # the BSBM explore mix only
+    python3 benches/peers/analytic_http.py --mix both --scale 5m # analytic, then explore
 
 Options: `--scale 1m|5m|50m`, `--engines strata,oxigraph,virtuoso` (any subset),
-`--passes N` (timed runs per query after one warm-up, best kept; default 3),
-`--timeout SECONDS` (per query, default 300; a query past it is reported as timed out),
-`--only bi1,a05` (some queries), `--strata BIN` (default target/release/strata),
+`--mix analytic|explore|both` (the analytic queries, the BSBM explore mix, or the first
+then the second; default analytic), `--passes N` (timed runs per query after one warm-up,
+best kept; default 3; for the explore mix, timed passes over the whole mix after one
+warm-up pass), `--timeout SECONDS` (per query, default 300; a query past it is reported as
+timed out), `--only bi1,a05` (some analytic queries; the explore mix always runs whole),
+`--strata BIN` (default target/release/strata),
 `--work DIR` (data cache and server directories; default /tmp/strata-analytic-http),
 `--json FILE` (raw figures), `--keep` (keep the loaded stores), `--virtuoso-buffers N`.
 Strata's server takes its settings from the environment too: `STRATA_QUERY_THREADS=1`
@@ -51,6 +57,18 @@ query is checked for the same rows in every engine (numbers by value whatever th
 datatype, to a relative difference of 1e-5; IRIs and other literals exactly; order-insensitive,
 except that an ORDER BY query must also give the same sequence of sort-key values); a
 difference is printed and the query marked MISMATCH, and does not stop the run.
+
+The explore mix (`--mix explore|both`): the 220 concrete BSBM explore queries of
+`../shared/data/bsbm/queries-1m/` (templates q01..q05, q07..q12, 20 instances each, listed in
+its `manifest.tsv`; see its REFERENCE.md). Their IRIs come from the 1M data, which copy 0 of
+a scaled file keeps, so they are valid at every scale. Each engine in turn runs the whole
+mix once as a warm-up, then `--passes` timed passes; each query keeps its best time, and a
+query that times out counts as the time limit (and is marked, and not run again). The
+report gives per template the sum of its 20 best times, the total, and the Strata/peer
+ratios of the totals and the geometric mean of the per-query ratios. Answers are checked
+across engines: SELECT as for the analytic queries (ORDER BY keys included), CONSTRUCT
+(q12) by the number of triples; DESCRIBE (q09) only has its triple counts recorded, since
+what a description holds is up to each engine (Virtuoso's is not oxigraph's).
 """
 
 from __future__ import annotations
@@ -79,9 +97,14 @@ REPO = Path(__file__).resolve().parents[2]
 BSBM_1M = (REPO / ".." / "shared" / "data" / "bsbm" / "bsbm-1m.nt.gz").resolve()
 if not BSBM_1M.exists():
     BSBM_1M = Path("/work/shared/data/bsbm/bsbm-1m.nt.gz")
+EXPLORE_DIR = (REPO / ".." / "shared" / "data" / "bsbm" / "queries-1m").resolve()
+if not EXPLORE_DIR.exists():
+    EXPLORE_DIR = Path("/work/shared/data/bsbm/queries-1m")
 OXIGRAPH_VERSION = "0.5.13"
 VIRTUOSO_GRAPH = "http://example.org/bsbm"
 ACCEPT = "application/sparql-results+json"
+GRAPH_ACCEPT = "application/n-triples"  # CONSTRUCT and DESCRIBE answers
+GRAPH_FORMS = ("CONSTRUCT", "DESCRIBE")
 XSD = "http://www.w3.org/2001/XMLSchema#"
 NUMERIC = {
     XSD + t
@@ -500,6 +523,46 @@ class Query:
     what: str
     text: str
     order_keys: list[int] = field(default_factory=list)
+    form: str = "SELECT"  # SELECT, CONSTRUCT or DESCRIBE
+    template: str = ""  # explore mix: q01..q12
+
+
+# The explore templates with ORDER BY: the result columns (0-based) of their sort key.
+EXPLORE_ORDER_KEYS = {
+    "q01": [1],  # ?label
+    "q03": [1],  # ?label
+    "q04": [1],  # ?label
+    "q05": [1],  # ?productLabel
+    "q08": [2],  # DESC(?reviewDate)
+    "q10": [1],  # xsd:double(str(?price)), the same order as the ?price literals
+}
+
+
+def explore_queries(directory: Path = EXPLORE_DIR) -> list[Query]:
+    """The 220 explore-mix instances, in the manifest's order."""
+    manifest = directory / "manifest.tsv"
+    if not manifest.exists():
+        raise RuntimeError(f"no explore queries: {manifest} is missing")
+    lines = manifest.read_text().splitlines()
+    header = lines[0].split("\t")
+    out = []
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        row = dict(zip(header, line.split("\t")))
+        template = f"q{int(row['template']):02d}"
+        ordered = row.get("ordered") == "yes"
+        if ordered and template not in EXPLORE_ORDER_KEYS:
+            raise RuntimeError(f"{row['query']}: ORDER BY template {template} has no sort-key column")
+        out.append(Query(
+            name=row["query"].removesuffix(".rq"),
+            what=f"explore template {template} ({row['form']})",
+            text=(directory / row["query"]).read_text(),
+            order_keys=EXPLORE_ORDER_KEYS.get(template, []) if ordered else [],
+            form=row["form"].upper(),
+            template=template,
+        ))
+    return out
 
 
 def all_queries() -> list[Query]:
@@ -696,6 +759,23 @@ class QueryTimeout(Exception):
     pass
 
 
+def parse_ntriples(body: bytes) -> list[tuple]:
+    """An N-Triples answer as a list of one-element rows (the triples' lines, stripped).
+    Raises ValueError when the answer is not N-Triples or is cut off."""
+    text = body.decode("utf-8")
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if not line.endswith(".") or not line.startswith(("<", "_:")):
+            raise ValueError(f"not an N-Triples line: {line[:200]!r}")
+        rows.append((line,))
+    if text.strip() and not text.endswith("\n"):
+        raise ValueError("the answer ends in the middle of a line")
+    return rows
+
+
 class Engine:
     label = "?"
     key = "?"
@@ -736,16 +816,21 @@ class Engine:
                                    + (self.server.tail() if self.server else ""))
             time.sleep(0.2)
 
-    def query(self, text: str, timeout: float) -> tuple[float, list[str], list[tuple]]:
-        """Runs one query; returns (seconds, variables, rows). Raises QueryTimeout."""
+    def query(self, text: str, timeout: float, form: str = "SELECT") -> tuple[float, list[str], list[tuple]]:
+        """Runs one query; returns (seconds, variables, rows). Raises QueryTimeout.
+
+        `form` is the query form: for CONSTRUCT and DESCRIBE the answer is asked for as
+        N-Triples, and the rows are the triples (one N-Triples line each, not parsed)."""
         assert self.session is not None
+        graph = form.upper() in GRAPH_FORMS
         data = {"query": text, **self.extra_params}
+        headers = {"Accept": GRAPH_ACCEPT} if graph else None
         # The servers' own limits are the time limit; the client's is a backstop after it
         # (Virtuoso has none that stops a query without answering a partial result).
         client_timeout = timeout + self.client_margin
         started = time.perf_counter()
         try:
-            r = self.session.post(self.endpoint, data=data, timeout=client_timeout)
+            r = self.session.post(self.endpoint, data=data, timeout=client_timeout, headers=headers)
             body = r.content
         except requests.Timeout as e:
             self.after_client_timeout()
@@ -754,13 +839,21 @@ class Engine:
         self.check_answer(r, elapsed, timeout)
         if r.status_code != 200:
             raise RuntimeError(f"HTTP {r.status_code}: {body[:500].decode(errors='replace')}")
+        if graph:
+            content_type = r.headers.get("Content-Type", "").split(";")[0].strip().lower()
+            if content_type not in (GRAPH_ACCEPT, "text/plain"):
+                raise RuntimeError(f"asked for {GRAPH_ACCEPT}, got {content_type or 'no Content-Type'}: "
+                                   + body[:300].decode(errors="replace"))
         try:
+            if graph:
+                return elapsed, ["triple"], parse_ntriples(body)
             doc = json.loads(body)
         except ValueError as e:
             # A streamed answer cut off by the server's time limit (HTTP 200 already sent).
             if elapsed >= 0.9 * timeout:
                 raise QueryTimeout(f"answer cut off after {elapsed:.1f} s") from e
-            raise RuntimeError(f"not SPARQL JSON ({e}): {body[-300:].decode(errors='replace')}") from e
+            what = "N-Triples" if graph else "SPARQL JSON"
+            raise RuntimeError(f"not {what} ({e}): {body[-300:].decode(errors='replace')}") from e
         variables = doc["head"]["vars"]
         rows = [tuple(norm_term(b.get(v)) for v in variables) for b in doc["results"]["bindings"]]
         return elapsed, variables, rows
@@ -1146,6 +1239,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=["1m", "5m", "50m"], default="1m")
     parser.add_argument("--engines", default="strata,oxigraph,virtuoso")
+    parser.add_argument("--mix", choices=["analytic", "explore", "both"], default="analytic",
+                        help="the analytic queries, the BSBM explore mix, or both (default analytic)")
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--only", default="")
@@ -1162,7 +1257,10 @@ def main() -> int:
         if n not in ENGINES:
             parser.error(f"unknown engine {n!r} (strata, oxigraph, virtuoso)")
     names = [n for n in ENGINES if n in names]  # fixed order
-    queries = all_queries()
+    queries = all_queries() if args.mix != "explore" else []
+    if args.only and args.mix == "explore":
+        parser.error("--only selects analytic queries; the explore mix always runs whole")
+    explore = explore_queries() if args.mix != "analytic" else []
     if args.only:
         wanted = [q.strip() for q in args.only.split(",") if q.strip()]
         unknown = set(wanted) - {q.name for q in queries}
@@ -1250,6 +1348,10 @@ def main() -> int:
                 entry["engines"][e.key]["status"] == "ok" for e in engines)
             results.append(entry)
 
+        explore_report = None
+        if explore:
+            explore_report = run_explore(engines, explore, passes, args.timeout)
+
         report = {
             "scale": args.scale,
             "data": str(data_file),
@@ -1262,7 +1364,13 @@ def main() -> int:
             "load_seconds": {e.key: e.load_seconds for e in engines},
             "queries": results,
         }
-        print_report(report, engines, queries)
+        if explore_report is not None:
+            report["mix"] = args.mix
+            report["explore"] = explore_report
+        if queries:
+            print_report(report, engines, queries)
+        if explore_report is not None:
+            print_explore_report(report, engines, standalone=not queries)
         if args.json:
             Path(args.json).write_text(json.dumps(report, indent=2))
             log(f"wrote {args.json}")
@@ -1367,6 +1475,239 @@ def print_report(report: dict, engines: list[Engine], queries: list[Query]) -> N
         print(f"- {q.name}: {q.what}")
     if "virtuoso" in has:
         print(f"\nVirtuoso reads graph <{VIRTUOSO_GRAPH}> as its default graph (default-graph-uri).")
+
+
+# ---------------------------------------------------------------------------------------
+# The explore mix
+# ---------------------------------------------------------------------------------------
+
+
+def explore_seconds(res: dict) -> float | None:
+    """A query's figure in the sums: its best time, the time limit when it timed out, none
+    when it failed."""
+    return res["best"] if res["status"] in ("ok", "timeout") else None
+
+
+def run_explore(engines: list[Engine], queries: list[Query], passes: int, timeout: float) -> dict:
+    """Each engine in turn: the whole mix once as a warm-up (its answers are the ones
+    checked), then `passes` timed passes; per query the best time. A query that times out
+    counts as the time limit and is not run again."""
+    entries = [{"query": q.name, "template": q.template, "form": q.form, "engines": {}}
+               for q in queries]
+    answers: dict[str, dict[str, list[tuple]]] = {q.name: {} for q in queries}
+    pass_seconds: dict[str, list[float]] = {}
+    log(f"explore mix: {len(queries)} queries, a warm-up pass and {passes} timed, per engine; "
+        f"load average {load_average()}")
+    for e in engines:
+        results = {q.name: {"status": "ok", "times": [], "rows": None, "best": None} for q in queries}
+        pass_seconds[e.key] = []
+        for p in range(passes + 1):
+            started = time.perf_counter()
+            for q in queries:
+                res = results[q.name]
+                if res["status"] != "ok":
+                    continue
+                try:
+                    t, _, rows = e.query(q.text, timeout, q.form)
+                except QueryTimeout as ex:
+                    res.update(status="timeout", error=str(ex), best=timeout)
+                    log(f"  {q.name} {e.label}: timeout ({ex})")
+                    continue
+                except (RuntimeError, requests.RequestException, ValueError, KeyError) as ex:
+                    res.update(status="error", error=str(ex)[:2000])
+                    log(f"  {q.name} {e.label}: error ({str(ex)[:300]})")
+                    if e.server and not e.server.alive():
+                        log(f"  {e.label} died; restarting it")
+                        e.stop()
+                        e.start()
+                    continue
+                if p == 0:
+                    res["rows"] = len(rows)
+                    answers[q.name][e.key] = rows
+                else:
+                    res["times"].append(t)
+            pass_seconds[e.key].append(time.perf_counter() - started)
+            what = "warm-up pass" if p == 0 else f"pass {p}/{passes}"
+            log(f"{e.label} explore {what}: {pass_seconds[e.key][-1]:.2f} s")
+        for q, entry in zip(queries, entries):
+            res = results[q.name]
+            if res["status"] == "ok":
+                res["best"] = min(res["times"])
+            entry["engines"][e.key] = res
+
+    # The check: every engine against the first that answered. DESCRIBE is not checked.
+    for q, entry in zip(queries, entries):
+        got = answers[q.name]
+        ref_key = next((e.key for e in engines if e.key in got), None)
+        entry["checked"] = q.form != "DESCRIBE"
+        mismatched = []
+        for e in engines:
+            if not entry["checked"] or e.key == ref_key or e.key not in got:
+                continue
+            if q.form == "CONSTRUCT":
+                a, b = len(got[ref_key]), len(got[e.key])
+                problems = [] if a == b else [f"{a} triples against {b}"]
+            else:
+                problems = compare(got[ref_key], got[e.key], q.order_keys)
+            if problems:
+                mismatched.append(e.key)
+                ref_label = next(x.label for x in engines if x.key == ref_key)
+                print(f"\n{q.name}: MISMATCH, {ref_label} (<) against {e.label} (>):")
+                for line in problems:
+                    print("  " + line)
+        entry["mismatch"] = mismatched
+        entry["agreed"] = not mismatched and all(
+            entry["engines"][e.key]["status"] == "ok" for e in engines)
+
+    keys = [e.key for e in engines]
+    templates = {}
+    for t in sorted({q.template for q in queries}):
+        mine = [en for en in entries if en["template"] == t]
+        row = {"queries": len(mine), "form": mine[0]["form"],
+               "mismatch": [en["query"] for en in mine if en["mismatch"]], "engines": {}}
+        for k in keys:
+            rs = [en["engines"][k] for en in mine]
+            row["engines"][k] = {
+                "seconds": sum(explore_seconds(r) for r in rs if explore_seconds(r) is not None),
+                "timeouts": sum(r["status"] == "timeout" for r in rs),
+                "errors": sum(r["status"] == "error" for r in rs),
+                "results": sum(r["rows"] or 0 for r in rs),
+            }
+        templates[t] = row
+    totals = {}
+    for k in keys:
+        rs = [en["engines"][k] for en in entries]
+        totals[k] = {
+            "seconds": sum(explore_seconds(r) for r in rs if explore_seconds(r) is not None),
+            "timeouts": sum(r["status"] == "timeout" for r in rs),
+            "errors": sum(r["status"] == "error" for r in rs),
+        }
+    # Strata against each peer, over the queries both have a figure for.
+    ratios = {}
+    if "strata" in keys:
+        for peer in keys:
+            if peer == "strata":
+                continue
+            pairs = [(en["template"], explore_seconds(en["engines"]["strata"]),
+                      explore_seconds(en["engines"][peer])) for en in entries]
+            pairs = [(t, a, b) for t, a, b in pairs if a is not None and b is not None]
+            a_sum, b_sum = sum(a for _, a, _ in pairs), sum(b for _, _, b in pairs)
+            per_template = {}
+            for t in templates:
+                ta = sum(a for tt, a, _ in pairs if tt == t)
+                tb = sum(b for tt, _, b in pairs if tt == t)
+                per_template[t] = ta / tb if tb > 0 else None
+            ratios[f"strata/{peer}"] = {
+                "queries": len(pairs),
+                "total": a_sum / b_sum if b_sum > 0 else None,
+                "geomean": geomean([a / max(b, 1e-9) for _, a, b in pairs]),
+                "templates": per_template,
+            }
+    return {
+        "source": str(EXPLORE_DIR),
+        "passes": passes,
+        "timeout_s": timeout,
+        "pass_seconds": pass_seconds,
+        "templates": templates,
+        "totals": totals,
+        "ratios": ratios,
+        "mismatches": [en["query"] for en in entries if en["mismatch"]],
+        "queries": entries,
+    }
+
+
+def print_explore_report(report: dict, engines: list[Engine], standalone: bool) -> None:
+    ex = report["explore"]
+    keys = [e.key for e in engines]
+    has = set(keys)
+    label = {e.key: e.label for e in engines}
+    n = len(ex["queries"])
+    print()
+    title = (f"BSBM explore mix over HTTP ({n} queries), BSBM {report['scale']} "
+             f"({next(iter(report['triples'].values()), 0):,} triples), best of {ex['passes']} "
+             f"after a warm-up pass")
+    if standalone:
+        print(f"# {title}; load average {report['load_average_start']} at start, "
+              f"{report['load_average_end']} at the end")
+        print()
+        print("versions: " + ", ".join(f"{e.label} {e.version}" for e in engines))
+    else:
+        print(f"## {title}")
+    print()
+    print("Per template, the sum of the best times of its instances; a timed-out query counts "
+          f"as the time limit ({ex['timeout_s']:g} s). Ratios over the queries both engines have "
+          "a time for; mismatched queries count too (listed below).")
+    print()
+    header = ["template", "form", "results", "Strata s", "oxigraph s", "Virtuoso s",
+              "Strata/Virtuoso", "Strata/oxigraph"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+
+    def cell(k, figures):
+        if k not in has:
+            return ""
+        f = figures[k]
+        text = fmt_s(f["seconds"])
+        if f["timeouts"]:
+            text += f" ({f['timeouts']} timeout)"
+        if f["errors"]:
+            text += f" ({f['errors']} error)"
+        return text
+
+    def ratio(peer, value):
+        if "strata" not in has or peer not in has or value is None:
+            return ""
+        return f"{value:.2f}"
+
+    for t, row in ex["templates"].items():
+        counts = {k: row["engines"][k]["results"] for k in keys}
+        if len(set(counts.values())) <= 1:
+            results = str(next(iter(counts.values()), ""))
+        else:
+            results = ", ".join(f"{label[k]} {c}" for k, c in counts.items())
+        if row["mismatch"]:
+            results += f" MISMATCH ({len(row['mismatch'])})"
+        lines.append("| " + " | ".join([
+            t, row["form"] + (" (not checked)" if row["form"] == "DESCRIBE" else ""), results,
+            cell("strata", row["engines"]), cell("oxigraph", row["engines"]),
+            cell("virtuoso", row["engines"]),
+            ratio("virtuoso", ex["ratios"].get("strata/virtuoso", {}).get("templates", {}).get(t)),
+            ratio("oxigraph", ex["ratios"].get("strata/oxigraph", {}).get("templates", {}).get(t)),
+        ]) + " |")
+    lines.append("| " + " | ".join([
+        f"total ({n} queries)", "", "",
+        cell("strata", ex["totals"]), cell("oxigraph", ex["totals"]), cell("virtuoso", ex["totals"]),
+        ratio("virtuoso", ex["ratios"].get("strata/virtuoso", {}).get("total")),
+        ratio("oxigraph", ex["ratios"].get("strata/oxigraph", {}).get("total")),
+    ]) + " |")
+    lines.append("| " + " | ".join([
+        "geometric mean of the per-query ratios", "", "", "", "", "",
+        ratio("virtuoso", ex["ratios"].get("strata/virtuoso", {}).get("geomean")),
+        ratio("oxigraph", ex["ratios"].get("strata/oxigraph", {}).get("geomean")),
+    ]) + " |")
+    print("\n".join(lines))
+    print()
+    print("explore passes (s, warm-up first): " + "; ".join(
+        f"{label[k]} " + ", ".join(f"{x:.2f}" for x in ex["pass_seconds"][k]) for k in keys))
+    if ex["mismatches"]:
+        print()
+        print("explore mismatches (answers printed above): " + ", ".join(
+            f"{en['query']} ({', '.join(label[k] for k in en['mismatch'])})"
+            for en in ex["queries"] if en["mismatch"]))
+    failures = [(en["query"], k, r) for en in ex["queries"]
+                for k, r in en["engines"].items() if r["status"] != "ok"]
+    if failures:
+        print()
+        print("explore queries not answered:")
+        for name, k, r in failures:
+            print(f"- {name} {label[k]}: {r['status']}: {r.get('error', '')[:400]}")
+    if standalone:
+        print()
+        print("load times (wall, under nice -n 10):")
+        for e in engines:
+            parts = ", ".join(f"{k} {v:.1f} s" for k, v in e.load_seconds.items())
+            print(f"- {e.label}: {parts}")
+        if "virtuoso" in has:
+            print(f"\nVirtuoso reads graph <{VIRTUOSO_GRAPH}> as its default graph (default-graph-uri).")
 
 
 if __name__ == "__main__":

@@ -313,3 +313,53 @@ fn a_write_creates_a_graph_only_when_it_may() {
         Err(EngineError::InvalidGraphName(_))
     ));
 }
+
+/// Blank nodes are renamed apart per imported document, those inside RDF 1.2 triple
+/// terms too (N-Triples is parsed in blocks on several threads, Turtle in one pass).
+#[test]
+fn blank_nodes_inside_triple_terms_are_renamed_apart_on_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let graph = engine.graph_or_create("main").unwrap();
+    let request = CommitRequest::default();
+    let nt = "<http://e/s> <http://e/p> <<( _:b <http://e/q> <<( _:c <http://e/r> _:b )>> )>> .\n\
+              _:b <http://e/p> <http://e/o> .\n";
+    let ttl = "<http://e/t> <http://e/p> <<( _:b <http://e/q> <http://e/o> )>> . _:b <http://e/p> <http://e/o> .";
+    for _ in 0..2 {
+        import(&graph, nt, "ntriples", None, &request).unwrap();
+        import(&graph, ttl, "turtle", None, &request).unwrap();
+    }
+    let count = |query: &str| -> usize {
+        let answer = graph
+            .read_at(graph.head_seq())
+            .query(query, &super::ReadOptions::default())
+            .unwrap();
+        match answer.results {
+            crate::sparql::QueryResults::Solutions(s) => s.count(),
+            _ => panic!("a SELECT"),
+        }
+    };
+    // Each import made its own triple terms: two per subject, not one.
+    assert_eq!(count("SELECT ?t WHERE { <http://e/s> <http://e/p> ?t }"), 2);
+    assert_eq!(count("SELECT ?t WHERE { <http://e/t> <http://e/p> ?t }"), 2);
+    // Inside one document, one label is one node, in and out of triple terms, at any
+    // depth: each import's outer and inner `_:b` are the subject of its own `_:b` triple.
+    assert_eq!(
+        count(
+            "SELECT ?b WHERE { <http://e/s> <http://e/p> <<( ?b <http://e/q> <<( ?c <http://e/r> ?b )>> )>> . \
+             ?b <http://e/p> <http://e/o> FILTER(isBlank(?b) && isBlank(?c) && ?b != ?c) }"
+        ),
+        2
+    );
+    assert_eq!(
+        count(
+            "SELECT ?b WHERE { <http://e/t> <http://e/p> <<( ?b <http://e/q> <http://e/o> )>> . ?b <http://e/p> <http://e/o> }"
+        ),
+        2
+    );
+    // Four `_:b` nodes in all, one per document.
+    assert_eq!(
+        count("SELECT DISTINCT ?b WHERE { ?b <http://e/p> <http://e/o> FILTER(isBlank(?b)) }"),
+        4
+    );
+}

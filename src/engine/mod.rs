@@ -327,6 +327,36 @@ impl Engine {
         Ok(())
     }
 
+    /// Undoes the creation of a graph by a write that then failed: deletes graph `name`
+    /// if it still has no commit and nothing but the engine holds it (a concurrent writer
+    /// that got it keeps it). Returns whether it was deleted. Not in a cluster, where
+    /// the graph's stream is shared.
+    pub fn discard_if_unused_and_empty(&self, name: &str) -> bool {
+        let Ok(graph_name) = GraphName::new(name) else {
+            return false;
+        };
+        if self.config.cluster.is_some() || self.config.read_only {
+            return false;
+        }
+        let mut graphs = self.graphs.lock();
+        let unused = graphs
+            .get(&graph_name)
+            .is_some_and(|g| Arc::strong_count(g) == 1 && g.head_seq() == 0);
+        if !unused {
+            return false;
+        }
+        if let Some(graph) = graphs.remove(&graph_name) {
+            graph
+                .poisoned
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        let dir = self.graphs_dir().join(graph_name.as_str());
+        let trash = self
+            .data_dir
+            .join(format!("deleted-{}-{}", graph_name, std::process::id()));
+        std::fs::rename(&dir, &trash).is_ok() && std::fs::remove_dir_all(&trash).is_ok()
+    }
+
     /// The graphs opened so far (for metrics).
     pub fn open_graphs(&self) -> Vec<Arc<Graph>> {
         self.graphs.lock().values().cloned().collect()

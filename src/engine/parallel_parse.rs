@@ -293,8 +293,8 @@ impl<'a> Merger<'a> {
         self.lines_before += block.lines;
         let mut ids = Vec::with_capacity(block.terms.len());
         let mut terms = block.terms.into_iter().map(|(term, hash)| match term {
-            Term::BlankNode(node) => {
-                let renamed = Term::from(self.fresh.entry(node).or_default().clone());
+            term @ (Term::BlankNode(_) | Term::Triple(_)) => {
+                let renamed = crate::model::with_fresh_blank_nodes_in(term, &mut self.fresh);
                 let hash = term_hash_in_memory(&renamed);
                 (renamed, hash)
             }

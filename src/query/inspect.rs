@@ -109,8 +109,15 @@ fn graphs(ctx: &Context, sees: &dyn Fn(&str) -> bool) -> Result<Envelope, ApiErr
         .collect();
     let mut list = Vec::new();
     for name in &names {
-        let graph = ctx.engine.graph(name)?;
-        list.push(json!({ "graph": name, "head_seq": graph.head_seq() }));
+        // A graph that cannot be opened (a damaged log) is listed with its error.
+        list.push(match ctx.engine.graph(name) {
+            Ok(graph) => json!({ "graph": name, "head_seq": graph.head_seq() }),
+            Err(error) => {
+                let error = ApiError::from(error);
+                json!({ "graph": name, "head_seq": null,
+                    "error": { "code": error.code.as_str(), "message": error.message } })
+            }
+        });
     }
     let summary = format!("{} graph(s): {}", list.len(), names.join(", "));
     Ok(Envelope::new(summary, json!({ "graphs": list }), 0))

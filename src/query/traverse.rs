@@ -214,7 +214,14 @@ impl Walk<'_> {
     /// A relation or field name of the ontology, or an IRI.
     fn predicate(&self, name: &str, path: &str) -> Result<NamedNode, ApiError> {
         if Self::is_iri(name) {
-            return Self::iri(name, path);
+            // A relation that resolves to nothing is `unknown_relation`, as in `commit`,
+            // whether or not it looked like an IRI.
+            return Self::iri(name, path).map_err(|e| ApiError {
+                code: crate::error::ErrorCode::UnknownRelation,
+                message: format!("{name:?} is not a relation of the ontology: {}", e.message),
+                param: Some(path.to_owned()),
+                validation: None,
+            });
         }
         let iris = RecordIris::for_graph(self.graph);
         let relation = iris.relation(name);

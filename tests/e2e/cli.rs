@@ -499,7 +499,33 @@ fn malformed_commit_numbers_and_moments_are_usage_errors_exiting_2() {
         let run = strata.run(args);
         let stderr = run.fails_with(2);
         assert!(stderr.contains("invalid value"), "{args:?}: {stderr}");
+        // Coded like every other CLI error, naming the option or argument (issue 25:
+        // clap's text was uncoded).
+        assert!(
+            stderr.starts_with("error[invalid_argument] "),
+            "{args:?}: {stderr}"
+        );
     }
+    let as_of = strata.run(&["query", "ASK {}", "--as-of", "abc"]);
+    assert!(
+        as_of
+            .fails_with(2)
+            .starts_with("error[invalid_argument] --as-of: invalid value 'abc'"),
+        "{}",
+        as_of.stderr
+    );
+    let unknown = strata.run(&["query", "ASK {}", "--as-off", "1"]);
+    assert!(
+        unknown
+            .fails_with(2)
+            .starts_with("error[invalid_argument] --as-off: "),
+        "{}",
+        unknown.stderr
+    );
+    // Help is still help.
+    let help = strata.run(&["query", "--help"]);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("--as-of"), "{}", help.stdout);
     // A well-formed commit number that does not exist is not a usage error.
     assert!(
         strata
@@ -562,4 +588,30 @@ fn rdf_xml_syntax_errors_name_their_line_and_column() {
         stderr.contains("error[invalid_rdf]") && stderr.contains("bad.rdf at line 5, column 20"),
         "{stderr}"
     );
+}
+
+/// Issue 25: one failure, one code on every surface. A `SERVICE` to an endpoint not in
+/// `--allow-service` was `service_not_allowed` over HTTP but `query_failed` in the CLI.
+#[test]
+fn a_service_not_allowed_has_the_same_code_in_the_cli_and_over_http() {
+    let strata = Strata::new();
+    strata
+        .run(&["update", "INSERT DATA { <http://e/s> <http://e/p> 1 }"])
+        .ok();
+    let query =
+        "SELECT * WHERE { <http://e/s> ?p ?o SERVICE <http://127.0.0.1:9/sparql> { ?o ?q ?r } }";
+    let cli = strata.run(&["query", query]);
+    let stderr = cli.fails_with(1);
+    assert!(stderr.contains("error[service_not_allowed]"), "{stderr}");
+    let server = strata.serve(&[]);
+    let mut answer = crate::util::agent()
+        .get(server.url("/sparql"))
+        .query("query", query)
+        .call()
+        .unwrap();
+    assert_eq!(answer.status(), 403);
+    let body: serde_json::Value =
+        serde_json::from_str(&answer.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(body["error"]["code"], "service_not_allowed", "{body}");
+    server.stop();
 }

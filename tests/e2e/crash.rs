@@ -366,6 +366,62 @@ fn corruption_in_the_middle_of_the_log_is_refused_until_an_explicit_repair() {
     assert!(out.contains("commit 10:"), "{out}");
 }
 
+/// Issue 25: one graph with a damaged log made `GET /graphs` (and MCP `inspect graphs`,
+/// `strata graphs`) fail for every graph. Each lists the others and names the damage.
+#[test]
+fn a_damaged_graph_is_listed_with_its_error_beside_the_others() {
+    let strata = Strata::new();
+    strata
+        .run(&["update", "INSERT DATA { <http://e/s> <http://e/p> 1 }"])
+        .ok();
+    for i in 1..=5 {
+        strata
+            .run(&[
+                "--graph",
+                "other",
+                "update",
+                &format!("INSERT DATA {{ <http://e/s{i}> <http://e/p> {i} }}"),
+            ])
+            .ok();
+    }
+    let path = strata.log_path("other");
+    let mut log = std::fs::read(&path).unwrap();
+    let records = record_offsets(&log);
+    log[records[2] + 24 + 32 + 20] ^= 0x20;
+    std::fs::write(&path, &log).unwrap();
+
+    let listed = strata.run(&["graphs"]);
+    assert_eq!(listed.code, 1, "{}", listed.stdout);
+    assert!(listed.stdout.contains("main\thead 1"), "{}", listed.stdout);
+    assert!(
+        listed.stdout.contains("other\terror[log_corrupt]"),
+        "{}",
+        listed.stdout
+    );
+
+    let server = strata.serve(&[]);
+    let mut answer = crate::util::agent()
+        .get(server.url("/graphs"))
+        .call()
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let body: serde_json::Value =
+        serde_json::from_str(&answer.body_mut().read_to_string().unwrap()).unwrap();
+    let graphs = body["graphs"].as_array().unwrap();
+    assert_eq!(graphs.len(), 2, "{body}");
+    assert_eq!(graphs[0]["name"], "main");
+    assert_eq!(graphs[0]["head_seq"], 1);
+    assert_eq!(graphs[1]["name"], "other");
+    assert!(graphs[1]["head_seq"].is_null(), "{body}");
+    assert_eq!(graphs[1]["error"]["code"], "log_corrupt", "{body}");
+    let mcp = crate::util::Mcp::open(&server, "");
+    let inspected = mcp.call("inspect", serde_json::json!({"action": "graphs"}));
+    let listed = &inspected["structuredContent"]["data"]["graphs"];
+    assert_eq!(listed[0]["head_seq"], 1, "{inspected}");
+    assert_eq!(listed[1]["error"]["code"], "log_corrupt", "{inspected}");
+    server.stop();
+}
+
 #[test]
 fn a_log_emptied_behind_its_store_files_is_refused() {
     let strata = Strata::new();

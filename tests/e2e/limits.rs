@@ -321,6 +321,67 @@ fn a_query_over_its_memory_limit_fails_with_query_memory_limit() {
     );
 }
 
+/// The resident memory of a process now, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap()
+        * 1024
+}
+
+/// Issue 25: after queries stopped by their memory limit, an idle server kept ~930 MB
+/// resident (glibc's allocator kept the freed pages). The allocator now gives them back.
+#[test]
+fn memory_comes_back_after_queries_stopped_by_their_limit() {
+    let strata = with_triples(3_000);
+    let server = strata.serve(&["--timeout", "60", "--query-memory-mb", "400"]);
+    let pid = server.child.id();
+    let before = rss(pid);
+    for query in [
+        "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f LIMIT 1",
+        "SELECT (COUNT(DISTINCT *) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f }",
+        "SELECT ?c (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f } GROUP BY ?c ?f ORDER BY ?n LIMIT 1",
+    ] {
+        let mut response = agent()
+            .get(server.url("/sparql"))
+            .query("query", query)
+            .call()
+            .unwrap();
+        assert_eq!(response.status(), 507, "{query}");
+        assert_eq!(error_code(&mut response), "query_memory_limit");
+    }
+    let peak = peak_rss(pid);
+    assert!(
+        peak > 300 << 20,
+        "the queries used their budget: {} MiB",
+        peak >> 20
+    );
+    // Idle for a moment: what was freed is returned (not merely reusable).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut now = rss(pid);
+    while now > before + (96 << 20) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        now = rss(pid);
+    }
+    eprintln!(
+        "idle RSS: {} MiB before, {} MiB peak, {} MiB after",
+        before >> 20,
+        peak >> 20,
+        now >> 20
+    );
+    assert!(
+        now < before + (96 << 20),
+        "idle RSS {} MiB after a peak of {} MiB (started at {} MiB)",
+        now >> 20,
+        peak >> 20,
+        before >> 20
+    );
+}
+
 #[test]
 fn heavy_queries_wait_for_a_slot_and_small_queries_keep_their_latency() {
     let strata = with_triples(400);

@@ -327,6 +327,17 @@ fn traversals_match_hand_written_sparql() {
         json!({"mode": "traverse", "traverse": {"steps": [{"from_type": format!("{EX}Ticket")}, {"jump": 1}]}}),
     );
     assert_eq!(bad["error"]["param"], "traverse.steps[1]");
+    // A relation that resolves to nothing is `unknown_relation` as in `commit`, also when
+    // it looks like an IRI that is not one (issue 25: it was `invalid_argument` here).
+    for relation in ["reported as", "http://example.org/reported as"] {
+        let unknown = query(json!({"mode": "traverse", "traverse": {"steps": [
+            {"from_type": format!("{EX}Ticket")}, {"out": relation}]}}));
+        assert_eq!(unknown["error"]["code"], "unknown_relation", "{unknown}");
+        assert_eq!(
+            unknown["error"]["param"], "traverse.steps[1].out",
+            "{unknown}"
+        );
+    }
     drop(session);
     let _ = child.wait();
 }
@@ -625,9 +636,29 @@ fn describe_and_embeddings_declare_refuse_unknown_type_names_and_commit_nothing(
     )["structuredContent"]
         .clone();
     assert_eq!(elsewhere["error"]["code"], "unknown_type", "{elsewhere}");
+    // Nor by a `configure` that creates it and then fails (issue 25: it left an empty
+    // graph behind), while one that succeeds keeps it.
+    let configured = session.tool(
+        "configure",
+        json!({"action": "define_ontology", "graph": "fresh",
+            "relations": [{"name": "OWNS", "domain": "Nobody", "range": "Nothing"}]}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(configured["error"]["code"], "unknown_type", "{configured}");
     let graphs =
         session.tool("inspect", json!({"action": "graphs"}), None)["structuredContent"].clone();
     assert!(!graphs.to_string().contains("fresh"), "{graphs}");
+    let defined = session.tool(
+        "configure",
+        json!({"action": "define_ontology", "graph": "fresh", "types": [{"name": "Thing"}]}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(defined["data"]["commit_seq"], 1, "{defined}");
+    let graphs =
+        session.tool("inspect", json!({"action": "graphs"}), None)["structuredContent"].clone();
+    assert!(graphs.to_string().contains("fresh"), "{graphs}");
     drop(session);
     let _ = child.wait();
 }

@@ -303,9 +303,22 @@ pub(super) fn run_export(
 }
 
 pub(super) fn run_graphs(engine: &Engine) -> Result<ExitCode, ApiError> {
+    // Every graph is listed; one that cannot be opened (a damaged log) with its error,
+    // and then the exit status says so.
+    let mut damaged = false;
     for name in engine.graph_names() {
-        let graph = engine.graph(name.as_str())?;
-        println!("{name}\thead {}", graph.head_seq());
+        match engine.graph(name.as_str()) {
+            Ok(graph) => println!("{name}\thead {}", graph.head_seq()),
+            Err(error) => {
+                let error = ApiError::from(error);
+                println!("{name}\terror[{}] {}", error.code.as_str(), error.message);
+                damaged = true;
+            }
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if damaged {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

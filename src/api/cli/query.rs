@@ -110,8 +110,7 @@ fn write_table(
             let mut rows: Vec<Vec<String>> = Vec::new();
             let mut widths: Vec<usize> = variables.iter().map(String::len).collect();
             for solution in solutions {
-                let solution =
-                    solution.map_err(|e| crate::sparql::QueryError::Evaluation(e.to_string()))?;
+                let solution = solution.map_err(crate::sparql::evaluation_error)?;
                 let row: Vec<String> = solution
                     .values()
                     .iter()

@@ -67,8 +67,18 @@ pub async fn list_graphs(
             if !rights.sees(name.as_str()) {
                 continue;
             }
-            let graph = engine.graph(name.as_str())?;
-            out.push(serde_json::json!({ "name": name.as_str(), "head_seq": graph.head_seq() }));
+            // A graph that cannot be opened (a damaged log) is listed with its error; the
+            // others are listed as usual.
+            out.push(match engine.graph(name.as_str()) {
+                Ok(graph) => {
+                    serde_json::json!({ "name": name.as_str(), "head_seq": graph.head_seq() })
+                }
+                Err(error) => {
+                    let error = crate::error::ApiError::from(error);
+                    serde_json::json!({ "name": name.as_str(), "head_seq": null,
+                        "error": { "code": error.code.as_str(), "message": error.message } })
+                }
+            });
         }
         Ok(out)
     })

@@ -118,13 +118,24 @@ pub async fn observe(State(state): State<AppState>, request: Request, next: Next
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
     let timeout = state.config.request_timeout();
-    let response = match tokio::time::timeout(timeout, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => HttpError::new(
-            ErrorCode::RequestTimeout,
-            format!("no response within {timeout:?}"),
+    let header_bytes = header_section_bytes(&request);
+    let response = if header_bytes > MAX_HEADER_BYTES {
+        HttpError::new(
+            ErrorCode::HeadersTooLarge,
+            format!(
+                "the request line and headers take {header_bytes} bytes; the limit is {MAX_HEADER_BYTES}"
+            ),
         )
-        .into_response(),
+        .into_response()
+    } else {
+        match tokio::time::timeout(timeout, next.run(request)).await {
+            Ok(response) => response,
+            Err(_) => HttpError::new(
+                ErrorCode::RequestTimeout,
+                format!("no response within {timeout:?}"),
+            )
+            .into_response(),
+        }
     };
     let response = if is_mcp {
         response
@@ -145,6 +156,22 @@ pub async fn observe(State(state): State<AppState>, request: Request, next: Next
         "request"
     );
     response
+}
+
+/// The largest header section (request line and headers) a request may have. hyper
+/// itself refuses a head past its read buffer (about 400 KiB) with a bare 431 before any
+/// of this runs; below that, this limit answers with the coded error.
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// The size of a request's head as sent: the request line and each `name: value` line.
+fn header_section_bytes(request: &Request) -> usize {
+    let line = request.method().as_str().len() + request.uri().to_string().len() + 12;
+    request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum::<usize>()
+        + line
 }
 
 /// axum answers some malformed requests itself, in plain text (a path segment that is not

@@ -507,10 +507,18 @@ impl StrataMcp {
         let graph = graph_name(args.graph_mut());
         let access = check_access(ctx, &self.context.engine, &graph, need, what).await?;
         let engine = self.context.engine.clone();
-        write(&self.context, ctx, retry, move || {
+        let existed = engine.graph_names().iter().any(|g| g.as_str() == graph);
+        let result = write(&self.context, ctx, retry, move || {
             args.prepare(&engine, access.admin)
         })
-        .await
+        .await;
+        // A write that created the graph and then failed (or committed nothing) leaves
+        // no empty graph behind.
+        if !existed {
+            let engine = self.context.engine.clone();
+            let _ = blocking(move || Ok(engine.discard_if_unused_and_empty(&graph))).await;
+        }
+        result
     }
 }
 

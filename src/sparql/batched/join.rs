@@ -2,7 +2,6 @@
 //! range, several joined (`join_rows`), with the `FILTER`s of one variable applied as
 //! soon as the variable is bound (so rows they drop are never built).
 
-use rustc_hash::FxHashMap;
 use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern, Variable};
 
 use parking_lot::Mutex;
@@ -321,72 +320,19 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                         quads.push(quad);
                     }
                 }
-                // Each part sorted on its thread: the sort of the whole below then only
-                // merges these runs (the standard stable sort finds them).
-                quads.sort_by_key(key_of);
                 Ok(Some(quads))
             })?
             else {
                 return Ok(None);
             };
-            let mut quads = parts.concat();
-            // A stable sort: a key's quads stay in scan order, whatever the parts were.
-            // (The parts are sorted runs already.)
-            quads.sort_by_key(key_of);
-            // The table in chunks of whole runs, one per thread, built in parallel:
-            // a key is looked up in the chunk whose first key is the greatest at or
-            // below it (keys are sorted).
-            let n_chunks = if parallel {
-                workers.table_chunks(quads.len()).min(quads.len()).max(1)
-            } else {
-                1
-            };
-            let mut bounds = vec![0];
-            for c in 1..n_chunks {
-                let mut at = (quads.len() * c / n_chunks).max(bounds[c - 1]);
-                while at > 0 && at < quads.len() && key_of(&quads[at - 1]) == key_of(&quads[at]) {
-                    at += 1;
-                }
-                bounds.push(at.min(quads.len()));
-            }
-            bounds.push(quads.len());
-            let Some(tables) = workers.map(n_chunks, init, |_, c| {
-                let (from, to) = (bounds[c], bounds[c + 1]);
-                let chunk = &quads[from..to];
-                // Sized once (each growth rehashes every key so far).
-                let runs = chunk
-                    .windows(2)
-                    .filter(|w| key_of(&w[0]) != key_of(&w[1]))
-                    .count()
-                    + usize::from(!chunk.is_empty());
-                let mut table: FxHashMap<[TermId; 3], (usize, usize)> = FxHashMap::default();
-                table.reserve(runs);
-                let mut start = from;
-                for end in from + 1..=to {
-                    if end == to || key_of(&quads[end]) != key_of(&quads[start]) {
-                        table.insert(key_of(&quads[start]), (start, end));
-                        start = end;
-                    }
-                }
-                Ok(Some(table))
-            })?
-            else {
-                return Ok(None);
-            };
-            let firsts: Vec<[TermId; 3]> = bounds[1..n_chunks]
-                .iter()
-                .map(|&at| quads.get(at).map_or([TermId::MAX; 3], key_of))
-                .collect();
+            let table = KeyTable::build(parts, key_of);
             step(
                 &|row, found| {
                     let mut key = [0; 3];
                     for (slot, (column, _)) in key.iter_mut().zip(&shared) {
                         *slot = row[*column];
                     }
-                    let chunk = firsts.partition_point(|first| *first <= key);
-                    if let Some((start, end)) = tables[chunk].get(&key) {
-                        quads[*start..*end].iter().for_each(&mut *found);
-                    }
+                    table.probe(&key, key_of, found);
                 },
                 false,
             )?
@@ -399,6 +345,68 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     }
     let rows = workers.balance(rows, columns.len(), parallel);
     Ok(Some((columns, rows)))
+}
+
+/// The build side of a hash join: its quads grouped by the hash of their key into
+/// buckets (a counting sort on the bucket: two passes, no comparison, no allocation per
+/// key), each bucket's quads in scan order, so a key's quads come out in the order one
+/// thread would have scanned them. A probe reads its bucket (on average about one quad
+/// per bucket) and keeps the quads of its key.
+struct KeyTable {
+    quads: Vec<[TermId; 4]>,
+    /// Bucket `b` holds `quads[starts[b]..starts[b + 1]]`.
+    starts: Vec<u32>,
+    mask: u64,
+}
+
+impl KeyTable {
+    /// From the scan's parts, in part order.
+    fn build(parts: Vec<Vec<[TermId; 4]>>, key_of: impl Fn(&[TermId; 4]) -> [TermId; 3]) -> Self {
+        let n: usize = parts.iter().map(Vec::len).sum();
+        let buckets = n.next_power_of_two().max(1);
+        let mask = buckets as u64 - 1;
+        let mut starts = vec![0u32; buckets + 1];
+        for quad in parts.iter().flatten() {
+            starts[Self::bucket(&key_of(quad), mask) + 1] += 1;
+        }
+        for b in 0..buckets {
+            starts[b + 1] += starts[b];
+        }
+        let mut next = starts.clone();
+        let mut quads = vec![[0; 4]; n];
+        for quad in parts.into_iter().flatten() {
+            let slot = &mut next[Self::bucket(&key_of(&quad), mask)];
+            quads[*slot as usize] = quad;
+            *slot += 1;
+        }
+        KeyTable {
+            quads,
+            starts,
+            mask,
+        }
+    }
+
+    fn bucket(key: &[TermId; 3], mask: u64) -> usize {
+        let mixed = (u64::from(key[0]) | u64::from(key[1]) << 32)
+            .wrapping_add(u64::from(key[2]).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        ((mixed >> 32 ^ mixed) & mask) as usize
+    }
+
+    fn probe(
+        &self,
+        key: &[TermId; 3],
+        key_of: impl Fn(&[TermId; 4]) -> [TermId; 3],
+        found: &mut dyn FnMut(&[TermId; 4]),
+    ) {
+        let b = Self::bucket(key, self.mask);
+        let (from, to) = (self.starts[b] as usize, self.starts[b + 1] as usize);
+        for quad in &self.quads[from..to] {
+            if key_of(quad) == *key {
+                found(quad);
+            }
+        }
+    }
 }
 
 /// One row's matching quads of the next pattern, each given to the callback.

@@ -25,6 +25,7 @@
 //! query goes back to the row-at-a-time path, as do cross products and joins past
 //! `MAX_ROWS` rows.
 
+mod fold;
 mod join;
 pub(crate) mod parallel;
 mod values;
@@ -192,8 +193,13 @@ fn rewrite_pattern(
         *done += 1;
         return Ok(());
     }
+    let before = *done;
     for child in children_mut(pattern) {
         rewrite_pattern(child, context, done)?;
+    }
+    // Above an answered group only: what is right above its rows is done on them.
+    if *done > before {
+        fold::fold(pattern, context.snapshot);
     }
     Ok(())
 }

@@ -49,9 +49,6 @@ fn sizes(parallel_min: usize, min_part: usize) -> (usize, usize) {
     (parallel_min, min_part)
 }
 
-/// Below this many build-side quads a hash table is built by one thread.
-const TABLE_PARALLEL_MIN: usize = 1 << 16;
-
 /// A query's threads.
 pub(super) struct Workers<'c> {
     threads: usize,
@@ -83,17 +80,6 @@ impl<'c> Workers<'c> {
             (self.threads * PARTS_PER_THREAD)
                 .min(range / min_part)
                 .max(1)
-        }
-    }
-
-    /// Chunks to build a hash table of `quads` build-side quads in: one per thread when
-    /// there are enough of them (tiny in tests that ask for it), else one.
-    pub(super) fn table_chunks(&self, quads: usize) -> usize {
-        let (parallel_min, _) = sizes(TABLE_PARALLEL_MIN, 1);
-        if quads >= parallel_min {
-            self.threads
-        } else {
-            1
         }
     }
 

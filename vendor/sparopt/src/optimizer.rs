@@ -830,8 +830,12 @@ fn is_fit_for_for_loop_join(
 ) -> bool {
     // TODO: think more about it
     match pattern {
-        GraphPattern::Values { .. }
-        | GraphPattern::QuadPattern { .. }
+        // Strata patch: a for-loop join evaluates its right side once per left row, and a
+        // `VALUES` block has no index to look the row up in: each row reads every binding
+        // (a block of n rows joined with n rows took n² steps, two grouped sub-selects of
+        // 2,000 rows each 2 s). Past a few bindings, the hash join.
+        GraphPattern::Values { bindings, .. } => bindings.len() <= 16,
+        GraphPattern::QuadPattern { .. }
         | GraphPattern::Path { .. }
         | GraphPattern::Graph { .. } => true,
         #[cfg(feature = "sep-0006")]
