@@ -281,9 +281,16 @@ fn a_torn_or_damaged_store_file_is_set_aside_and_rebuilt_from_the_log() -> TestR
     std::fs::write(&segment, &flipped)?;
     let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
     assert!(
-        matches!(check.checkpoint, CheckpointCheck::Unreadable(_)),
+        matches!(check.checkpoint, CheckpointCheck::BodyDamaged(_)),
         "{check:?}"
     );
+    // The open would serve it (it checks headers only): not healthy, and `repair` sets
+    // the store files aside, keeping every commit (issue 25: `verify` said the next open
+    // would, which it did not).
+    assert!(!check.is_healthy(), "{check:?}");
+    let plan = Engine::open(dir.path(), config())?.repair_graph("main", false)?;
+    assert!(plan.move_checkpoint && plan.cut_bytes == 0, "{plan:?}");
+    assert_eq!(plan.keep_commits, N_COMMITS);
     // A torn file: the open sets the files aside and replays the whole log.
     std::fs::write(&segment, &bytes[..bytes.len() - 100])?;
     {

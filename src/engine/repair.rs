@@ -34,6 +34,10 @@ pub enum CheckpointCheck {
     /// Unreadable or damaged (derived data: the next open sets them aside and replays the
     /// log instead).
     Unreadable(String),
+    /// Readable, but a file's body does not match its checksum. The open checks headers
+    /// only (a 5M-triple graph opens in milliseconds), so it would serve the damage:
+    /// `repair` sets the files aside and the next open replays the log.
+    BodyDamaged(String),
     /// At a commit the log holds with the same hash.
     Matches(CommitSeq),
     /// At a commit after the log's last verified one: acknowledged commits are missing.
@@ -49,7 +53,9 @@ impl GraphCheck {
         self.log.first_bad.is_none()
             && !matches!(
                 self.checkpoint,
-                CheckpointCheck::Ahead { .. } | CheckpointCheck::Differs { .. }
+                CheckpointCheck::Ahead { .. }
+                    | CheckpointCheck::Differs { .. }
+                    | CheckpointCheck::BodyDamaged(_)
             )
     }
 }
@@ -85,10 +91,11 @@ pub(crate) fn check(dir: &Path) -> Result<GraphCheck, EngineError> {
             commit_seq: manifest.commit_seq,
             hash: manifest.hash,
         })),
-        Err(error) => Some(Err(error.to_string())),
-        Ok(None) if checkpoint_path.exists() => {
-            Some(read_checkpoint_info(&checkpoint_path).map_err(|e| e.to_string()))
-        }
+        Err(error) => Some(Err(StoreFault::Unreadable(error.to_string()))),
+        Ok(None) if checkpoint_path.exists() => Some(
+            read_checkpoint_info(&checkpoint_path)
+                .map_err(|e| StoreFault::Unreadable(e.to_string())),
+        ),
         Ok(None) => None,
     };
     let wanted = match &info {
@@ -103,7 +110,8 @@ pub(crate) fn check(dir: &Path) -> Result<GraphCheck, EngineError> {
     })?;
     let checkpoint = match info {
         None => CheckpointCheck::Absent,
-        Some(Err(error)) => CheckpointCheck::Unreadable(error),
+        Some(Err(StoreFault::Unreadable(error))) => CheckpointCheck::Unreadable(error),
+        Some(Err(StoreFault::Body(error))) => CheckpointCheck::BodyDamaged(error),
         Some(Ok(CheckpointInfo { commit_seq, hash })) => match hash_at_checkpoint {
             _ if commit_seq == 0 => CheckpointCheck::Matches(0),
             None => CheckpointCheck::Ahead {
@@ -117,11 +125,19 @@ pub(crate) fn check(dir: &Path) -> Result<GraphCheck, EngineError> {
 }
 
 /// Maps every file the manifest names and recomputes its checksum.
-fn check_store_files(store_dir: &Path) -> Result<(), String> {
+/// What is wrong with store files: what the open finds too, or only a body checksum.
+enum StoreFault {
+    Unreadable(String),
+    Body(String),
+}
+
+fn check_store_files(store_dir: &Path) -> Result<(), StoreFault> {
     match Store::open(store_dir, false) {
-        Ok(Some((store, _))) => store.verify_files().map_err(|e| e.to_string()),
+        Ok(Some((store, _))) => store
+            .verify_files()
+            .map_err(|e| StoreFault::Body(e.to_string())),
         Ok(None) => Ok(()),
-        Err(error) => Err(error.to_string()),
+        Err(error) => Err(StoreFault::Unreadable(error.to_string())),
     }
 }
 
@@ -136,7 +152,9 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
     let move_checkpoint = cut_bytes > 0
         || matches!(
             check.checkpoint,
-            CheckpointCheck::Ahead { .. } | CheckpointCheck::Differs { .. }
+            CheckpointCheck::Ahead { .. }
+                | CheckpointCheck::Differs { .. }
+                | CheckpointCheck::BodyDamaged(_)
         );
     // Search indexes record only the commit they reflect: after a cut, later commits would
     // reuse those numbers, so indexes of the removed history must go.

@@ -291,6 +291,70 @@ fn a_cross_product_under_order_by_stops_within_its_time_limit() {
     );
 }
 
+/// The whole response to a raw HTTP/1.1 request (the server closes the connection).
+fn raw_response(server: &Server, request: &str) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let address = server
+        .base
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    // A cut body ends with the connection closed, which may read as a reset.
+    let _ = stream.read_to_end(&mut out);
+    out
+}
+
+/// Issue 25: an answer cut by the time limit after rows were sent ended as an
+/// unterminated chunked body, with nothing saying why. A client that asks for trailers
+/// (`TE: trailers`) gets the terminator and a `Strata-Error` trailer naming the code;
+/// any other still sees no terminator (never an answer that looks complete).
+#[test]
+fn a_streamed_answer_cut_at_the_time_limit_says_so() {
+    let strata = with_triples(3_000);
+    let server = strata.serve(&["--timeout", "1"]);
+    let query = "SELECT%20*%20WHERE%20%7B%20%3Fa%20%3Fb%20%3Fc%20.%20%3Fd%20%3Fe%20%3Ff%20%7D";
+    for trailers in [true, false] {
+        let request = format!(
+            "GET /sparql?query={query} HTTP/1.1\r\nHost: {}\r\nAccept: text/csv\r\n{}Connection: close\r\n\r\n",
+            server
+                .base
+                .trim_start_matches("http://")
+                .trim_end_matches('/'),
+            if trailers { "TE: trailers\r\n" } else { "" }
+        );
+        let response = raw_response(&server, &request);
+        let text = String::from_utf8_lossy(&response);
+        let head_end = text.find("\r\n\r\n").expect("a response head");
+        let head = text[..head_end].to_ascii_lowercase();
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(head.contains("transfer-encoding: chunked"), "{head}");
+        assert!(
+            response.len() > 1 << 20,
+            "rows were streamed before the cut"
+        );
+        let tail = &text[text.len().saturating_sub(300)..];
+        if trailers {
+            assert!(head.contains("trailer: strata-error"), "{head}");
+            assert!(
+                tail.contains("\r\n0\r\nstrata-error: query_timeout: ")
+                    && tail.ends_with("\r\n\r\n"),
+                "the body ends with the terminator and the trailer: {tail:?}"
+            );
+        } else {
+            assert!(!head.contains("trailer:"), "{head}");
+            assert!(
+                !tail.ends_with("\r\n0\r\n\r\n") && !tail.contains("strata-error"),
+                "a cut body has no terminator: {tail:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_query_over_its_memory_limit_fails_with_query_memory_limit() {
     let strata = with_triples(3_000);

@@ -115,16 +115,28 @@ pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiErro
     let check = engine.verify_graph(&cli.graph)?;
     let log = &check.log;
     let mut healthy = true;
+    // A torn tail is cut at the next open, unless the store files hold a commit past the
+    // log's end: then the open refuses (`log_truncated`), as for a log cut short.
+    let store_ahead = matches!(check.checkpoint, CheckpointCheck::Ahead { .. });
     match &log.first_bad {
         None if log.trailing_bytes == 0 => println!(
             "ok: {} commits verified, head {}",
             log.n_commits, log.head_hash
         ),
-        None => {
+        None if !store_ahead => {
             healthy = false;
             println!(
                 "bad: {} commits verified, then {} trailing bytes that do not form a commit \
                  (a torn tail, never acknowledged: the next open cuts it)",
+                log.n_commits, log.trailing_bytes
+            );
+        }
+        None => {
+            healthy = false;
+            println!(
+                "bad: {} commits verified, then {} trailing bytes that do not form a commit; \
+                 the store files hold a later commit, so the next open refuses \
+                 (log_truncated) instead of cutting them",
                 log.n_commits, log.trailing_bytes
             );
         }
@@ -151,6 +163,14 @@ pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiErro
             println!(
                 "bad: the store files recorded another hash for commit {commit_seq}: the log's \
                  history was rewritten"
+            );
+        }
+        CheckpointCheck::BodyDamaged(error) => {
+            healthy = false;
+            println!(
+                "bad: the store files are damaged ({error}); the open checks only their \
+                 headers and would serve them: `strata repair --yes` sets them aside and the \
+                 next open replays the whole log"
             );
         }
         CheckpointCheck::Unreadable(error) => eprintln!(

@@ -186,7 +186,11 @@ async fn read(
     let (content_type, format) = negotiate::choose(&headers, GRAPHS)?;
     let engine = state.engine.clone();
     let graph = location.graph;
+    let trailer = super::stream::asks_for_trailers(&headers);
     Ok(stream(move |writer| {
+        if trailer {
+            writer.allow_trailer();
+        }
         let graph = engine.graph(&graph)?;
         let reader = graph.reader(at)?;
         let seq = reader.seq();

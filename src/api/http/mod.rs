@@ -163,11 +163,13 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            middleware::observe,
+            middleware::guard,
         ))
+        // Outermost: every answer, the guard's refusals (a Host not allowed, a declared
+        // body over the limit) included, is counted and leaves a line in the request log.
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            middleware::guard,
+            middleware::observe,
         ));
     if !state.config.cors_origins.is_empty() {
         let origins: Vec<_> = state

@@ -143,6 +143,7 @@ async fn run(
     let metrics = state.metrics.clone();
     let limit = state.config.query_timeout();
     let timeouts = state.metrics.clone();
+    let trailer = super::stream::asks_for_trailers(&headers);
     // The evaluator checks cancellation at every row it reads and every 1,024 steps of
     // its joins, sorts and groupings, so the work stops within milliseconds of the limit;
     // the client gets its 503 at the limit (plus a grace for the response head)
@@ -150,6 +151,9 @@ async fn run(
     let answer = tokio::time::timeout(
         limit + RESPONSE_GRACE,
         stream(move |writer| {
+            if trailer {
+                writer.allow_trailer();
+            }
             let graph = engine.graph(&graph)?;
             let answer = match graph
                 .reader(at)

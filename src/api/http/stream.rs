@@ -3,8 +3,12 @@
 //!
 //! The response head is sent only once the first chunk is full or the work is done. Work
 //! that fails before that (a bad query, a timeout before the first rows) still gets a
-//! proper error status; a failure later can only cut the body short, which clients see
-//! as an incomplete response.
+//! proper error status; a failure later can only cut the body short. A client that sent
+//! `TE: trailers` (and whose handler said so: `ChunkWriter::allow_trailer`) then gets the
+//! chunked body's terminator with a `Strata-Error: <code>: <message>` trailer (the
+//! response head declares `Trailer: strata-error`); any other client sees the connection
+//! close without the terminating chunk, HTTP/1.1's sign of an incomplete body. A complete
+//! answer always ends with its terminator (or has a `Content-Length`).
 //!
 //! A body that is complete before its head leaves (every body under 64 KiB) is sent
 //! whole, with `Content-Length`, so head and body go out in one write. Only longer bodies
@@ -17,6 +21,7 @@ use std::io::Write;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use http_body::Frame;
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
@@ -24,6 +29,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use super::error::HttpError;
 
 const CHUNK_BYTES: usize = 64 << 10;
+
+/// The trailer that names why a streamed answer was cut.
+const ERROR_TRAILER: &str = "strata-error";
 
 /// Status and headers of a streamed response.
 pub struct Head {
@@ -60,14 +68,22 @@ type First = Result<FirstChunk, HttpError>;
 pub struct ChunkWriter {
     head: Option<Head>,
     first: Option<oneshot::Sender<First>>,
-    rest: mpsc::Sender<Result<Bytes, std::io::Error>>,
+    rest: mpsc::Sender<Result<Frame<Bytes>, std::io::Error>>,
     buffer: Vec<u8>,
+    /// The client asked for trailers (`TE: trailers`): a cut answer ends with one.
+    trailer: bool,
 }
 
 impl ChunkWriter {
     /// Sets the status and headers; must come before the first chunk fills.
     pub fn set_head(&mut self, head: Head) {
         self.head = Some(head);
+    }
+
+    /// The request had `TE: trailers`: a body cut by an error ends with a `Strata-Error`
+    /// trailer instead of an unterminated chunked body. Before the first chunk fills.
+    pub fn allow_trailer(&mut self) {
+        self.trailer = true;
     }
 
     /// Sends what is buffered; `last` when the work is done (the body is complete).
@@ -81,10 +97,13 @@ impl ChunkWriter {
         };
         let chunk = Bytes::from(std::mem::replace(&mut self.buffer, next));
         if let Some(first) = self.first.take() {
-            let head = self
+            let mut head = self
                 .head
                 .take()
                 .unwrap_or_else(|| Head::ok("application/octet-stream"));
+            if self.trailer && !last {
+                head = head.with("trailer", ERROR_TRAILER);
+            }
             return first
                 .send(Ok(FirstChunk {
                     head,
@@ -97,7 +116,7 @@ impl ChunkWriter {
             return Ok(());
         }
         self.rest
-            .blocking_send(Ok(chunk))
+            .blocking_send(Ok(Frame::data(chunk)))
             .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
     }
 }
@@ -126,6 +145,16 @@ impl Write for ChunkWriter {
     }
 }
 
+/// Whether a request's `TE` header accepts trailers (RFC 9110 §10.1.4).
+pub fn asks_for_trailers(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get_all(header::TE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim().eq_ignore_ascii_case("trailers"))
+}
+
 /// Runs `produce` on a blocking thread and streams what it writes.
 pub async fn stream<F>(produce: F) -> Response
 where
@@ -139,6 +168,7 @@ where
             first: Some(first_sender),
             rest: rest_sender,
             buffer: Vec::with_capacity(CHUNK_BYTES),
+            trailer: false,
         };
         match produce(&mut writer) {
             Ok(()) => {
@@ -151,9 +181,19 @@ where
                 }
                 None => {
                     tracing::warn!(code = error.code.as_str(), message = %error.message, "response cut short");
-                    let _ = writer
-                        .rest
-                        .blocking_send(Err(std::io::Error::other(error.message)));
+                    // What was buffered goes out first: the trailer ends a body whose rows
+                    // so far are all there.
+                    let _ = writer.send(false);
+                    let value = format!("{}: {}", error.code.as_str(), error.message);
+                    let end = match HeaderValue::from_str(&value.replace(['\r', '\n'], " ")) {
+                        Ok(value) if writer.trailer => {
+                            let mut trailers = axum::http::HeaderMap::new();
+                            trailers.insert(HeaderName::from_static(ERROR_TRAILER), value);
+                            Ok(Frame::trailers(trailers))
+                        }
+                        _ => Err(std::io::Error::other(error.message)),
+                    };
+                    let _ = writer.rest.blocking_send(end);
                 }
             },
         }
@@ -168,9 +208,10 @@ where
                 // Known length: hyper sends Content-Length and writes head and body at once.
                 Body::from(chunk)
             } else {
-                Body::from_stream(
-                    tokio_stream::once(Ok(chunk)).chain(ReceiverStream::new(rest_receiver)),
-                )
+                Body::new(http_body_util::StreamBody::new(
+                    tokio_stream::once(Ok(Frame::data(chunk)))
+                        .chain(ReceiverStream::new(rest_receiver)),
+                ))
             };
             let mut response = Response::new(body);
             *response.status_mut() = head.status;
