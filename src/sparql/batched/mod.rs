@@ -167,7 +167,7 @@ pub fn rewrite(
         workers: Workers::new(threads, cancellation),
     };
     let mut done = 0;
-    rewrite_pattern(pattern, &context, &mut done)?;
+    rewrite_pattern(pattern, &context, &mut done, true)?;
     Ok(done)
 }
 
@@ -177,10 +177,13 @@ struct Context<'s> {
     workers: Workers<'s>,
 }
 
+/// `top`: the pattern is the query's own projection or above it (through `Slice`,
+/// `Distinct`, `Reduced`): its `Project` names the result's variables and stays.
 fn rewrite_pattern(
     pattern: &mut GraphPattern,
     context: &Context<'_>,
     done: &mut usize,
+    top: bool,
 ) -> Result<(), QueryError> {
     if let GraphPattern::Group {
         inner,
@@ -194,11 +197,21 @@ fn rewrite_pattern(
         return Ok(());
     }
     let before = *done;
+    let passes_top = top
+        && matches!(
+            pattern,
+            GraphPattern::Slice { .. }
+                | GraphPattern::Distinct { .. }
+                | GraphPattern::Reduced { .. }
+        );
+    let query_projection = top && matches!(pattern, GraphPattern::Project { .. });
     for child in children_mut(pattern) {
-        rewrite_pattern(child, context, done)?;
+        rewrite_pattern(child, context, done, passes_top)?;
     }
-    // Above an answered group only: what is right above its rows is done on them.
-    if *done > before {
+    // Above an answered group only: what is right above its rows is done on them. Not
+    // the query's own projection: spareval takes the result's variables from it (an
+    // empty group's block would answer with none).
+    if *done > before && !query_projection {
         fold::fold(pattern, context.snapshot);
     }
     Ok(())
