@@ -8,15 +8,25 @@ use parking_lot::Mutex;
 
 use super::parallel::{RowLimit, Workers};
 use super::values::{Decoder, OneVariable};
-use super::{CHECK_EVERY, Positions};
+use super::{CHECK_EVERY, Late, Positions};
 use crate::model::Term;
 use crate::sparql::QueryError;
 use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, Snapshot, TermId};
+use spareval::Row;
 
-/// The `FILTER`s of one variable each.
+/// The `FILTER`s of one variable each, and the group's filters of several (`Late`), which
+/// a join runs as soon as it binds all of their variables.
 pub(super) struct Pushed<'a> {
     pub(super) filters: &'a mut [OneVariable],
+    pub(super) late: &'a [Late],
+    /// The row the late filters read (layout columns, then binds'): only their
+    /// variables' columns are set here.
+    pub(super) row: &'a mut Row,
 }
+
+/// A late filter (index in `Plan::late`) a join step can run: where each of its
+/// variables sits in the layout and in the step's joined row.
+pub(super) type Ready = (usize, Vec<(usize, usize)>);
 
 impl Pushed<'_> {
     /// For the variables at `positions` (name, position in a quad or row): the filters
@@ -29,6 +39,19 @@ impl Pushed<'_> {
             }
         }
         out
+    }
+
+    /// Whether a joined row (`ids`) passes the late filters that are `ready`.
+    fn late_pass(&mut self, ready: &[Ready], ids: &[TermId], decoder: &mut Decoder<'_>) -> bool {
+        ready.iter().all(|(filter, at)| {
+            for (layout, column) in at {
+                self.row[*layout] = decoder.value(ids[*column]);
+            }
+            match &self.late[*filter] {
+                Late::Filter(e) => e.effective_boolean_value(self.row) == Some(true),
+                Late::Bind(_) => true,
+            }
+        })
     }
 
     /// Whether the ids pass every check.
@@ -44,8 +67,15 @@ impl Pushed<'_> {
     }
 }
 
+/// A late filter of the pattern's variables only (index in `Plan::late`), with each
+/// variable's place in the layout.
+pub(super) type Early = (usize, Vec<(Variable, usize)>);
+
 /// Joined rows past this many go back to spareval (the memory budget stops them too).
 pub(super) const MAX_ROWS: usize = 4_000_000;
+/// A pattern no variable connects to the rest is joined (a cross product) only when its
+/// range holds at most this many entries.
+const CROSS_MAX: usize = 1024;
 /// Patterns joined on this path at most.
 pub(super) const MAX_PATTERNS: usize = 8;
 
@@ -74,7 +104,8 @@ impl Scan {
 /// variables. The first scan is cut into parts (`Workers::parts`) and each part's rows
 /// go through every step on one of the query's threads, each thread with its own
 /// `Local` (from `init`). `filtered`: the variable of each pushed filter. `None`: not a
-/// join this path takes (a cross product, too many patterns or rows, a triple term).
+/// join this path takes (a cross product with more than `CROSS_MAX` entries, too many patterns or rows, a triple
+/// term).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     patterns: &[TriplePattern],
@@ -84,6 +115,7 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     init: &(dyn Fn() -> Option<L> + Sync),
     filtered: &[&Variable],
     equalities: &[Equality],
+    early: &[Early],
 ) -> Result<Option<JoinedRows>, QueryError> {
     if patterns.len() > MAX_PATTERNS {
         return Ok(None);
@@ -212,20 +244,54 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                 }
                 next
             }
-            // Not connected by a variable: maybe by a `FILTER(?a = ?b)`.
+            // Not connected by a variable: maybe by a `FILTER(?a = ?b)`, else a cross
+            // product with a small scan (a constant's values beside everyone's; every
+            // row with every quad: a hash join on no key).
             None => {
-                let Some((next, column, position)) = equality_join(
+                if let Some((next, column, position)) = equality_join(
                     &scans, &remaining, &sizes, &columns, &rows, equalities, snapshot,
-                ) else {
-                    return Ok(None);
-                };
-                shared.push((column, position));
-                fresh.extend(scans[next].positions.names.iter().cloned());
-                next
+                ) {
+                    shared.push((column, position));
+                    fresh.extend(scans[next].positions.names.iter().cloned());
+                    next
+                } else {
+                    let n_rows = rows.iter().map(Vec::len).sum::<usize>() / columns.len().max(1);
+                    let Some(next) = remaining
+                        .iter()
+                        .copied()
+                        .filter(|i| sizes[*i] <= CROSS_MAX)
+                        .min_by_key(|i| sizes[*i])
+                        .filter(|i| n_rows.saturating_mul(sizes[*i]) <= MAX_ROWS)
+                    else {
+                        return Ok(None);
+                    };
+                    fresh.extend(scans[next].positions.names.iter().cloned());
+                    next
+                }
             }
         };
         remaining.retain(|i| *i != next);
         let scan = &scans[next];
+        // The late filters whose last variable this step binds.
+        let column_of = |v: &Variable| {
+            columns.iter().position(|c| c == v).or_else(|| {
+                fresh
+                    .iter()
+                    .position(|(f, _)| f == v)
+                    .map(|k| columns.len() + k)
+            })
+        };
+        let ready: Vec<Ready> = early
+            .iter()
+            .filter(|(_, vars)| !vars.iter().all(|(v, _)| columns.contains(v)))
+            .filter_map(|(filter, vars)| {
+                let at: Option<Vec<(usize, usize)>> = vars
+                    .iter()
+                    .map(|(v, layout)| column_of(v).map(|c| (*layout, c)))
+                    .collect();
+                Some((*filter, at?))
+            })
+            .collect();
         if shared.len() > 3 {
             return Ok(None);
         }
@@ -251,7 +317,13 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                     let before = joined.len();
                     probe(row, &mut |quad| {
                         if !checked || pushed.pass(&checks, quad, decoder) {
+                            let start = joined.len();
                             emit(row, quad, &mut joined);
+                            if !ready.is_empty()
+                                && !pushed.late_pass(&ready, &joined[start..], decoder)
+                            {
+                                joined.truncate(start);
+                            }
                         }
                     });
                     counted += (joined.len() - before) / (width + fresh.len()).max(1);
@@ -260,6 +332,9 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                             return Ok(None);
                         }
                         counted = 0;
+                        // Rows made count as checks too: a row that joins with many
+                        // quads (a cross product) is many rows' work.
+                        workers.check()?;
                     }
                 }
                 Ok(limit.add(counted).then_some(joined))

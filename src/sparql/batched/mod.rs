@@ -28,6 +28,7 @@
 mod fold;
 mod join;
 pub(crate) mod parallel;
+mod rows;
 mod values;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -40,7 +41,7 @@ use super::QueryError;
 use crate::model::{Literal, Term};
 use crate::sparql::dataset::stored_id;
 use crate::store::{Snapshot, TermId, TermKind};
-use join::{AsLocal, Equality, Pushed, join_rows, scan_pattern};
+use join::{AsLocal, Early, Equality, Pushed, join_rows, scan_pattern};
 use parallel::Workers;
 use parking_lot::Mutex;
 use spareval::CancellationToken;
@@ -136,6 +137,7 @@ fn body(query: &Query) -> Option<(&GraphPattern, Option<&oxiri::Iri<String>>)> {
 pub fn may_apply(query: &Query) -> bool {
     fn walk(pattern: &GraphPattern) -> bool {
         matches!(pattern, GraphPattern::Group { inner, .. } if group_body(inner).is_some())
+            || rows::may_apply(pattern)
             || children(pattern).into_iter().any(walk)
     }
     body(query).is_some_and(|(pattern, _)| walk(pattern))
@@ -193,6 +195,15 @@ fn rewrite_pattern(
         && let Some(values) = answer_group(inner, variables, aggregates, context)?
     {
         *pattern = values;
+        *done += 1;
+        return Ok(());
+    }
+    // The inside of an `ORDER BY` (under its projection, which says what it keeps).
+    let order_by = matches!(
+        pattern,
+        GraphPattern::Project { inner, .. } if rows::may_apply(inner)
+    ) || rows::may_apply(pattern);
+    if order_by && rows::rewrite(pattern, context)? {
         *done += 1;
         return Ok(());
     }
@@ -276,6 +287,8 @@ struct Plan<'q> {
     binds: usize,
     pushed: Vec<OneVariable>,
     late: Vec<Late>,
+    /// The late filters of the pattern's variables only (a join runs them early).
+    early: Vec<Early>,
     equalities: Vec<Equality>,
     keys: Vec<Column>,
     aggregates: Vec<Agg>,
@@ -304,6 +317,7 @@ impl<'q> Plan<'q> {
         let mut binds: Vec<Variable> = Vec::new();
         let mut pushed = Vec::new();
         let mut late = Vec::new();
+        let mut early = Vec::new();
         let mut equalities = Vec::new();
         let mut row_columns: Vec<usize> = Vec::new();
         // Compiles a row expression over the layout and the binds made so far.
@@ -342,15 +356,25 @@ impl<'q> Plan<'q> {
                                 same_term: matches!(conjunct, Expression::SameTerm(..)),
                             });
                         }
-                        match values::variables(conjunct).as_slice() {
+                        let variables = values::variables(conjunct);
+                        match variables.as_slice() {
                             [v] if layout.contains(v) => {
                                 pushed.push(OneVariable::compile(conjunct, v, base_iri)?);
                             }
-                            _ => late.push(Late::Filter(row_expression(
-                                conjunct,
-                                &binds,
-                                &mut row_columns,
-                            )?)),
+                            _ => {
+                                let at: Option<Vec<(Variable, usize)>> = variables
+                                    .iter()
+                                    .map(|v| Some((v.clone(), layout.iter().position(|l| l == v)?)))
+                                    .collect();
+                                if let Some(at) = at {
+                                    early.push((late.len(), at));
+                                }
+                                late.push(Late::Filter(row_expression(
+                                    conjunct,
+                                    &binds,
+                                    &mut row_columns,
+                                )?));
+                            }
                         }
                     }
                 }
@@ -435,6 +459,7 @@ impl<'q> Plan<'q> {
             binds: binds.len(),
             pushed,
             late,
+            early,
             equalities,
             keys,
             aggregates: aggs,
@@ -444,6 +469,40 @@ impl<'q> Plan<'q> {
 }
 
 impl Plan<'_> {
+    /// Runs the filters and binds of several variables on one joined row (ids at `at`):
+    /// false when a filter drops it. `row` gets the decoded values the expressions read,
+    /// then the binds' values (after the layout's columns).
+    fn late_pass(
+        &self,
+        ids: &[TermId],
+        at: &[usize],
+        row: &mut Row,
+        decoder: &mut Decoder<'_>,
+    ) -> bool {
+        if self.row_columns.is_empty() && self.late.is_empty() {
+            return true;
+        }
+        let n = self.layout.len();
+        for c in &self.row_columns {
+            row[*c] = decoder.value(ids[at[*c]]);
+        }
+        let mut k = 0;
+        for step in &self.late {
+            match step {
+                Late::Filter(e) => {
+                    if e.effective_boolean_value(row) != Some(true) {
+                        return false;
+                    }
+                }
+                Late::Bind(e) => {
+                    row[n + k] = e.evaluate(row);
+                    k += 1;
+                }
+            }
+        }
+        true
+    }
+
     /// The expressions of one variable, memoized per id: pushed filters, then aggregate
     /// arguments (the same order in every thread's plan).
     fn one_variables(&mut self) -> impl Iterator<Item = &mut OneVariable> {
@@ -488,6 +547,8 @@ struct Local<'q, 's> {
     plan: Plan<'q>,
     pushed: Vec<OneVariable>,
     decoder: Decoder<'s>,
+    /// The row a join's early filters read.
+    scratch: Row,
 }
 
 impl<'q, 's> Local<'q, 's> {
@@ -501,10 +562,12 @@ impl<'q, 's> Local<'q, 's> {
             }
         }
         let pushed = std::mem::take(&mut plan.pushed);
+        let scratch = vec![None; plan.layout.len() + plan.binds];
         Some(Self {
             plan,
             pushed,
             decoder: Decoder::new(snapshot),
+            scratch,
         })
     }
 }
@@ -514,6 +577,8 @@ impl<'s> AsLocal<'s> for Local<'_, 's> {
         (
             Pushed {
                 filters: &mut self.pushed,
+                late: &self.plan.late,
+                row: &mut self.scratch,
             },
             &mut self.decoder,
         )
@@ -691,24 +756,8 @@ impl<'p, 'q> Grouping<'p, 'q> {
     /// Adds one solution (ids at `self.at`); false past `MAX_GROUPS`.
     fn add(&mut self, ids: &[TermId], decoder: &mut Decoder<'_>) -> bool {
         let n = self.plan.layout.len();
-        if !self.plan.row_columns.is_empty() || !self.plan.late.is_empty() {
-            for c in &self.plan.row_columns {
-                self.row[*c] = decoder.value(ids[self.at[*c]]);
-            }
-            let mut k = 0;
-            for step in &self.plan.late {
-                match step {
-                    Late::Filter(e) => {
-                        if e.effective_boolean_value(&self.row) != Some(true) {
-                            return true;
-                        }
-                    }
-                    Late::Bind(e) => {
-                        self.row[n + k] = e.evaluate(&self.row);
-                        k += 1;
-                    }
-                }
-            }
+        if !self.plan.late_pass(ids, &self.at, &mut self.row, decoder) {
+            return true;
         }
         let mut key: Key = ([0; 3], Vec::new());
         let mut slot = 0;
@@ -821,6 +870,8 @@ fn answer_group(
                 let mut alive = workers.ticker();
                 let mut filters = Pushed {
                     filters: &mut local.pushed,
+                    late: &[],
+                    row: &mut Vec::new(),
                 };
                 let checks = filters.checks(&positions.names);
                 let mut grouping = Grouping::new(&mut local.plan, at.clone());
@@ -849,6 +900,7 @@ fn answer_group(
                 &init,
                 &filtered,
                 &plan.equalities,
+                &plan.early,
             )?
             else {
                 return Ok(None);
@@ -968,38 +1020,20 @@ fn finish(
         let mut row = Vec::with_capacity(output.len());
         let (mut slot, mut k) = (0, 0);
         for column in &plan.keys {
-            let term = match column {
+            let entry = match column {
                 Column::Id(_) => {
                     slot += 1;
-                    let id = ids[slot - 1];
-                    // IRIs and literals go by id (decoded only if a result needs them).
-                    match snapshot.kind(id) {
-                        Some(TermKind::NamedNode) => {
-                            row.push(Some(GroundTerm::NamedNode(stored_id::named(id))));
-                            continue;
-                        }
-                        Some(TermKind::Literal) => {
-                            row.push(Some(GroundTerm::Literal(stored_id::literal(id))));
-                            continue;
-                        }
-                        _ => snapshot.term(id),
-                    }
+                    ground_id(ids[slot - 1], snapshot).map(Some)
                 }
                 Column::Bound(_) => {
                     k += 1;
-                    match &bound[k - 1] {
-                        Some(value) => Some(Term::from(value.clone())),
-                        None => {
-                            row.push(None);
-                            continue;
-                        }
-                    }
+                    ground_value(&bound[k - 1])
                 }
             };
-            let Some(term) = term.and_then(ground) else {
+            let Some(entry) = entry else {
                 return Ok(None);
             };
-            row.push(Some(term));
+            row.push(entry);
         }
         let (mut d, mut values) = (0, group.values.into_iter());
         for agg in &plan.aggregates {
@@ -1034,6 +1068,24 @@ fn finish(
         variables: output,
         bindings,
     }))
+}
+
+/// A stored term as a `VALUES` entry: IRIs and literals by id (decoded only if a result
+/// needs them), a triple term decoded; `None` for a blank node (or an unknown id).
+fn ground_id(id: TermId, snapshot: &Snapshot) -> Option<GroundTerm> {
+    match snapshot.kind(id) {
+        Some(TermKind::NamedNode) => Some(GroundTerm::NamedNode(stored_id::named(id))),
+        Some(TermKind::Literal) => Some(GroundTerm::Literal(stored_id::literal(id))),
+        _ => snapshot.term(id).and_then(ground),
+    }
+}
+
+/// A computed value as a `VALUES` entry (unbound stays unbound); `None` for a blank node.
+fn ground_value(value: &Option<ExpressionTerm>) -> Option<Option<GroundTerm>> {
+    match value {
+        Some(value) => ground(Term::from(value.clone())).map(Some),
+        None => Some(None),
+    }
 }
 
 fn ground(term: Term) -> Option<GroundTerm> {

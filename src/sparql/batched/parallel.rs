@@ -112,6 +112,13 @@ impl<'c> Workers<'c> {
         parts
     }
 
+    /// A cancellation check now (and the query's governor check).
+    pub(super) fn check(&self) -> Result<(), QueryError> {
+        self.cancellation
+            .ensure_alive()
+            .map_err(|_| QueryError::Cancelled)
+    }
+
     /// Cancellation check every `super::CHECK_EVERY` calls of the returned closure.
     pub(super) fn ticker(&self) -> impl FnMut() -> Result<(), QueryError> + '_ {
         let mut ticks = 0usize;

@@ -8,7 +8,7 @@
 use rustc_hash::FxHashMap;
 use spareval::{ExpressionTerm, Row, RowExpression};
 use spargebra::algebra::{Expression, Function};
-use spargebra::term::Variable;
+use spargebra::term::{NamedNode, Variable};
 
 use crate::store::{Snapshot, TermId};
 
@@ -31,6 +31,11 @@ impl<'s> Decoder<'s> {
 
     /// The value of an id, decoded again on every call (for callers that keep what
     /// they compute from it).
+    /// The id of an IRI in the store, if it holds it.
+    fn lookup(&self, iri: &NamedNode) -> Option<TermId> {
+        self.snapshot.lookup(&iri.clone().into())
+    }
+
     pub(super) fn decode(&self, id: TermId) -> Option<ExpressionTerm> {
         self.snapshot.term(id).map(ExpressionTerm::from)
     }
@@ -54,6 +59,46 @@ pub(super) struct OneVariable {
     /// true): a filter meets few distinct ids, or runs of one id in index order, and
     /// most answers then cost neither a hash, a lock nor a clone.
     held: Vec<(TermId, u8)>,
+    /// A filter `?v = <iri>` (or `sameTerm`), or its negation: decided on ids, without
+    /// decoding `?v`.
+    by_id: Option<ById>,
+}
+
+/// `?v = <iri>` when `equal`, else `?v != <iri>`. An IRI is equal to itself only, and
+/// comparing it with anything never raises an error (RDF term equality errs only between
+/// two literals), and a term has one id: so the filter holds when the ids are (not) the
+/// same.
+struct ById {
+    iri: NamedNode,
+    equal: bool,
+    /// The IRI's id, once looked up (`Some(None)`: the store does not hold it).
+    id: Option<Option<TermId>>,
+}
+
+impl ById {
+    fn recognize(expression: &Expression, variable: &Variable) -> Option<Self> {
+        let (equal, inner) = match expression {
+            Expression::Not(inner) => (false, inner.as_ref()),
+            other => (true, other),
+        };
+        let (Expression::Equal(a, b) | Expression::SameTerm(a, b)) = inner else {
+            return None;
+        };
+        let iri = match (a.as_ref(), b.as_ref()) {
+            (Expression::Variable(v), Expression::NamedNode(iri))
+            | (Expression::NamedNode(iri), Expression::Variable(v))
+                if v == variable =>
+            {
+                iri.clone()
+            }
+            _ => return None,
+        };
+        Some(Self {
+            iri,
+            equal,
+            id: None,
+        })
+    }
 }
 
 /// Slots of `OneVariable::held`.
@@ -93,6 +138,7 @@ impl OneVariable {
         variable: &Variable,
         base_iri: Option<&BaseIri>,
     ) -> Option<Self> {
+        let by_id = ById::recognize(expression, variable);
         let expression = compile(expression, |v| (v == variable).then_some(0), base_iri)?;
         Some(Self {
             variable: variable.clone(),
@@ -100,6 +146,7 @@ impl OneVariable {
             row: vec![None],
             results: Memo::Own(FxHashMap::default()),
             held: Vec::new(),
+            by_id,
         })
     }
 
@@ -137,6 +184,10 @@ impl OneVariable {
 
     /// Whether the expression's effective boolean value is true (a `FILTER`).
     pub(super) fn holds(&mut self, id: TermId, decoder: &mut Decoder<'_>) -> bool {
+        if let Some(by_id) = &mut self.by_id {
+            let constant = *by_id.id.get_or_insert_with(|| decoder.lookup(&by_id.iri));
+            return (constant == Some(id)) == by_id.equal;
+        }
         if self.held.is_empty() {
             self.held = vec![(0, 0); HELD_SLOTS];
         }
