@@ -112,8 +112,8 @@ pub enum EngineError {
     SharedLogDiverged { graph: String, reason: String },
     #[error(
         "graph {graph:?}: the commit log is corrupt at commit {commit_seq} (byte offset {offset}): \
-         {reason}; {intact_after} intact record(s) follow it, so this is not a torn tail and \
-         nothing was cut. Inspect it with `strata verify --graph {graph}`; \
+         {reason}; {intact_after} intact record(s) after it; not a torn tail, so nothing was \
+         cut. Inspect it with `strata verify --graph {graph}`; \
          `strata repair --graph {graph} --yes` cuts the log before commit {commit_seq} and keeps \
          a copy of everything it removes"
     )]

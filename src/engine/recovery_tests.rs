@@ -376,15 +376,58 @@ fn repair_keeps_a_copy_of_everything_it_removes() -> TestResult {
     );
     assert!(saved.join("store/MANIFEST").exists());
     assert!(std::fs::read_to_string(saved.join("REPAIR.txt"))?.contains("first bad commit: 10"));
+
+    assert_eq!(plan.reserved_through, N_COMMITS);
+    // The log keeps commits 1..=9, then placeholders 10..=31: commit 10 to 31 were
+    // acknowledged once, and a later commit must never carry one of their numbers.
     assert_eq!(
-        std::fs::read(log_path(dir.path()))?,
+        std::fs::read(log_path(dir.path()))?[..cut_at as usize],
         before[..cut_at as usize]
     );
-
     let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
-    assert!(check.is_healthy() && check.log.n_commits == 9, "{check:?}");
-    assert_eq!(open_head(dir.path())?, 9);
-    assert_eq!(next_commit(dir.path())?, Some(10));
+    assert!(
+        check.is_healthy() && check.log.n_commits == N_COMMITS,
+        "{check:?}"
+    );
+    assert_eq!(open_head(dir.path())?, N_COMMITS);
+    {
+        let engine = Engine::open(dir.path(), config())?;
+        let graph = engine.graph("main")?;
+        let commits = graph.commits_newest_first(0, usize::MAX);
+        let placeholder = &commits[0];
+        assert_eq!(placeholder.header.commit_seq, N_COMMITS);
+        assert_eq!(
+            placeholder.header.n_inserted + placeholder.header.n_deleted,
+            0
+        );
+        assert!(
+            placeholder
+                .header
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("placeholder: the commit numbered 31 was removed")),
+            "{:?}",
+            placeholder.header.message
+        );
+        // Reading at a placeholder sees the last kept commit's graph.
+        let count = |seq| -> Result<String, Box<dyn std::error::Error>> {
+            let answer = graph.read_at(seq).query(
+                "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
+                &super::ReadOptions::default(),
+            )?;
+            match answer.results {
+                crate::sparql::QueryResults::Solutions(mut rows) => Ok(rows
+                    .next()
+                    .ok_or("no row")??
+                    .get("n")
+                    .ok_or("no n")?
+                    .to_string()),
+                _ => Err("not solutions".into()),
+            }
+        };
+        assert_eq!(count(20)?, count(9)?);
+    }
+    assert_eq!(next_commit(dir.path())?, Some(N_COMMITS + 1));
     let plan = Engine::open(dir.path(), config())?.repair_graph("main", true)?;
     assert!(plan.is_empty(), "a healthy graph needs no repair");
     Ok(())
@@ -428,5 +471,55 @@ fn idempotent_replays_are_acknowledged_only_once_durable_and_visible() -> TestRe
         });
     }
     assert_eq!(graph.head_seq(), 40);
+    Ok(())
+}
+
+/// Issue 25: a duplicated last record (an intact record that is not the next commit) is
+/// reported with the same count by `verify` and by the open: nothing after it, and it is
+/// not cut (it is intact, so not a torn write).
+#[test]
+fn a_duplicated_last_record_is_the_same_damage_to_verify_and_to_the_open() -> TestResult {
+    let (dir, records) = graph_with_31_commits(false);
+    let (offset, len) = records[N_COMMITS as usize - 1];
+    let mut bytes = std::fs::read(log_path(dir.path()))?;
+    let last = bytes[offset as usize..(offset + len) as usize].to_vec();
+    bytes.extend_from_slice(&last);
+    std::fs::write(log_path(dir.path()), &bytes)?;
+
+    let check = Engine::open(dir.path(), config())?.verify_graph("main")?;
+    assert!(!check.is_healthy());
+    assert_eq!(check.log.n_commits, N_COMMITS);
+    let reason =
+        format!("an intact record for commit {N_COMMITS} does not link to commit {N_COMMITS}");
+    assert_eq!(check.log.first_bad, Some((N_COMMITS + 1, reason)));
+    assert_eq!(check.log.intact_after, 0);
+    let Err(error) = open_head(dir.path()) else {
+        panic!("the open must refuse");
+    };
+    let text = error.to_string();
+    let EngineError::LogCorrupt {
+        commit_seq,
+        intact_after,
+        ..
+    } = error
+    else {
+        panic!("expected log_corrupt, got {text}");
+    };
+    assert_eq!((commit_seq, intact_after), (N_COMMITS + 1, 0));
+    assert!(
+        text.contains(&format!(
+            "the commit log is corrupt at commit {}",
+            N_COMMITS + 1
+        )) && text.contains(&format!(
+            "an intact record for commit {N_COMMITS} does not link to commit {N_COMMITS}; \
+             0 intact record(s) after it; not a torn tail, so nothing was cut"
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(log_path(dir.path()))?,
+        bytes,
+        "nothing is cut"
+    );
     Ok(())
 }

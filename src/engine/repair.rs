@@ -70,6 +70,11 @@ pub struct RepairPlan {
     pub cut_bytes: u64,
     pub move_checkpoint: bool,
     pub move_search: bool,
+    /// Commit numbers up to this one were handed out (by removed records, or by store
+    /// files ahead of the log): the commits after `keep_commits` through it become empty
+    /// placeholder commits, so no later commit carries a number someone may have cited.
+    /// `keep_commits` when there are none.
+    pub reserved_through: CommitSeq,
     /// Where the removed files were moved (when applied).
     pub saved_to: Option<PathBuf>,
 }
@@ -159,8 +164,10 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
     // Search indexes record only the commit they reflect: after a cut, later commits would
     // reuse those numbers, so indexes of the removed history must go.
     let move_search = move_checkpoint && dir.join(SEARCH_DIR).exists();
+    let reserved_through = numbers_handed_out(&check, &log_path, log_len)?;
     let mut plan = RepairPlan {
         keep_commits: check.log.n_commits,
+        reserved_through,
         cut_bytes,
         move_checkpoint: move_checkpoint
             && (dir.join(CHECKPOINT_FILE).exists() || dir.join(STORE_DIR).exists()),
@@ -208,9 +215,17 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
             ));
         }
     }
+    if plan.reserved_through > plan.keep_commits {
+        note.push_str(&format!(
+            "commits {}..={} are empty placeholders: those numbers were handed out before \
+             and are never reused\n",
+            plan.keep_commits + 1,
+            plan.reserved_through
+        ));
+    }
     note.push_str(&format!(
         "the next commit is numbered {}\n",
-        plan.keep_commits + 1
+        plan.reserved_through + 1
     ));
     let note_path = saved.join("REPAIR.txt");
     write_synced(&note_path, note.as_bytes())?;
@@ -225,8 +240,77 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
             .map_err(|e| EngineError::io(&log_path, e))?;
     }
     sync_dir(dir)?;
+    write_placeholders(&log_path, plan.keep_commits, plan.reserved_through, stamp)?;
     plan.saved_to = Some(saved);
     Ok(plan)
+}
+
+/// The highest commit number the graph handed out: its verified log's last commit, a
+/// commit an intact record past it carries, the bad record's own number when it is
+/// garbled (an intact one says its number itself), a commit the store files hold.
+fn numbers_handed_out(
+    check: &GraphCheck,
+    log_path: &Path,
+    log_len: u64,
+) -> Result<CommitSeq, EngineError> {
+    let mut highest = check.log.n_commits;
+    let from = check.log.valid_len;
+    if from < log_len {
+        let file = File::open(log_path).map_err(|e| EngineError::io(log_path, e))?;
+        highest = highest.max(crate::log::highest_intact_commit(&file, from, log_len).unwrap_or(0));
+        if let Some((seq, _)) = &check.log.first_bad
+            && !crate::log::intact_record_at(&file, from, log_len)
+        {
+            highest = highest.max(*seq);
+        }
+    }
+    if let CheckpointCheck::Ahead { checkpoint_seq } = check.checkpoint {
+        highest = highest.max(checkpoint_seq);
+    }
+    Ok(highest)
+}
+
+/// Appends empty commits `after + 1 ..= through` to the (repaired) log, each saying which
+/// repair removed the commit that had its number, and makes them durable.
+fn write_placeholders(
+    log_path: &Path,
+    after: CommitSeq,
+    through: CommitSeq,
+    stamp: i64,
+) -> Result<(), EngineError> {
+    if through <= after {
+        return Ok(());
+    }
+    let (log, report) = crate::log::CommitLog::open(log_path, false)?;
+    let (mut parent, mut at) = match report.entries.last() {
+        Some(last) => (last.hash, last.header.committed_at),
+        None => (CommitHash::ZERO, time::OffsetDateTime::UNIX_EPOCH),
+    };
+    at = at.max(time::OffsetDateTime::now_utc());
+    let empty = crate::log::encode_quads(b"");
+    for seq in after + 1..=through {
+        let header = crate::log::CommitHeader {
+            commit_seq: seq,
+            parent_hash: parent,
+            committed_at: at,
+            observed_at: None,
+            author: Some("strata repair".into()),
+            message: Some(format!(
+                "placeholder: the commit numbered {seq} was removed by strata repair at unix \
+                 time {stamp} (a copy is in repair-{stamp}/); this commit changes nothing"
+            )),
+            idempotency_key: None,
+            request_digest: None,
+            n_inserted: 0,
+            n_deleted: 0,
+            quads_digest: empty.digest,
+        };
+        let hash = header.hash();
+        log.append(&crate::log::encode_record(&header, hash, &empty))?;
+        parent = hash;
+    }
+    log.sync()?;
+    Ok(())
 }
 
 /// Copies the bytes of `path` from `offset` to the end into `to`, durably.

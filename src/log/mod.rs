@@ -14,6 +14,7 @@ pub use codec::{
     encode_quads, encode_record, format_time, parse_time, quads_digest,
 };
 pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log, verify_log_with};
+pub(crate) use reader::{highest_intact_commit, intact_record_at};
 pub use shared::{Appended, Cluster, ClusterHandle, SharedLog};
 pub use writer::CommitLog;
 
@@ -30,11 +31,12 @@ pub enum LogError {
         #[source]
         source: std::io::Error,
     },
-    /// A bad record with intact records after it: not a torn tail but damage to history
+    /// A bad record with intact records after it, or an intact record that is not the
+    /// next commit (a duplicated or foreign one): not a torn tail but damage to history
     /// that was acknowledged. Nothing is cut; an operator decides (`strata repair`).
     #[error(
         "commit log {path} is corrupt at commit {commit_seq} (byte offset {offset}): {reason}; \
-         {intact_after} intact record(s) follow it, so it is not a torn tail and nothing was cut"
+         {intact_after} intact record(s) after it; not a torn tail, so nothing was cut"
     )]
     Corrupt {
         path: String,

@@ -101,7 +101,9 @@ pub(crate) fn scan(path: &Path, file: &File, mapped: bool) -> Result<OpenReport,
                             header.commit_seq,
                             expected_seq - 1
                         ),
-                        intact_after: 1 + count_intact_records(file, offset + len, file_len),
+                        // The records after this one (it is intact itself, but not a
+                        // commit of this history): what `verify` counts too.
+                        intact_after: count_intact_records(file, offset + len, file_len),
                     });
                 }
                 expected_parent = hash;
@@ -142,8 +144,30 @@ pub(crate) fn scan(path: &Path, file: &File, mapped: bool) -> Result<OpenReport,
 /// candidate). Used after a bad record to tell a torn tail (none) from corruption in the
 /// middle of the log (some).
 pub(crate) fn count_intact_records(file: &File, from: u64, end: u64) -> u64 {
-    const CHUNK: usize = 1 << 20;
     let mut count = 0;
+    intact_records(file, from, end, |_| count += 1);
+    count
+}
+
+/// The highest commit number an intact record between `from` and `end` carries (what a
+/// repair removing those bytes must not hand out again).
+pub(crate) fn highest_intact_commit(file: &File, from: u64, end: u64) -> Option<CommitSeq> {
+    let mut highest = None;
+    intact_records(file, from, end, |seq| {
+        highest = highest.max(Some(seq));
+    });
+    highest
+}
+
+/// Whether a whole record that passes its CRC starts at `at`.
+pub(crate) fn intact_record_at(file: &File, at: u64, end: u64) -> bool {
+    intact_record(file, at, end).is_some()
+}
+
+/// Calls `visit` with the commit number of each record between `from` and `end` that
+/// passes its frame and CRC checks (found by their magic, skipping garbled bytes).
+fn intact_records(file: &File, from: u64, end: u64, mut visit: impl FnMut(CommitSeq)) {
+    const CHUNK: usize = 1 << 20;
     let mut pos = from;
     let mut chunk = vec![0u8; CHUNK];
     'chunks: while pos + FRAME_LEN as u64 <= end {
@@ -154,9 +178,9 @@ pub(crate) fn count_intact_records(file: &File, from: u64, end: u64) -> u64 {
         let mut i = 0;
         while let Some(found) = find_magic(&chunk[i..want]) {
             let at = pos + (i + found) as u64;
-            match intact_record_len(file, at, end) {
-                Some(len) => {
-                    count += 1;
+            match intact_record(file, at, end) {
+                Some((len, seq)) => {
+                    visit(seq);
                     pos = at + len;
                     continue 'chunks;
                 }
@@ -170,7 +194,6 @@ pub(crate) fn count_intact_records(file: &File, from: u64, end: u64) -> u64 {
         // still found.
         pos += (want - (codec::MAGIC.len() - 1)) as u64;
     }
-    count
 }
 
 fn find_magic(bytes: &[u8]) -> Option<usize> {
@@ -179,8 +202,9 @@ fn find_magic(bytes: &[u8]) -> Option<usize> {
         .position(|w| w == codec::MAGIC)
 }
 
-/// The length of the record at `at` when it is whole and passes its CRC.
-fn intact_record_len(file: &File, at: u64, end: u64) -> Option<u64> {
+/// The length and commit number of the record at `at` when it is whole and passes its
+/// CRC.
+fn intact_record(file: &File, at: u64, end: u64) -> Option<(u64, CommitSeq)> {
     let mut frame_bytes = [0u8; FRAME_LEN];
     file.read_exact_at(&mut frame_bytes, at).ok()?;
     let frame = codec::decode_frame(&frame_bytes)?;
@@ -193,8 +217,8 @@ fn intact_record_len(file: &File, at: u64, end: u64) -> Option<u64> {
     }
     let mut rest = vec![0u8; rest_len];
     file.read_exact_at(&mut rest, at + FRAME_LEN as u64).ok()?;
-    codec::decode_body(&frame, &rest, false)?;
-    Some(total)
+    let record = codec::decode_body(&frame, &rest, false)?;
+    Some((total, record.header.commit_seq))
 }
 
 /// Re-reads the whole log, recomputing every quads digest and commit hash.
@@ -280,16 +304,13 @@ fn verify_one(
         .ok_or_else(|| Problem::Garbled("checksum mismatch or undecodable header".into()))?;
     let header = &record.header;
     let seq = so_far.n_commits + 1;
-    if header.commit_seq != seq {
+    // The words the open uses for the same record (`scan`).
+    if header.commit_seq != seq || header.parent_hash != so_far.head_hash {
         return Err(Problem::Wrong(format!(
-            "record says commit {}",
-            header.commit_seq
+            "an intact record for commit {} does not link to commit {}",
+            header.commit_seq,
+            seq - 1
         )));
-    }
-    if header.parent_hash != so_far.head_hash {
-        return Err(Problem::Wrong(
-            "parent_hash does not match the previous commit's hash".into(),
-        ));
     }
     if codec::quads_digest(&record.quads) != header.quads_digest {
         return Err(Problem::Wrong("quads do not match quads_digest".into()));

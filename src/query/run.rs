@@ -38,7 +38,17 @@ pub fn run(
 ) -> Result<Envelope, ApiError> {
     let (common, query) = args.parse()?;
     wait_for_commit(ctx, &common.graph, common.min_commit_seq)?;
-    match query {
+    // The engine names the HTTP/CLI parameter of a pinned read; these arguments call it
+    // `as_of_commit_seq` (the same on MCP and `POST /graphs/{g}/query`).
+    let named = |mut error: ApiError| {
+        if error.param.as_deref() == Some("as_of")
+            && error.code == crate::error::ErrorCode::CommitNotFound
+        {
+            error.param = Some("as_of_commit_seq".into());
+        }
+        error
+    };
+    let answer = match query {
         ModeQuery::Sparql(query) => sparql(ctx, &common, query, cancellation),
         ModeQuery::Structured(query) => structured(ctx, &common, query, cancellation),
         ModeQuery::Traverse(query) => traverse(ctx, &common, query, cancellation),
@@ -50,7 +60,8 @@ pub fn run(
         ModeQuery::Paths(query) => super::modes::paths(ctx, &common, &query),
         ModeQuery::Neighborhood(query) => super::modes::neighborhood(ctx, &common, &query),
         ModeQuery::Search(query) => super::search::search(ctx, &common, &query),
-    }
+    };
+    answer.map_err(named)
 }
 
 /// What a JSON query compiles against: the commit read, the graph's ontology there, and

@@ -4,6 +4,7 @@ mod beside;
 mod cli;
 mod clients;
 mod cluster;
+mod codes;
 mod console;
 mod crash;
 mod docs;

@@ -528,3 +528,26 @@ fn ending_a_session_answers_200_and_the_session_is_gone() {
         "a closed session is unknown"
     );
 }
+
+/// Issue 25: `tools/call` with `arguments` that are not an object got rmcp's -32601
+/// (method not found); it is the tool's coded `invalid_argument` error naming
+/// `arguments`, like any other bad argument, and the session goes on.
+#[test]
+fn a_tool_call_with_arguments_that_are_not_an_object_is_a_coded_error() {
+    let strata = Strata::new();
+    let server = strata.serve(&[]);
+    let mcp = crate::util::Mcp::open(&server, "");
+    for arguments in [
+        serde_json::json!([1, 2]),
+        serde_json::json!("graph main"),
+        serde_json::json!(7),
+    ] {
+        let result = mcp.call("inspect", arguments.clone());
+        assert_eq!(result["isError"], true, "{arguments}: {result}");
+        let error = &result["structuredContent"]["error"];
+        assert_eq!(error["code"], "invalid_argument", "{arguments}: {result}");
+        assert_eq!(error["param"], "arguments", "{arguments}: {result}");
+    }
+    let guide = mcp.call("inspect", serde_json::json!({"action": "guide"}));
+    assert_ne!(guide["isError"], true, "{guide}");
+}

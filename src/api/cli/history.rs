@@ -262,11 +262,22 @@ pub(super) fn run_repair(
             verb("moved", "would move")
         );
     }
+    if plan.reserved_through > plan.keep_commits {
+        println!(
+            "{} commits {}..={} as empty placeholders (those numbers were handed out; a later \
+             commit never reuses one)",
+            verb("wrote", "would write"),
+            plan.keep_commits + 1,
+            plan.reserved_through
+        );
+    }
     match &plan.saved_to {
         Some(dir) => {
             println!(
-                "repaired: the graph now ends at commit {}; everything removed is in {}",
+                "repaired: the graph keeps commits 1..={} and now ends at commit {}; everything \
+                 removed is in {}",
                 plan.keep_commits,
+                plan.reserved_through,
                 dir.display()
             );
             Ok(ExitCode::SUCCESS)
@@ -276,7 +287,7 @@ pub(super) fn run_repair(
                 "nothing changed; run `strata repair --graph {} --yes` to repair (the next commit \
                  will be numbered {})",
                 cli.graph,
-                plan.keep_commits + 1
+                plan.reserved_through + 1
             );
             Ok(ExitCode::from(1))
         }

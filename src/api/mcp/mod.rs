@@ -487,6 +487,74 @@ impl ServerHandler for StrataMcp {
             cache_scope: supports_cache_hints.then_some(rmcp::model::CacheScope::Public),
         })
     }
+
+    /// rmcp hands over as a custom request any request whose params it cannot read,
+    /// `tools/call` with non-object `arguments` included (it would answer -32601, method
+    /// not found). A tool call gets the coded `invalid_argument` every other bad argument
+    /// gets, as the tool's error result; anything else stays "method not found".
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        if request.method != "tools/call" {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        let params = request.params.unwrap_or_default();
+        let (tool, problem) = unreadable_tool_call(&params);
+        let result = finish(
+            &tool,
+            "",
+            Instant::now(),
+            Err(ApiError::invalid_argument(problem.0, problem.1)),
+        );
+        Ok(rmcp::model::CustomResult::new(
+            serde_json::to_value(result).unwrap_or_default(),
+        ))
+    }
+}
+
+/// The tool a `tools/call` that rmcp could not read names, and what is wrong with it
+/// (the argument and why): `arguments` not an object, or `name` missing or not a string.
+fn unreadable_tool_call(params: &serde_json::Value) -> (String, (&'static str, String)) {
+    let tool = params
+        .get("name")
+        .and_then(|n| n.as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let kind = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    };
+    let problem = match (params.get("name"), params.get("arguments")) {
+        (Some(serde_json::Value::String(_)), Some(arguments)) if !arguments.is_object() => (
+            "arguments",
+            format!(
+                "the tool's arguments must be a JSON object (its parameters by name), not {}",
+                kind(arguments)
+            ),
+        ),
+        (Some(serde_json::Value::String(_)), _) => (
+            "params",
+            "the tools/call params could not be read: `name` is a string, `arguments` an \
+             object"
+                .to_owned(),
+        ),
+        (Some(name), _) => (
+            "name",
+            format!("the tool's name must be a string, not {}", kind(name)),
+        ),
+        (None, _) => ("name", "the tool to call is missing (`name`)".to_owned()),
+    };
+    (tool, problem)
 }
 
 impl StrataMcp {
