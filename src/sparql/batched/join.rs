@@ -73,6 +73,15 @@ pub(super) type Early = (usize, Vec<(Variable, usize)>);
 
 /// Joined rows past this many go back to spareval (the memory budget stops them too).
 pub(super) const MAX_ROWS: usize = 4_000_000;
+/// Ids in the joined rows past which they go back to spareval: 64M ids (256 MiB), so a
+/// narrow join may hold more than `MAX_ROWS` rows (BSBM a06 at 50M: 8.5M rows of four
+/// ids, which spareval took 15 s over).
+const MAX_IDS: usize = 1 << 26;
+
+/// The rows a join of `width` columns may hold.
+fn max_rows(width: usize) -> usize {
+    (MAX_IDS / width.max(1)).max(MAX_ROWS)
+}
 /// A pattern no variable connects to the rest is joined (a cross product) only when its
 /// range holds at most this many entries.
 const CROSS_MAX: usize = 1024;
@@ -192,7 +201,7 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
         .into_iter()
         .map(|part| Mutex::new(Some(part)))
         .collect();
-    let limit = RowLimit::new(MAX_ROWS);
+    let limit = RowLimit::new(max_rows(columns.len()));
     let Some(mut rows) = workers.map(parts.len(), init, |local, i| {
         let scan = &scans[first];
         let mut alive = workers.ticker();
@@ -261,7 +270,10 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                         .copied()
                         .filter(|i| sizes[*i] <= CROSS_MAX)
                         .min_by_key(|i| sizes[*i])
-                        .filter(|i| n_rows.saturating_mul(sizes[*i]) <= MAX_ROWS)
+                        .filter(|i| {
+                            n_rows.saturating_mul(sizes[*i])
+                                <= max_rows(columns.len() + scans[*i].positions.names.len())
+                        })
                     else {
                         return Ok(None);
                     };
@@ -302,7 +314,7 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
             joined.extend_from_slice(row);
             joined.extend(fresh.iter().map(|(_, p)| quad[*p]));
         };
-        let limit = RowLimit::new(MAX_ROWS);
+        let limit = RowLimit::new(max_rows(width + fresh.len()));
         // Each part of the rows through this step, on the query's threads; `probe`
         // gives one row's matching quads.
         let step = |probe: &Probe<'_>, checked: bool| {

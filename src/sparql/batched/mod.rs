@@ -22,8 +22,8 @@
 //! one term, so `COUNT(DISTINCT ?v)` counts distinct ids. A `FILTER(a && b)` keeps a row
 //! exactly when `a` and `b` are both true, so its conjuncts are applied separately. A
 //! group key or aggregate that is a blank node cannot be written in `VALUES`: such a
-//! query goes back to the row-at-a-time path, as do cross products and joins past
-//! `MAX_ROWS` rows.
+//! query goes back to the row-at-a-time path, as do cross products with a large range
+//! and joins past `MAX_ROWS` rows (or 64M ids, whichever is more).
 
 mod fold;
 mod join;
