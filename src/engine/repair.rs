@@ -306,7 +306,9 @@ fn write_placeholders(
             quads_digest: empty.digest,
         };
         let hash = header.hash();
-        log.append(&crate::log::encode_record(&header, hash, &empty))?;
+        let record = crate::log::encode_record(&header, hash, &empty)
+            .map_err(|e| EngineError::io(log_path, e))?;
+        log.append(&record)?;
         parent = hash;
     }
     log.sync()?;

@@ -17,7 +17,7 @@ use super::error::EngineError;
 use super::graph::Graph;
 use super::validation::{CommitValidation, shapes_graph_name, shapes_graph_quads};
 use crate::log::Appended;
-use crate::log::{CommitHeader, LogEntry, QuadsEncoder, QuadsSection, encode_record};
+use crate::log::{CommitHeader, EncodedRecord, LogEntry, QuadsEncoder, QuadsSection};
 use crate::model::Triple;
 use crate::model::{CommitHash, CommitSeq, NamedNode, Quad, Term};
 use crate::search::{Declaration, EMBEDDINGS_GRAPH};
@@ -414,10 +414,15 @@ impl Graph {
                 quads_digest: quads.digest,
             };
             let hash = header.hash();
-            let record = encode_record(&header, hash, &quads);
+            let record = EncodedRecord::new(&header, hash, quads);
             if let Some(shared) = &self.shared
                 && shared
-                    .append(seq, &record)
+                    .append(
+                        seq,
+                        &record
+                            .to_vec()
+                            .map_err(|e| EngineError::io(self.log.path(), e))?,
+                    )
                     .map_err(EngineError::from)
                     .inspect_err(|e| self.note_shared(e))?
                     == Appended::Conflict
@@ -445,7 +450,7 @@ impl Graph {
                     shared.announce_done();
                 }
             }
-            let offset = self.log.append(&record).map_err(EngineError::from)?;
+            let offset = self.log.append_record(&record).map_err(EngineError::from)?;
             self.store.apply_prepared(seq, prepared, &deletes);
             self.shacl.apply(seq, &checked);
             writer.head_hash = hash;
@@ -456,7 +461,7 @@ impl Graph {
                 header,
                 hash,
                 offset,
-                len: record.len() as u64,
+                len: record.len(),
             });
             drop(writer);
             self.sync_through(seq)?;
@@ -485,7 +490,11 @@ impl Graph {
         inserts: &[QuadKey],
         deletes: &[QuadKey],
     ) -> std::io::Result<QuadsSection> {
-        let mut encoder = QuadsEncoder::default();
+        // Past 64 MiB compressed, the record waits in an unlinked file beside the log.
+        let mut encoder = match self.log.path().parent() {
+            Some(dir) => QuadsEncoder::spilling_into(dir),
+            None => QuadsEncoder::default(),
+        };
         self.store.dict().write_nquads(inserts, &mut encoder)?;
         self.store.dict().write_nquads(deletes, &mut encoder)?;
         encoder.finish()

@@ -167,18 +167,129 @@ pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
 }
 
 /// A commit's quads section as it will be stored: digest of the uncompressed N-Quads,
-/// and the stored bytes (deflated when that pays off).
+/// and the stored bytes (deflated when that pays off), in memory or, for a big commit,
+/// in a spill file.
 pub struct QuadsSection {
     pub digest: [u8; 32],
-    stored: Vec<u8>,
+    stored: Stored,
     compressed: bool,
 }
 
+/// Where a section's stored bytes are.
+enum Stored {
+    Memory(Vec<u8>),
+    /// An unlinked temporary file beside the log (nothing is left behind by a crash),
+    /// with the CRC and length of its bytes.
+    Spilled {
+        file: std::fs::File,
+        len: u64,
+        crc: crc32fast::Hasher,
+    },
+}
+
+impl QuadsSection {
+    /// Bytes stored.
+    fn stored_len(&self) -> u64 {
+        match &self.stored {
+            Stored::Memory(bytes) => bytes.len() as u64,
+            Stored::Spilled { len, .. } => *len,
+        }
+    }
+
+    /// The stored bytes in memory (read back from a spill file).
+    fn stored_bytes(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+        match &self.stored {
+            Stored::Memory(bytes) => Ok(std::borrow::Cow::Borrowed(bytes)),
+            Stored::Spilled { file, len, .. } => {
+                let mut bytes = vec![0; usize::try_from(*len).map_err(std::io::Error::other)?];
+                std::os::unix::fs::FileExt::read_exact_at(file, &mut bytes, 0)?;
+                Ok(std::borrow::Cow::Owned(bytes))
+            }
+        }
+    }
+
+    /// Whether the stored bytes are in a spill file.
+    pub fn is_spilled(&self) -> bool {
+        matches!(self.stored, Stored::Spilled { .. })
+    }
+}
+
+/// Compressed quads past this many bytes go to a spill file when the encoder has a
+/// directory for it (`QuadsEncoder::spilling_into`).
+const SPILL_AFTER: usize = if cfg!(test) { 4 << 10 } else { 64 << 20 };
+
+/// Where the deflated bytes go: memory, then a spill file once past `SPILL_AFTER`.
+struct Sink {
+    dir: Option<std::path::PathBuf>,
+    memory: Vec<u8>,
+    file: Option<(std::io::BufWriter<std::fs::File>, crc32fast::Hasher, u64)>,
+}
+
+impl Sink {
+    fn spill(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
+        use std::hash::{BuildHasher, Hasher};
+        let mut random = std::collections::hash_map::RandomState::new().build_hasher();
+        random.write_u64(std::process::id().into());
+        let path = dir.join(format!(".spill-{:016x}.tmp", random.finish()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        // Unlinked at once: the bytes live as long as the handle, and a crash leaves
+        // nothing behind.
+        std::fs::remove_file(&path)?;
+        let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut crc = crc32fast::Hasher::new();
+        writer.write_all(&self.memory)?;
+        crc.update(&self.memory);
+        let len = self.memory.len() as u64;
+        self.memory = Vec::new();
+        self.file = Some((writer, crc, len));
+        Ok(())
+    }
+
+    fn finish(self) -> std::io::Result<Stored> {
+        match self.file {
+            None => Ok(Stored::Memory(self.memory)),
+            Some((writer, crc, len)) => {
+                let file = writer.into_inner().map_err(|e| e.into_error())?;
+                Ok(Stored::Spilled { file, len, crc })
+            }
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.file.is_none()
+            && self.memory.len() + buf.len() > SPILL_AFTER
+            && let Some(dir) = self.dir.clone()
+        {
+            self.spill(&dir)?;
+        }
+        match &mut self.file {
+            Some((writer, crc, len)) => {
+                writer.write_all(buf)?;
+                crc.update(buf);
+                *len += buf.len() as u64;
+            }
+            None => self.memory.extend_from_slice(buf),
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Streams N-Quads text into a `QuadsSection`: hashed and compressed as it is written,
-/// so a large commit never holds its whole text in memory.
+/// so a large commit never holds its whole text in memory (nor, with a spill directory,
+/// its compressed bytes).
 pub struct QuadsEncoder {
     hasher: Sha256,
-    deflate: flate2::write::DeflateEncoder<Vec<u8>>,
+    deflate: flate2::write::DeflateEncoder<Sink>,
     /// The raw text while it is short: small sections are stored uncompressed.
     raw: Vec<u8>,
     n_bytes: usize,
@@ -186,12 +297,7 @@ pub struct QuadsEncoder {
 
 impl Default for QuadsEncoder {
     fn default() -> Self {
-        Self {
-            hasher: Sha256::new(),
-            deflate: flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast()),
-            raw: Vec::new(),
-            n_bytes: 0,
-        }
+        Self::with_sink(None)
     }
 }
 
@@ -212,20 +318,42 @@ impl Write for QuadsEncoder {
 }
 
 impl QuadsEncoder {
+    /// An encoder whose compressed bytes go to an unlinked file in `dir` once they pass
+    /// 64 MiB (the log's directory: a big import's record is never whole in memory).
+    pub fn spilling_into(dir: &std::path::Path) -> Self {
+        Self::with_sink(Some(dir.to_owned()))
+    }
+
+    fn with_sink(dir: Option<std::path::PathBuf>) -> Self {
+        Self {
+            hasher: Sha256::new(),
+            deflate: flate2::write::DeflateEncoder::new(
+                Sink {
+                    dir,
+                    memory: Vec::new(),
+                    file: None,
+                },
+                flate2::Compression::fast(),
+            ),
+            raw: Vec::new(),
+            n_bytes: 0,
+        }
+    }
+
     /// Finishes the section. Writing into memory cannot fail; a failure would only come
-    /// from the compressor, and then the raw text is kept instead when it is short.
+    /// from the compressor or the spill file.
     pub fn finish(self) -> std::io::Result<QuadsSection> {
         let digest = self.hasher.finalize().into();
         if self.n_bytes < COMPRESS_MIN_BYTES {
             return Ok(QuadsSection {
                 digest,
-                stored: self.raw,
+                stored: Stored::Memory(self.raw),
                 compressed: false,
             });
         }
         Ok(QuadsSection {
             digest,
-            stored: self.deflate.finish()?,
+            stored: self.deflate.finish()?.finish()?,
             compressed: true,
         })
     }
@@ -238,34 +366,108 @@ pub fn encode_quads(quads: &[u8]) -> QuadsSection {
     let _ = encoder.write_all(quads);
     encoder.finish().unwrap_or_else(|_| QuadsSection {
         digest: quads_digest(quads),
-        stored: quads.to_vec(),
+        stored: Stored::Memory(quads.to_vec()),
         compressed: false,
     })
 }
 
-/// Builds the on-disk frame of a commit.
-pub fn encode_record(header: &CommitHeader, hash: CommitHash, quads: &QuadsSection) -> Vec<u8> {
+/// Builds the on-disk frame of a commit, whole in memory (a spilled section is read
+/// back: only a cluster's shared log needs a big record as one message).
+pub fn encode_record(
+    header: &CommitHeader,
+    hash: CommitHash,
+    quads: &QuadsSection,
+) -> std::io::Result<Vec<u8>> {
+    let head = record_head(header, hash, quads);
+    let stored = quads.stored_bytes()?;
+    let mut out = Vec::with_capacity(head.len() + stored.len());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&stored);
+    Ok(out)
+}
+
+/// A record's frame, hash and header (its CRC already covering the stored quads that
+/// follow them).
+fn record_head(header: &CommitHeader, hash: CommitHash, quads: &QuadsSection) -> Vec<u8> {
     let header_bytes = header.encode();
     let flags = if quads.compressed { FLAG_DEFLATE } else { 0 };
-    let stored_quads = &quads.stored;
-    let mut out = Vec::with_capacity(FRAME_LEN + 32 + header_bytes.len() + stored_quads.len());
+    let mut out = Vec::with_capacity(FRAME_LEN + 32 + header_bytes.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(
         &u32::try_from(header_bytes.len())
             .unwrap_or(u32::MAX)
             .to_le_bytes(),
     );
-    out.extend_from_slice(&(stored_quads.len() as u64).to_le_bytes());
+    out.extend_from_slice(&quads.stored_len().to_le_bytes());
     out.push(flags);
     out.extend_from_slice(&[0; 3]);
     let crc_pos = out.len();
     out.extend_from_slice(&[0; 4]);
     out.extend_from_slice(&hash.0);
     out.extend_from_slice(&header_bytes);
-    out.extend_from_slice(stored_quads);
-    let crc = crc32fast::hash(&out[crc_pos + 4..]);
-    out[crc_pos..crc_pos + 4].copy_from_slice(&crc.to_le_bytes());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&out[crc_pos + 4..]);
+    match &quads.stored {
+        Stored::Memory(bytes) => crc.update(bytes),
+        Stored::Spilled { crc: stored, .. } => crc.combine(stored),
+    }
+    out[crc_pos..crc_pos + 4].copy_from_slice(&crc.finalize().to_le_bytes());
     out
+}
+
+/// A commit's record ready to append: frame, hash and header in memory, the quads in
+/// memory or in their spill file.
+pub struct EncodedRecord {
+    head: Vec<u8>,
+    quads: QuadsSection,
+}
+
+impl EncodedRecord {
+    pub fn new(header: &CommitHeader, hash: CommitHash, quads: QuadsSection) -> Self {
+        Self {
+            head: record_head(header, hash, &quads),
+            quads,
+        }
+    }
+
+    /// The record's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.head.len() as u64 + self.quads.stored_len()
+    }
+
+    /// Always false: a record has a frame.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The whole record in memory.
+    pub fn to_vec(&self) -> std::io::Result<Vec<u8>> {
+        let stored = self.quads.stored_bytes()?;
+        let mut out = Vec::with_capacity(self.head.len() + stored.len());
+        out.extend_from_slice(&self.head);
+        out.extend_from_slice(&stored);
+        Ok(out)
+    }
+
+    /// Writes the record (a spilled section copied through a 1 MiB buffer).
+    pub(crate) fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        out.write_all(&self.head)?;
+        match &self.quads.stored {
+            Stored::Memory(bytes) => out.write_all(bytes),
+            Stored::Spilled { file, len, .. } => {
+                let mut buffer = vec![0u8; 1 << 20];
+                let mut at = 0u64;
+                while at < *len {
+                    let n = usize::try_from((*len - at).min(buffer.len() as u64))
+                        .unwrap_or(buffer.len());
+                    std::os::unix::fs::FileExt::read_exact_at(file, &mut buffer[..n], at)?;
+                    out.write_all(&buffer[..n])?;
+                    at += n as u64;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// The frame fields read before the body.
@@ -453,7 +655,7 @@ mod tests {
         let header = header();
         let section = encode_quads(quads.as_bytes());
         assert_eq!(section.digest, quads_digest(quads.as_bytes()));
-        let bytes = encode_record(&header, header.hash(), &section);
+        let bytes = encode_record(&header, header.hash(), &section).expect("in memory");
         let frame = decode_frame(bytes[..FRAME_LEN].try_into().unwrap()).unwrap();
         assert_ne!(frame.flags, 0, "large quads sections are compressed");
         let record = decode_body(&frame, &bytes[FRAME_LEN..], true).unwrap();
@@ -467,7 +669,7 @@ mod tests {
             quads_digest: section.digest,
             ..header
         };
-        let bytes = encode_record(&header, header.hash(), &section);
+        let bytes = encode_record(&header, header.hash(), &section).expect("in memory");
         assert!(decode_record(&bytes).is_some());
         for at in 0..FRAME_LEN {
             let mut flipped = bytes.clone();
@@ -477,5 +679,39 @@ mod tests {
                 "byte {at} of the frame flipped"
             );
         }
+    }
+    /// A big section goes to an unlinked spill file beside the log: the record written
+    /// from it is byte for byte the one built in memory, it decodes, and no file is left.
+    #[test]
+    fn a_big_section_spills_to_an_unlinked_file_and_writes_the_same_record() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let mut text = Vec::new();
+        let mut x = 7u64;
+        for i in 0..20_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.extend_from_slice(
+                format!("<http://e/s{i}> <http://e/p> \"{:016x}\" .\n", x).as_bytes(),
+            );
+        }
+        let mut spilling = QuadsEncoder::spilling_into(dir.path());
+        spilling.write_all(&text).expect("write");
+        let spilled = spilling.finish().expect("finish");
+        assert!(spilled.is_spilled());
+        assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
+        let in_memory = encode_quads(&text);
+        assert!(!in_memory.is_spilled());
+        let mut header = header();
+        header.quads_digest = spilled.digest;
+        let expected = encode_record(&header, header.hash(), &in_memory).expect("in memory");
+        let record = EncodedRecord::new(&header, header.hash(), spilled);
+        let mut written = Vec::new();
+        record.write_to(&mut written).expect("write");
+        assert_eq!(record.len(), written.len() as u64);
+        assert_eq!(written, expected);
+        assert_eq!(record.to_vec().expect("read back"), expected);
+        let decoded = decode_record(&written).expect("decodes");
+        assert_eq!(decoded.quads, text);
     }
 }

@@ -10,8 +10,8 @@ mod shared;
 mod writer;
 
 pub use codec::{
-    CommitHeader, CommitRecord, FORMAT_VERSION, QuadsEncoder, QuadsSection, decode_record,
-    encode_quads, encode_record, format_time, parse_time, quads_digest,
+    CommitHeader, CommitRecord, EncodedRecord, FORMAT_VERSION, QuadsEncoder, QuadsSection,
+    decode_record, encode_quads, encode_record, format_time, parse_time, quads_digest,
 };
 pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log, verify_log_with};
 pub(crate) use reader::{highest_intact_commit, intact_record_at};

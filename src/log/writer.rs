@@ -94,6 +94,22 @@ impl CommitLog {
         Ok(offset)
     }
 
+    /// Like `append`, for a record whose quads may be in a spill file (copied in, never
+    /// whole in memory).
+    pub fn append_record(&self, record: &super::EncodedRecord) -> Result<u64, LogError> {
+        let mut len = self.len.lock();
+        let offset = *len;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &self.file);
+        let written = record.write_to(&mut out).and_then(|()| out.flush());
+        drop(out);
+        if let Err(source) = written {
+            let _ = self.file.set_len(offset);
+            return Err(io_error(&self.path, source));
+        }
+        *len = offset + record.len();
+        Ok(offset)
+    }
+
     /// Makes every appended record durable.
     pub fn sync(&self) -> Result<(), LogError> {
         self.file
