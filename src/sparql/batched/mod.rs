@@ -890,28 +890,11 @@ fn answer_group(
                 Ok(Some(grouping.groups))
             })?
         }
-        many => {
-            let filtered: Vec<&Variable> = plan.pushed.iter().map(|f| &f.variable).collect();
-            let Some((columns, rows)) = join_rows(
-                many,
-                snapshot,
-                workers,
-                parallel,
-                &init,
-                &filtered,
-                &plan.equalities,
-                &plan.early,
-            )?
+        _ => {
+            let Some((rows, at, width)) = join_plan(&plan, snapshot, workers, parallel, &init)?
             else {
                 return Ok(None);
             };
-            let at: Option<Vec<usize>> = plan
-                .layout
-                .iter()
-                .map(|v| columns.iter().position(|c| c == v))
-                .collect();
-            let Some(at) = at else { return Ok(None) };
-            let width = columns.len();
             // No part at all when nothing matched: still the key-less group.
             let n_parts = rows.len().max(1);
             workers.map(n_parts, init, |local, i| {
@@ -935,6 +918,40 @@ fn answer_group(
         return Ok(None);
     };
     finish(&plan, groups, variables, aggregates, snapshot)
+}
+
+/// A plan's patterns joined into rows of ids (`join_rows`, with its pushed filters, its
+/// equalities and its early filters), where each layout variable sits in a row, and the
+/// rows' width; `None` when the join is not one this path takes.
+type JoinedPlan = (Vec<Vec<TermId>>, Vec<usize>, usize);
+
+fn join_plan<'s, L: AsLocal<'s>>(
+    plan: &Plan<'_>,
+    snapshot: &'s Snapshot,
+    workers: &Workers<'_>,
+    parallel: bool,
+    init: &(dyn Fn() -> Option<L> + Sync),
+) -> Result<Option<JoinedPlan>, QueryError> {
+    let filtered: Vec<&Variable> = plan.pushed.iter().map(|f| &f.variable).collect();
+    let Some((columns, rows)) = join_rows(
+        plan.patterns,
+        snapshot,
+        workers,
+        parallel,
+        init,
+        &filtered,
+        &plan.equalities,
+        &plan.early,
+    )?
+    else {
+        return Ok(None);
+    };
+    let at: Option<Vec<usize>> = plan
+        .layout
+        .iter()
+        .map(|v| columns.iter().position(|c| c == v))
+        .collect();
+    Ok(at.map(|at| (rows, at, columns.len())))
 }
 
 /// The groups of a group of counts over one pattern (`COUNT(*)`, `COUNT(?v)`) keyed by

@@ -17,9 +17,8 @@
 use spargebra::algebra::{GraphPattern, OrderExpression};
 use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, Variable};
 
-use super::join::join_rows;
 use super::values::{self, SharedMemo};
-use super::{CHECK_EVERY, Context, Local, Source, ground_id, ground_value, group_body};
+use super::{CHECK_EVERY, Context, Local, Source, ground_id, ground_value, group_body, join_plan};
 use crate::sparql::QueryError;
 use std::sync::Arc;
 
@@ -140,27 +139,9 @@ fn answer(
         Vec::new()
     };
     let init = || Local::new(&source, snapshot, &memos);
-    let filtered: Vec<&Variable> = plan.pushed.iter().map(|f| &f.variable).collect();
-    let Some((joined, rows)) = join_rows(
-        patterns,
-        snapshot,
-        workers,
-        true,
-        &init,
-        &filtered,
-        &plan.equalities,
-        &plan.early,
-    )?
-    else {
+    let Some((rows, at, width)) = join_plan(&plan, snapshot, workers, true, &init)? else {
         return Ok(None);
     };
-    let at: Option<Vec<usize>> = plan
-        .layout
-        .iter()
-        .map(|v| joined.iter().position(|c| c == v))
-        .collect();
-    let Some(at) = at else { return Ok(None) };
-    let width = joined.len();
     if width == 0 {
         return Ok(None);
     }
