@@ -31,6 +31,25 @@ fn server_with(config: Option<serde_json::Value>) -> (Strata, Server) {
     (strata, server)
 }
 
+/// `STRATA_LOG` is the log filter the README gives (`STRATA_LOG=debug`); it once also
+/// named the cluster's NATS servers, so `serve` took "debug" for an address.
+#[test]
+fn strata_log_sets_the_log_level_and_the_server_still_serves() {
+    let strata = Strata::new();
+    let server = strata.serve_with_env(
+        &["serve", "--http", "127.0.0.1:0", "--no-demo"],
+        &[("STRATA_LOG", "debug")],
+    );
+    let mut response = agent()
+        .get(server.url("/sparql?query=ASK%7B%7D"))
+        .header("accept", "application/sparql-results+json")
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.body_mut().read_to_string().unwrap();
+    assert!(body.contains("\"boolean\""), "{body}");
+}
+
 fn keyed_config() -> serde_json::Value {
     serde_json::json!({
         "api_keys": [

@@ -75,6 +75,7 @@ impl Strata {
                 Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2"),
             )
             .env_remove("STRATA_LOG")
+            .env_remove("STRATA_NATS")
             .current_dir(self.dir.path());
         command
     }

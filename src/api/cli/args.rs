@@ -433,7 +433,7 @@ pub struct ServeArgs {
     /// Run as a node of a cluster: every graph's commits are agreed through NATS
     /// JetStream at these servers (`nats://host:4222[,nats://…]`); the data directory
     /// holds this node's copy. Without it the local log file is the log.
-    #[arg(long, value_name = "nats://HOST:PORT[,…]", env = "STRATA_LOG")]
+    #[arg(long, value_name = "nats://HOST:PORT[,…]", env = "STRATA_NATS")]
     pub log: Option<String>,
     /// Replicas of each graph's JetStream stream (new graphs; at most the cluster's size).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=5))]

@@ -167,24 +167,48 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     // The order to join in: a pattern whose variables a filter tests counts as half its
     // size per filter (a guess: the filter's selectivity is unknown before it runs), so
     // of equal ranges the filtered ones are joined first and fewer rows are built.
-    let estimates: Vec<usize> = scans
+    let halvings: Vec<usize> = scans
         .iter()
-        .zip(&sizes)
-        .map(|(s, size)| {
-            let filters = filtered
+        .map(|s| {
+            filtered
                 .iter()
                 .filter(|v| s.positions.of(v).is_some())
-                .count();
-            size >> filters.min(8)
+                .count()
+                .min(8)
         })
         .collect();
+    let estimates: Vec<usize> = sizes.iter().zip(&halvings).map(|(s, h)| s >> h).collect();
     let mut remaining: Vec<usize> = (0..scans.len()).collect();
-    let first = remaining
-        .iter()
-        .copied()
-        .min_by_key(|i| estimates[*i])
-        .unwrap_or(0);
+    let smallest = remaining.iter().map(|i| estimates[*i]).min().unwrap_or(0);
+    // The smallest range is the start, unless every range is big enough that a bad start
+    // costs more than looking: then the start whose first join makes the fewest rows
+    // (BSBM bi1 started from 151 product types, which 499,801 type triples fan out to
+    // 55,700 rows; one country's 750 producers make 5,860).
+    let first = if scans.len() >= 3 && smallest >= SAMPLE_FROM {
+        remaining
+            .iter()
+            .copied()
+            .min_by_key(|i| {
+                (
+                    first_step_estimate(&scans, &sizes, &halvings, *i, snapshot),
+                    estimates[*i],
+                )
+            })
+            .unwrap_or(0)
+    } else {
+        remaining
+            .iter()
+            .copied()
+            .min_by_key(|i| estimates[*i])
+            .unwrap_or(0)
+    };
     remaining.retain(|i| *i != first);
+    tracing::debug!(
+        pattern = first,
+        range = sizes[first],
+        ?sizes,
+        "batched join scan"
+    );
     let mut columns: Vec<Variable> = scans[first]
         .positions
         .names
@@ -316,16 +340,27 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
         };
         let limit = RowLimit::new(max_rows(width + fresh.len()));
         // Each part of the rows through this step, on the query's threads; `probe`
-        // gives one row's matching quads.
-        let step = |probe: &Probe<'_>, checked: bool| {
+        // gives one row's matching quads, `ahead` is told of the rows `AHEAD` and
+        // `AHEAD / 2` further on (a hash probe starts loading their buckets).
+        let step = |probe: &Probe<'_>, ahead: Option<&Ahead<'_>>, checked: bool| {
             workers.map(rows.len(), init, |local, i| {
                 let mut alive = workers.ticker();
                 let (mut pushed, decoder) = local.parts();
                 let checks = pushed.checks(&fresh);
                 let mut joined: Vec<TermId> = Vec::new();
                 let mut counted = 0;
-                for row in rows[i].chunks(width) {
+                let part = &rows[i];
+                for (r, row) in part.chunks(width).enumerate() {
                     alive()?;
+                    if let Some(ahead) = ahead {
+                        for (distance, stage) in [(AHEAD, Stage::Bucket), (AHEAD / 2, Stage::Quads)]
+                        {
+                            let at = (r + distance) * width;
+                            if let Some(later) = part.get(at..at + width) {
+                                ahead(later, stage);
+                            }
+                        }
+                    }
                     let before = joined.len();
                     probe(row, &mut |quad| {
                         if !checked || pushed.pass(&checks, quad, decoder) {
@@ -352,7 +387,8 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                 Ok(limit.add(counted).then_some(joined))
             })
         };
-        let joined = if n_rows.saturating_mul(32) < sizes[next] {
+        let lookups = n_rows.saturating_mul(32) < sizes[next];
+        let joined = if lookups {
             // Few rows: look the pattern up with each row's values bound.
             step(
                 &|row, found| {
@@ -371,6 +407,7 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                         }
                     }
                 },
+                None,
                 true,
             )?
         } else {
@@ -421,17 +458,95 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                     }
                     table.probe(&key, key_of, found);
                 },
+                Some(&|row, stage| {
+                    let mut key = [0; 3];
+                    for (slot, (column, _)) in key.iter_mut().zip(&shared) {
+                        *slot = row[*column];
+                    }
+                    table.prefetch(&key, stage);
+                }),
                 false,
             )?
         };
         let Some(joined) = joined else {
             return Ok(None);
         };
+        tracing::debug!(
+            pattern = next,
+            range = sizes[next],
+            rows = n_rows,
+            joined = joined.iter().map(Vec::len).sum::<usize>() / (width + fresh.len()).max(1),
+            by = if lookups { "lookups" } else { "hash" },
+            "batched join step"
+        );
         columns.extend(fresh.into_iter().map(|(v, _)| v));
         rows = joined;
     }
     let rows = workers.balance(rows, columns.len(), parallel);
     Ok(Some((columns, rows)))
+}
+
+/// Ranges at least this big (all of a join's) have its start chosen by sampling
+/// (`first_step_estimate`); below, the smallest range starts (a lookup query's patterns
+/// are a few entries each, and sampling would cost it more than it saves).
+const SAMPLE_FROM: usize = 100;
+/// Quads sampled from a candidate start, spread over its range.
+const SAMPLES: usize = 8;
+
+/// What starting from `scans[from]` costs: its range (halved per filter) and the rows of
+/// its first join, estimated: a few
+/// of its quads, spread over its range, bound into each pattern it shares a variable
+/// with, that pattern's range counted for each (binary searches only), the smallest
+/// average times `from`'s size, halved per filter of either pattern as the join order
+/// does (its own estimate again when no pattern shares a variable with it).
+fn first_step_estimate(
+    scans: &[Scan],
+    sizes: &[usize],
+    halvings: &[usize],
+    from: usize,
+    snapshot: &Snapshot,
+) -> usize {
+    let own = sizes[from] >> halvings[from];
+    let samples: Vec<[TermId; 4]> = snapshot
+        .quads_split(scans[from].pattern, SAMPLES)
+        .into_iter()
+        .filter_map(|mut part| part.find(|quad| scans[from].passes(quad)))
+        .collect();
+    if samples.is_empty() {
+        return 0;
+    }
+    let mut best: Option<usize> = None;
+    for (j, other) in scans.iter().enumerate() {
+        let shared: Vec<(usize, usize)> = other
+            .positions
+            .names
+            .iter()
+            .filter_map(|(v, p)| scans[from].positions.of(v).map(|q| (q, *p)))
+            .collect();
+        if j == from || shared.is_empty() {
+            continue;
+        }
+        let matches: usize = samples
+            .iter()
+            .map(|quad| {
+                let mut bound = other.pattern;
+                for (q, p) in &shared {
+                    let id = Some(quad[*q]);
+                    match p {
+                        0 => bound.subject = id,
+                        1 => bound.predicate = id,
+                        _ => bound.object = id,
+                    }
+                }
+                snapshot.range_size(bound)
+            })
+            .sum();
+        let rows = sizes[from].saturating_mul(matches) / samples.len();
+        let rows = rows >> (halvings[from] + halvings[j]).min(16);
+        best = Some(best.map_or(rows, |b| b.min(rows)));
+    }
+    // Both ends of one join make the same rows; the smaller one is cheaper to start from.
+    own.saturating_add(best.unwrap_or(own))
 }
 
 /// The build side of a hash join: its quads grouped by the hash of their key into
@@ -453,18 +568,38 @@ impl KeyTable {
         let buckets = n.next_power_of_two().max(1);
         let mask = buckets as u64 - 1;
         let mut starts = vec![0u32; buckets + 1];
-        for quad in parts.iter().flatten() {
-            starts[Self::bucket(&key_of(quad), mask) + 1] += 1;
+        // Bucket numbers are random: each pass asks for the counter `AHEAD` quads on
+        // before it needs it, so the cache misses overlap (a table past the CPU's caches
+        // took most of a join's time).
+        for part in &parts {
+            for (i, quad) in part.iter().enumerate() {
+                if let Some(later) = part.get(i + AHEAD) {
+                    prefetch(&starts[Self::bucket(&key_of(later), mask) + 1]);
+                }
+                starts[Self::bucket(&key_of(quad), mask) + 1] += 1;
+            }
         }
         for b in 0..buckets {
             starts[b + 1] += starts[b];
         }
         let mut next = starts.clone();
         let mut quads = vec![[0; 4]; n];
-        for quad in parts.into_iter().flatten() {
-            let slot = &mut next[Self::bucket(&key_of(&quad), mask)];
-            quads[*slot as usize] = quad;
-            *slot += 1;
+        for part in parts {
+            for (i, quad) in part.iter().enumerate() {
+                // Two dependent reads: the bucket's next slot, then that slot.
+                if let Some(later) = part.get(i + 2 * AHEAD) {
+                    prefetch(&next[Self::bucket(&key_of(later), mask)]);
+                }
+                if let Some(later) = part.get(i + AHEAD) {
+                    let slot = next[Self::bucket(&key_of(later), mask)] as usize;
+                    if let Some(target) = quads.get(slot) {
+                        prefetch(target);
+                    }
+                }
+                let slot = &mut next[Self::bucket(&key_of(quad), mask)];
+                quads[*slot as usize] = *quad;
+                *slot += 1;
+            }
         }
         KeyTable {
             quads,
@@ -478,6 +613,20 @@ impl KeyTable {
             .wrapping_add(u64::from(key[2]).wrapping_mul(0x9E37_79B9_7F4A_7C15))
             .wrapping_mul(0xBF58_476D_1CE4_E5B9);
         ((mixed >> 32 ^ mixed) & mask) as usize
+    }
+
+    /// Starts loading what a probe of `key` will read: its bucket's bounds, or (when
+    /// they are likely loaded by now) its first quad.
+    fn prefetch(&self, key: &[TermId; 3], stage: Stage) {
+        let b = Self::bucket(key, self.mask);
+        match stage {
+            Stage::Bucket => prefetch(&self.starts[b]),
+            Stage::Quads => {
+                if let Some(quad) = self.quads.get(self.starts[b] as usize) {
+                    prefetch(quad);
+                }
+            }
+        }
     }
 
     fn probe(
@@ -498,6 +647,36 @@ impl KeyTable {
 
 /// One row's matching quads of the next pattern, each given to the callback.
 type Probe<'a> = dyn Fn(&[TermId], &mut dyn FnMut(&[TermId; 4])) + Sync + 'a;
+
+/// Told of a row a probe will come to soon, and which of its reads to start.
+type Ahead<'a> = dyn Fn(&[TermId], Stage) + Sync + 'a;
+
+/// How many rows (or quads) ahead a hash join asks for what it will read: about the
+/// number of cache misses a core keeps in flight.
+const AHEAD: usize = 16;
+
+/// The two dependent reads of a hash probe: the bucket's bounds, then its quads.
+#[derive(Clone, Copy)]
+enum Stage {
+    Bucket,
+    Quads,
+}
+
+/// A hint to the CPU to start loading `value`'s cache line; it changes nothing else.
+#[inline]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        #[allow(unsafe_code)]
+        // SAFETY: a prefetch is a hint that never faults; the address is a live reference.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(value).cast())
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
 
 /// A thread's own filters and decoded values, for the join.
 pub(super) trait AsLocal<'s> {

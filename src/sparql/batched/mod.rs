@@ -11,8 +11,9 @@
 //! (`spareval::Aggregate`, `spareval::RowExpression`, a Strata patch), so type promotion,
 //! errors and comparisons are the row-at-a-time path's. Terms are materialized only for
 //! the groups that leave (a `VALUES` block put where the group was, so ORDER BY, LIMIT,
-//! HAVING and the rest of the query run as before). Anything else (OPTIONAL, UNION,
-//! EXISTS, a named graph, a FROM clause, `NOW()`/`RAND()`, custom functions) runs row at
+//! HAVING and the rest of the query run as before). `FILTER EXISTS` / `NOT EXISTS` over
+//! a basic graph pattern is a semi-join / anti-join (`exists`). Anything else (OPTIONAL,
+//! UNION, other EXISTS, a named graph, a FROM clause, `NOW()`/`RAND()`, custom functions) runs row at
 //! a time in spareval, in the same query.
 //!
 //! Exactness: the scans are the ones spareval would make (the snapshot's quads in the
@@ -25,6 +26,7 @@
 //! query goes back to the row-at-a-time path, as do cross products with a large range
 //! and joins past `MAX_ROWS` rows (or 64M ids, whichever is more).
 
+mod exists;
 mod fold;
 mod join;
 pub(crate) mod parallel;
@@ -41,6 +43,7 @@ use super::QueryError;
 use crate::model::{Literal, Term};
 use crate::sparql::dataset::stored_id;
 use crate::store::{Snapshot, TermId, TermKind};
+use exists::Exists;
 use join::{AsLocal, Early, Equality, Pushed, join_rows, scan_pattern};
 use parallel::Workers;
 use parking_lot::Mutex;
@@ -290,6 +293,8 @@ struct Plan<'q> {
     /// The late filters of the pattern's variables only (a join runs them early).
     early: Vec<Early>,
     equalities: Vec<Equality>,
+    /// `FILTER EXISTS` / `NOT EXISTS` conjuncts, as semi-joins and anti-joins.
+    exists: Vec<Exists>,
     keys: Vec<Column>,
     aggregates: Vec<Agg>,
     /// The layout columns the row expressions read (decoded per row).
@@ -319,7 +324,15 @@ impl<'q> Plan<'q> {
         let mut late = Vec::new();
         let mut early = Vec::new();
         let mut equalities = Vec::new();
+        let mut exists = Vec::new();
         let mut row_columns: Vec<usize> = Vec::new();
+        let bind_variables: Vec<&Variable> = steps
+            .iter()
+            .filter_map(|step| match step {
+                GraphPattern::Extend { variable, .. } => Some(variable),
+                _ => None,
+            })
+            .collect();
         // Compiles a row expression over the layout and the binds made so far.
         let row_expression = |e: &Expression, binds: &[Variable], row_columns: &mut Vec<usize>| {
             for v in values::variables(e) {
@@ -344,6 +357,10 @@ impl<'q> Plan<'q> {
             match step {
                 GraphPattern::Filter { expr, .. } => {
                     for conjunct in values::conjuncts(expr) {
+                        if let Some(e) = Exists::of(conjunct, &layout, &bind_variables) {
+                            exists.push(e);
+                            continue;
+                        }
                         if let Expression::Equal(a, b) | Expression::SameTerm(a, b) = conjunct
                             && let (Expression::Variable(a), Expression::Variable(b)) =
                                 (a.as_ref(), b.as_ref())
@@ -461,6 +478,7 @@ impl<'q> Plan<'q> {
             late,
             early,
             equalities,
+            exists,
             keys,
             aggregates: aggs,
             row_columns,
@@ -837,7 +855,8 @@ fn answer_group(
     let init = || Local::new(&source, snapshot, &memos);
     // One pattern is aggregated as it is scanned; several are joined into rows first.
     let partials = match plan.patterns {
-        [triple] => {
+        // (With a semi-join or anti-join, the rows are made first, as for several.)
+        [triple] if plan.exists.is_empty() => {
             let Some((pattern, positions, equal)) = scan_pattern(triple, snapshot) else {
                 return Ok(None);
             };
@@ -946,12 +965,95 @@ fn join_plan<'s, L: AsLocal<'s>>(
     else {
         return Ok(None);
     };
+    let mut rows = rows;
+    for exists in &plan.exists {
+        let Some(kept) = semi_join(exists, &columns, rows, snapshot, workers, parallel, init)?
+        else {
+            return Ok(None);
+        };
+        rows = kept;
+    }
     let at: Option<Vec<usize>> = plan
         .layout
         .iter()
         .map(|v| columns.iter().position(|c| c == v))
         .collect();
     Ok(at.map(|at| (rows, at, columns.len())))
+}
+
+/// The rows (of `columns`) that `exists` keeps: its inside joined once, reduced to the
+/// distinct tuples of the shared variables, each row looked up there. `None` when the
+/// inside is not a join this path takes. `init`'s pushed filters also run on the inside:
+/// they test only variables of the group's pattern, so of the inside's only shared ones,
+/// and a row whose shared value fails a filter is dropped by it anyway.
+fn semi_join<'s, L: AsLocal<'s>>(
+    exists: &Exists,
+    columns: &[Variable],
+    rows: Vec<Vec<TermId>>,
+    snapshot: &'s Snapshot,
+    workers: &Workers<'_>,
+    parallel: bool,
+    init: &(dyn Fn() -> Option<L> + Sync),
+) -> Result<Option<Vec<Vec<TermId>>>, QueryError> {
+    let Some((inside, inside_rows)) = join_rows(
+        &exists.patterns,
+        snapshot,
+        workers,
+        parallel,
+        init,
+        &[],
+        &[],
+        &[],
+    )?
+    else {
+        return Ok(None);
+    };
+    let (Some(from), Some(to)) = (
+        exists
+            .shared
+            .iter()
+            .map(|v| inside.iter().position(|c| c == v))
+            .collect::<Option<Vec<usize>>>(),
+        exists
+            .shared
+            .iter()
+            .map(|v| columns.iter().position(|c| c == v))
+            .collect::<Option<Vec<usize>>>(),
+    ) else {
+        return Ok(None);
+    };
+    let key = |row: &[TermId], at: &[usize]| {
+        let mut key = [0; 3];
+        for (slot, column) in key.iter_mut().zip(at) {
+            *slot = row[*column];
+        }
+        key
+    };
+    let mut tuples = IdTuples::default();
+    // (No columns: a constant of the inside is not in the store, nothing matches; an
+    // inside of constants only is not a join `join_rows` takes.)
+    let inside_width = inside.len();
+    if inside_width > 0 {
+        for part in &inside_rows {
+            for row in part.chunks(inside_width) {
+                tuples.insert(key(row, &from));
+            }
+        }
+    }
+    drop(inside_rows);
+    let width = columns.len().max(1);
+    let kept = workers.map(rows.len(), || Some(()), |_, i| {
+        let mut alive = workers.ticker();
+        let mut out = Vec::new();
+        for row in rows[i].chunks(width) {
+            alive()?;
+            if tuples.contains(&key(row, &to)) != exists.negated {
+                out.extend_from_slice(row);
+            }
+        }
+        Ok(Some(out))
+    })?;
+    Ok(kept)
 }
 
 /// The groups of a group of counts over one pattern (`COUNT(*)`, `COUNT(?v)`) keyed by
@@ -966,7 +1068,8 @@ fn counted_by_ranges(
     at: &[usize],
     snapshot: &Snapshot,
 ) -> Option<Option<Groups>> {
-    if !plan.pushed.is_empty() || !plan.late.is_empty() || plan.binds > 0 {
+    if !plan.pushed.is_empty() || !plan.late.is_empty() || plan.binds > 0 || !plan.exists.is_empty()
+    {
         return None;
     }
     // `COUNT(DISTINCT ?v)`s of one variable, without keys: the number of its ranges.

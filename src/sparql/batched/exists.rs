@@ -1,0 +1,197 @@
+//! `FILTER EXISTS { … }` and `FILTER NOT EXISTS { … }` of a group, as a semi-join or an
+//! anti-join of its rows: the inside is joined once (`join_rows`, ids only), its rows
+//! reduced to the distinct tuples of the variables it shares with the group's pattern,
+//! and each row of the group kept when its tuple is there (EXISTS) or is not (NOT
+//! EXISTS). Row at a time, spareval evaluates the inside once per row instead (BSBM a11,
+//! products without reviews, looked each product's reviews up one by one).
+//!
+//! Exactness: SPARQL evaluates the inside with the row's values substituted for the
+//! shared variables, so it has a solution exactly when some solution of the unsubstituted
+//! inside agrees with the row on them: that holds for a basic graph pattern, where every
+//! variable is bound. The inside may also carry `FILTER(?v = <iri>)` or `sameTerm(?v,
+//! <iri>)` of its own variables (BSBM bi7's vendor country): an IRI equals only itself
+//! and never errors, so that filter keeps exactly the solutions with the IRI at `?v`,
+//! which is the pattern with the IRI written in place of `?v`. Anything else inside (other
+//! filters, `OPTIONAL`, a variable bound by a `BIND` of the group, a `?v` of the filter
+//! the pattern does not bind) leaves the whole group to spareval.
+
+use spargebra::algebra::{Expression, GraphPattern};
+use spargebra::term::{NamedNode, NamedNodePattern, TermPattern, TriplePattern, Variable};
+
+use super::group_body;
+use super::join::pattern_variables;
+use super::values::conjuncts;
+
+/// A semi-join (`negated` false) or anti-join of a group's rows.
+pub(super) struct Exists {
+    pub(super) negated: bool,
+    /// The inside, its filters written into the patterns.
+    pub(super) patterns: Vec<TriplePattern>,
+    /// The variables the inside shares with the group's pattern (at most three: a key).
+    pub(super) shared: Vec<Variable>,
+}
+
+impl Exists {
+    /// The semi-join or anti-join a `FILTER` conjunct is, if it is one this path takes.
+    /// `layout`: the group pattern's variables; `binds`: the variables the group's
+    /// `BIND`s make.
+    pub(super) fn of(
+        conjunct: &Expression,
+        layout: &[Variable],
+        binds: &[&Variable],
+    ) -> Option<Self> {
+        let (negated, inside) = match conjunct {
+            Expression::Exists(inside) => (false, inside.as_ref()),
+            Expression::Not(not) => match not.as_ref() {
+                Expression::Exists(inside) => (true, inside.as_ref()),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let (steps, patterns) = group_body(inside)?;
+        let mut patterns = patterns.to_vec();
+        let mut variables: Vec<Variable> = Vec::new();
+        for triple in &patterns {
+            for v in pattern_variables(triple)? {
+                if !variables.contains(&v) {
+                    variables.push(v);
+                }
+            }
+        }
+        for step in steps {
+            let GraphPattern::Filter { expr, .. } = step else {
+                return None;
+            };
+            for conjunct in conjuncts(expr) {
+                let (Expression::Equal(a, b) | Expression::SameTerm(a, b)) = conjunct else {
+                    return None;
+                };
+                let (variable, iri) = match (a.as_ref(), b.as_ref()) {
+                    (Expression::Variable(v), Expression::NamedNode(n))
+                    | (Expression::NamedNode(n), Expression::Variable(v)) => (v, n),
+                    _ => return None,
+                };
+                // Only the inside's own variables: a shared one would be the row's value.
+                if !variables.contains(variable) || layout.contains(variable) {
+                    return None;
+                }
+                for triple in &mut patterns {
+                    write_iri(triple, variable, iri);
+                }
+                variables.retain(|v| v != variable);
+            }
+        }
+        if variables
+            .iter()
+            .any(|v| binds.contains(&v) && !layout.contains(v))
+        {
+            return None;
+        }
+        let shared: Vec<Variable> = variables
+            .into_iter()
+            .filter(|v| layout.contains(v))
+            .collect();
+        (shared.len() <= 3).then_some(Self {
+            negated,
+            patterns,
+            shared,
+        })
+    }
+}
+
+/// `triple` with `iri` in place of `variable`.
+fn write_iri(triple: &mut TriplePattern, variable: &Variable, iri: &NamedNode) {
+    for term in [&mut triple.subject, &mut triple.object] {
+        if matches!(term, TermPattern::Variable(v) if v == variable) {
+            *term = TermPattern::NamedNode(iri.clone());
+        }
+    }
+    if matches!(&triple.predicate, NamedNodePattern::Variable(v) if v == variable) {
+        triple.predicate = NamedNodePattern::NamedNode(iri.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spargebra::Query;
+
+    /// The first `FILTER` conjunct of the query's group, and the group pattern's variables.
+    fn exists_of(query: &str, layout: &[&str]) -> Option<Exists> {
+        let query = spargebra::SparqlParser::new().parse_query(query).unwrap();
+        let Query::Select { pattern, .. } = query else {
+            panic!("a SELECT")
+        };
+        let mut at = &pattern;
+        let expr = loop {
+            match at {
+                GraphPattern::Filter { expr, .. } => break expr.clone(),
+                GraphPattern::Project { inner, .. } => at = inner,
+                other => panic!("no filter: {other:?}"),
+            }
+        };
+        let layout: Vec<Variable> = layout.iter().map(|v| Variable::new_unchecked(*v)).collect();
+        Exists::of(&expr, &layout, &[])
+    }
+
+    #[test]
+    fn a_not_exists_of_a_pattern_is_an_anti_join_on_the_shared_variables() {
+        let e = exists_of(
+            "SELECT * { ?p <http://e/producer> ?r FILTER NOT EXISTS { ?x <http://e/for> ?p ; <http://e/by> ?y } }",
+            &["p", "r"],
+        )
+        .expect("taken");
+        assert!(e.negated);
+        assert_eq!(e.shared, vec![Variable::new_unchecked("p")]);
+        assert_eq!(e.patterns.len(), 2);
+    }
+
+    #[test]
+    fn an_iri_equality_inside_is_written_into_the_patterns() {
+        let e = exists_of(
+            "SELECT * { ?p <http://e/a> ?t FILTER EXISTS { ?o <http://e/product> ?p ; <http://e/vendor> ?v . ?v <http://e/country> ?c FILTER(?c = <http://e/DE>) } }",
+            &["p", "t"],
+        )
+        .expect("taken");
+        assert!(!e.negated);
+        assert_eq!(
+            e.patterns[2].object,
+            TermPattern::NamedNode(NamedNode::new_unchecked("http://e/DE"))
+        );
+    }
+
+    #[test]
+    fn other_insides_are_left_to_spareval() {
+        // A literal compares by value, not by term.
+        assert!(
+            exists_of(
+                "SELECT * { ?p <http://e/a> ?t FILTER NOT EXISTS { ?p <http://e/price> ?x FILTER(?x = 3) } }",
+                &["p", "t"]
+            )
+            .is_none()
+        );
+        // A filter on a shared variable reads the row's value.
+        assert!(
+            exists_of(
+                "SELECT * { ?p <http://e/a> ?t FILTER NOT EXISTS { ?p <http://e/b> ?t FILTER(?t = <http://e/x>) } }",
+                &["p", "t"]
+            )
+            .is_none()
+        );
+        // A variable the inside's pattern does not bind: the filter errors on every row.
+        assert!(
+            exists_of(
+                "SELECT * { ?p <http://e/a> ?t FILTER NOT EXISTS { ?p <http://e/b> ?q FILTER(?z = <http://e/x>) } }",
+                &["p", "t"]
+            )
+            .is_none()
+        );
+        assert!(
+            exists_of(
+                "SELECT * { ?p <http://e/a> ?t FILTER NOT EXISTS { ?p <http://e/b> ?q OPTIONAL { ?q <http://e/c> ?r } } }",
+                &["p", "t"]
+            )
+            .is_none()
+        );
+    }
+}
