@@ -47,7 +47,73 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     {
         return super::params::too_large(state.config.body_limit_bytes).into_response();
     }
-    next.run(request).await
+    match decoded_body(&state, request).await {
+        Ok(request) => next.run(request).await,
+        Err(error) => error.into_response(),
+    }
+}
+
+/// The request with a `Content-Encoding: gzip` body decoded, before any handler reads
+/// it: the compressed body and the decoded one are each held to the body limit (a small
+/// gzip can expand a thousandfold). `identity` is no coding; any other is refused (415)
+/// rather than read as if it were plain.
+async fn decoded_body(state: &AppState, request: Request) -> Result<Request, HttpError> {
+    let Some(value) = request.headers().get(header::CONTENT_ENCODING) else {
+        return Ok(request);
+    };
+    let codings: Vec<String> = value
+        .to_str()
+        .unwrap_or("?")
+        .split(',')
+        .map(|c| c.trim().to_ascii_lowercase())
+        .filter(|c| !c.is_empty() && c != "identity")
+        .collect();
+    let (mut parts, body) = request.into_parts();
+    parts.headers.remove(header::CONTENT_ENCODING);
+    match codings.as_slice() {
+        [] => return Ok(Request::from_parts(parts, body)),
+        [gzip] if gzip == "gzip" || gzip == "x-gzip" => {}
+        _ => {
+            return Err(HttpError {
+                param: Some("Content-Encoding".into()),
+                ..HttpError::new(
+                    ErrorCode::UnsupportedMediaType,
+                    format!(
+                        "request bodies coded {:?} are not accepted: send gzip or no coding",
+                        codings.join(", ")
+                    ),
+                )
+            });
+        }
+    }
+    let limit = state.config.body_limit_bytes;
+    let compressed = super::params::read_body(body, limit).await?;
+    let decoded = tokio::task::spawn_blocking(move || gunzip(&compressed, limit))
+        .await
+        .map_err(|error| HttpError::new(ErrorCode::Internal, error.to_string()))??;
+    parts
+        .headers
+        .insert(header::CONTENT_LENGTH, decoded.len().into());
+    Ok(Request::from_parts(parts, axum::body::Body::from(decoded)))
+}
+
+/// A gzip body (one member or several) decoded, at most `limit` bytes of it.
+fn gunzip(compressed: &[u8], limit: usize) -> Result<Vec<u8>, HttpError> {
+    use std::io::Read;
+    let mut decoded = Vec::new();
+    flate2::read::MultiGzDecoder::new(compressed)
+        .take(limit as u64 + 1)
+        .read_to_end(&mut decoded)
+        .map_err(|error| {
+            HttpError::bad_param(
+                "body",
+                format!("the gzip request body could not be decoded: {error}"),
+            )
+        })?;
+    if decoded.len() > limit {
+        return Err(super::params::too_large(limit));
+    }
+    Ok(decoded)
 }
 
 fn check_host_and_origin(state: &AppState, request: &Request) -> Result<(), HttpError> {

@@ -1042,17 +1042,21 @@ fn semi_join<'s, L: AsLocal<'s>>(
     }
     drop(inside_rows);
     let width = columns.len().max(1);
-    let kept = workers.map(rows.len(), || Some(()), |_, i| {
-        let mut alive = workers.ticker();
-        let mut out = Vec::new();
-        for row in rows[i].chunks(width) {
-            alive()?;
-            if tuples.contains(&key(row, &to)) != exists.negated {
-                out.extend_from_slice(row);
+    let kept = workers.map(
+        rows.len(),
+        || Some(()),
+        |_, i| {
+            let mut alive = workers.ticker();
+            let mut out = Vec::new();
+            for row in rows[i].chunks(width) {
+                alive()?;
+                if tuples.contains(&key(row, &to)) != exists.negated {
+                    out.extend_from_slice(row);
+                }
             }
-        }
-        Ok(Some(out))
-    })?;
+            Ok(Some(out))
+        },
+    )?;
     Ok(kept)
 }
 
