@@ -19,7 +19,7 @@ use spargebra::algebra::{Expression, GraphPattern};
 use spargebra::term::{NamedNode, NamedNodePattern, TermPattern, TriplePattern, Variable};
 
 use super::group_body;
-use super::join::pattern_variables;
+use super::join::{is_blank_variable, pattern_variables};
 use super::values::conjuncts;
 
 /// A semi-join (`negated` false) or anti-join of a group's rows.
@@ -91,6 +91,11 @@ impl Exists {
             .into_iter()
             .filter(|v| layout.contains(v))
             .collect();
+        // A blank node's label belongs to its own pattern: one the group's pattern also
+        // uses is not the same node (spargebra refuses the query; never joined here).
+        if shared.iter().any(is_blank_variable) {
+            return None;
+        }
         (shared.len() <= 3).then_some(Self {
             negated,
             patterns,

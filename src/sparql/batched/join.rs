@@ -812,5 +812,12 @@ pub(super) fn pattern_variables(triple: &TriplePattern) -> Option<Vec<Variable>>
 
 /// A blank node of a pattern is a variable no one can name: one that cannot clash.
 pub(super) fn blank_variable(id: &str) -> Variable {
-    Variable::new_unchecked(format!("__batched_blank_{id}"))
+    Variable::new_unchecked(format!("{BLANK_PREFIX}{id}"))
+}
+
+const BLANK_PREFIX: &str = "__batched_blank_";
+
+/// Whether `variable` stands for a blank node of a pattern (`blank_variable`).
+pub(super) fn is_blank_variable(variable: &Variable) -> bool {
+    variable.as_str().starts_with(BLANK_PREFIX)
 }
