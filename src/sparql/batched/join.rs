@@ -183,7 +183,7 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     // The smallest range is the start, unless every range is big enough that a bad start
     // costs more than looking: then the start whose first join makes the fewest rows
     // (BSBM bi1 started from 151 product types, which 499,801 type triples fan out to
-    // 55,700 rows; one country's 750 producers make 5,860).
+    // 55,700 rows; from one country's 750 producers the first join makes 1,465).
     let first = if scans.len() >= 3 && smallest >= SAMPLE_FROM {
         remaining
             .iter()
@@ -494,11 +494,11 @@ const SAMPLE_FROM: usize = 100;
 const SAMPLES: usize = 8;
 
 /// What starting from `scans[from]` costs: its range (halved per filter) and the rows of
-/// its first join, estimated: a few
-/// of its quads, spread over its range, bound into each pattern it shares a variable
-/// with, that pattern's range counted for each (binary searches only), the smallest
-/// average times `from`'s size, halved per filter of either pattern as the join order
-/// does (its own estimate again when no pattern shares a variable with it).
+/// its first join, estimated: a few of its quads, spread over its range, bound into each
+/// pattern it shares a variable with, that pattern's range counted for each (binary
+/// searches only), the smallest average times `from`'s size, halved per filter of
+/// either pattern as the join order does (its own estimate again when no pattern shares
+/// a variable with it). 0 when no quad is found: an empty start makes no rows.
 fn first_step_estimate(
     scans: &[Scan],
     sizes: &[usize],
