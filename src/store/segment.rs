@@ -255,7 +255,16 @@ pub(crate) struct Segment {
     /// The newest `added` and the oldest `removed` of its entries, found by one pass on
     /// first use (`range_counts`; entries never change).
     versions: std::sync::OnceLock<(CommitSeq, CommitSeq)>,
+    /// Per order, every `FENCE_EVERY`-th key (`fences`), made on first use.
+    fences: [std::sync::OnceLock<Vec<QuadKey>>; 4],
 }
+
+/// One key of every this many is kept in memory per order: a lookup first searches
+/// those (a few hundred KB at 5M quads, in the caches), then one block of the file
+/// (two pages), where a search of the whole file touches a new page and cache line at
+/// nearly every one of its ~23 steps. Measured on BSBM bi7 at 5M (5,960 lookups of an
+/// offer's vendor): ~1.1 µs per lookup before.
+const FENCE_EVERY: usize = 128;
 
 impl Segment {
     /// Builds an in-memory segment from entries in any order.
@@ -274,6 +283,7 @@ impl Segment {
             removals: Removals::default(),
             file: None,
             versions: std::sync::OnceLock::new(),
+            fences: Default::default(),
         }
     }
 
@@ -503,6 +513,7 @@ impl Segment {
                 to_seq,
             }),
             versions,
+            fences: Default::default(),
         })
     }
 
@@ -669,8 +680,35 @@ impl Segment {
     fn range(&self, order: Order, prefix: &[TermId]) -> (usize, usize) {
         let key_at = self.keys_in(order);
         let n = prefix.len();
-        let start = partition_point(0, self.len(), |idx| key_at(idx)[..n] < *prefix);
+        let len = self.len();
+        let (low, high) = if len > FENCE_EVERY {
+            // Fence `j` is the key at `j * FENCE_EVERY`; with `j` fences below the
+            // prefix, the range starts after the last of them and by the next one.
+            let fences = self.fences(order);
+            let j = fences.partition_point(|key| key[..n] < *prefix);
+            (
+                (j.saturating_sub(1) * FENCE_EVERY + usize::from(j > 0)).min(len),
+                (j * FENCE_EVERY).min(len),
+            )
+        } else {
+            (0, len)
+        };
+        let start = partition_point(low, high, |idx| key_at(idx)[..n] < *prefix);
         (start, self.range_end(order, prefix, start))
+    }
+
+    /// Every `FENCE_EVERY`-th key of `order` (made on first use; entries never change).
+    fn fences(&self, order: Order) -> &[QuadKey] {
+        let slot = match order {
+            Order::Spog => 0,
+            Order::Posg => 1,
+            Order::Ospg => 2,
+            Order::Gspo => 3,
+        };
+        self.fences[slot].get_or_init(|| {
+            let key_at = self.keys_in(order);
+            (0..self.len()).step_by(FENCE_EVERY).map(key_at).collect()
+        })
     }
 
     /// The end of the index range in `order` of `prefix`, which starts at or before
@@ -1141,6 +1179,55 @@ mod tests {
             object: o,
             graph,
         }
+    }
+
+    #[test]
+    fn every_pattern_finds_the_same_quads_through_the_fences_as_by_filtering() {
+        // Enough entries for many fence blocks, with runs of one subject that cross
+        // block edges and keys that repeat in several versions.
+        let mut entries = Vec::new();
+        let mut x: u32 = 7;
+        for i in 0..(FENCE_EVERY as u32 * 9 + 5) {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let key = [1 + i / 37, 10 + (x >> 8) % 4, 20 + (x >> 12) % 50, 0];
+            entries.push((key, 1, if i % 11 == 0 { 2 } else { LIVE }));
+            if i % 13 == 0 {
+                entries.push((key, 3, LIVE));
+            }
+        }
+        let all: Vec<QuadKey> = {
+            let mut all: Vec<_> = entries
+                .iter()
+                .filter(|(_, added, removed)| *added <= 3 && *removed > 3)
+                .map(|(k, _, _)| *k)
+                .collect();
+            all.sort();
+            all
+        };
+        let mut checked = 0;
+        for subject in [None, Some(1), Some(17), Some(31), Some(40), Some(999)] {
+            for predicate in [None, Some(10), Some(13)] {
+                for object in [None, Some(20), Some(45), Some(69)] {
+                    let p = pattern(subject, predicate, object, GraphFilter::All);
+                    let want: Vec<QuadKey> = all
+                        .iter()
+                        .filter(|k| {
+                            subject.is_none_or(|s| k[0] == s)
+                                && predicate.is_none_or(|x| k[1] == x)
+                                && object.is_none_or(|o| k[2] == o)
+                        })
+                        .copied()
+                        .collect();
+                    let mut got = scan(std::slice::from_ref(&entries), p, 3);
+                    got.dedup();
+                    let mut want = want;
+                    want.dedup();
+                    assert_eq!(got, want, "{subject:?} {predicate:?} {object:?}");
+                    checked += want.len();
+                }
+            }
+        }
+        assert!(checked > 1000, "the patterns found quads ({checked})");
     }
 
     #[test]

@@ -5,17 +5,33 @@
 //! one `VALUES` block again, filtered on ids. Left to spareval, that join hashes the whole
 //! pattern's scan to keep a few rows; here each row's quads are looked up by id.
 //!
+//! Three more shapes, all of BSBM BI 7 (the products most offered, a `LIMIT` of them, those
+//! no vendor of one country offers): an `ORDER BY` of integer columns (counts), a `LIMIT`
+//! / `OFFSET`, and a `FILTER` of `EXISTS` / `NOT EXISTS` conjuncts over a block, the
+//! inside joined once from the block's distinct values (`Exists::matching`) where spareval
+//! would evaluate it once per row.
+//!
 //! Exactness: `Project` of a multiset of rows keeps every row with the projected columns;
 //! `Extend(?v, ?w)` with `?v` new copies the column (an unbound `?w` leaves `?v`
 //! unbound); a basic graph pattern whose variables a row binds all has one solution
 //! (every quad there in the default graph) or none, so the join keeps the row or drops
 //! it. A row that leaves one of the pattern's variables unbound would join with many
-//! solutions: then nothing is folded.
+//! solutions: then nothing is folded. An `ORDER BY` is folded only when each key is a
+//! column of `xsd:integer` literals (or unbound, which orders first): SPARQL orders those
+//! by value, as `i64` does; rows with equal keys may come in any order (SPARQL leaves it
+//! open, and spareval's sort is not stable either). `Slice` keeps the rows it names.
+//! `EXISTS` / `NOT EXISTS` conjuncts are `Exists::of`'s (see there), each row's shared
+//! values must all be bound (else nothing is folded), and a value the store does not hold
+//! has no solution inside.
 
-use spargebra::algebra::{Expression, GraphPattern};
+use spargebra::algebra::{Expression, GraphPattern, OrderExpression};
 use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern, Variable};
 
+use super::exists::{Bare, Exists};
+use super::values::conjuncts;
+use super::{Context, IdTuples};
 use crate::model::Term;
+use crate::sparql::QueryError;
 use crate::sparql::dataset::stored_id;
 use rustc_hash::FxHashSet;
 
@@ -38,8 +54,44 @@ fn scan_per_row() -> usize {
 
 /// Folds `pattern` into a `VALUES` block when it is one of the shapes above over one
 /// (its children already folded); otherwise leaves it.
-pub(super) fn fold(pattern: &mut GraphPattern, snapshot: &Snapshot) {
+pub(super) fn fold(pattern: &mut GraphPattern, context: &Context<'_>) -> Result<(), QueryError> {
+    let snapshot = context.snapshot;
     let folded = match pattern {
+        GraphPattern::OrderBy { inner, expression } => match &mut **inner {
+            GraphPattern::Values {
+                variables,
+                bindings,
+            } => order_by(variables, bindings, expression),
+            _ => None,
+        },
+        GraphPattern::Slice {
+            inner,
+            start,
+            length,
+        } => match &mut **inner {
+            GraphPattern::Values {
+                variables,
+                bindings,
+            } => {
+                let mut rows = std::mem::take(bindings);
+                rows.drain(..(*start).min(rows.len()));
+                if let Some(length) = length {
+                    rows.truncate(*length);
+                }
+                Some(GraphPattern::Values {
+                    variables: std::mem::take(variables),
+                    bindings: rows,
+                })
+            }
+            _ => None,
+        },
+        GraphPattern::Filter { expr, inner } => match &mut **inner {
+            GraphPattern::Values {
+                variables,
+                bindings,
+            } => exists_filter(expr, variables, bindings, context)?,
+            _ => None,
+        },
         GraphPattern::Project { inner, variables } => match &mut **inner {
             GraphPattern::Values {
                 variables: columns,
@@ -80,9 +132,132 @@ pub(super) fn fold(pattern: &mut GraphPattern, snapshot: &Snapshot) {
     if let Some(values) = folded {
         *pattern = values;
     }
+    Ok(())
 }
 
-type Rows = Vec<Vec<Option<GroundTerm>>>;
+/// The rows sorted on `keys`, when each key is a column of integers (see above).
+fn order_by(
+    columns: &[Variable],
+    rows: &mut Rows,
+    keys: &[OrderExpression],
+) -> Option<GraphPattern> {
+    let mut at = Vec::with_capacity(keys.len());
+    for key in keys {
+        let (OrderExpression::Asc(Expression::Variable(v))
+        | OrderExpression::Desc(Expression::Variable(v))) = key
+        else {
+            return None;
+        };
+        at.push((
+            columns.iter().position(|c| c == v)?,
+            matches!(key, OrderExpression::Desc(_)),
+        ));
+    }
+    let integer = |cell: &Option<GroundTerm>| -> Option<Option<i64>> {
+        match cell {
+            None => Some(None),
+            Some(GroundTerm::Literal(l)) if l.datatype() == oxrdf::vocab::xsd::INTEGER => {
+                l.value().parse().ok().map(Some)
+            }
+            Some(_) => None,
+        }
+    };
+    let mut keyed: Vec<(Vec<Option<i64>>, Row)> = Vec::with_capacity(rows.len());
+    for row in rows.iter() {
+        let key: Option<Vec<Option<i64>>> = at
+            .iter()
+            .map(|(i, _)| integer(row.get(*i).unwrap_or(&None)))
+            .collect();
+        keyed.push((key?, Vec::new()));
+    }
+    for ((_, slot), row) in keyed.iter_mut().zip(std::mem::take(rows)) {
+        *slot = row;
+    }
+    keyed.sort_by(|(a, _), (b, _)| {
+        for ((x, y), (_, descending)) in a.iter().zip(b).zip(&at) {
+            let order = if *descending { y.cmp(x) } else { x.cmp(y) };
+            if order.is_ne() {
+                return order;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
+    Some(GraphPattern::Values {
+        variables: columns.to_vec(),
+        bindings: keyed.into_iter().map(|(_, row)| row).collect(),
+    })
+}
+
+/// The rows a `FILTER` made only of `EXISTS` / `NOT EXISTS` conjuncts keeps (see above).
+fn exists_filter(
+    expr: &Expression,
+    columns: &[Variable],
+    rows: &mut Rows,
+    context: &Context<'_>,
+) -> Result<Option<GraphPattern>, QueryError> {
+    let snapshot = context.snapshot;
+    let mut tests = Vec::new();
+    for conjunct in conjuncts(expr) {
+        let Some(exists) = Exists::of(conjunct, columns, &[]) else {
+            return Ok(None);
+        };
+        tests.push(exists);
+    }
+    // Each row's shared ids per test; `None` for a value the store does not hold.
+    let mut keys: Vec<Vec<Option<[TermId; 3]>>> = vec![Vec::with_capacity(rows.len()); tests.len()];
+    for (exists, keys) in tests.iter().zip(&mut keys) {
+        let Some(at) = exists
+            .shared
+            .iter()
+            .map(|v| columns.iter().position(|c| c == v))
+            .collect::<Option<Vec<usize>>>()
+        else {
+            return Ok(None);
+        };
+        for row in rows.iter() {
+            let mut key = Some([0; 3]);
+            for (slot, i) in at.iter().enumerate() {
+                let Some(Some(term)) = row.get(*i) else {
+                    return Ok(None);
+                };
+                match (id_of(term, snapshot), key.as_mut()) {
+                    (Some(id), Some(key)) => key[slot] = id,
+                    _ => key = None,
+                }
+            }
+            keys.push(key);
+        }
+    }
+    let mut found = Vec::with_capacity(tests.len());
+    for (exists, keys) in tests.iter().zip(&keys) {
+        let outer: IdTuples = keys.iter().flatten().copied().collect();
+        let init = || Some(Bare::new(snapshot));
+        let Some(tuples) = exists.matching(&outer, snapshot, &context.workers, true, &init)? else {
+            return Ok(None);
+        };
+        found.push(tuples);
+    }
+    let mut kept = Vec::with_capacity(rows.len());
+    for (r, row) in std::mem::take(rows).into_iter().enumerate() {
+        let keep = tests
+            .iter()
+            .zip(&keys)
+            .zip(&found)
+            .all(|((exists, keys), tuples)| {
+                keys[r].is_some_and(|key| tuples.contains(&key)) != exists.negated
+            });
+        if keep {
+            kept.push(row);
+        }
+    }
+    Ok(Some(GraphPattern::Values {
+        variables: columns.to_vec(),
+        bindings: kept,
+    }))
+}
+
+type Row = Vec<Option<GroundTerm>>;
+type Rows = Vec<Row>;
 
 fn project(columns: &[Variable], rows: &mut Rows, keep: &[Variable]) -> Option<GraphPattern> {
     let at: Vec<Option<usize>> = keep

@@ -92,6 +92,13 @@ pub(super) const MAX_PATTERNS: usize = 8;
 /// (read one after the other, the rows in the order one thread would make them).
 pub(super) type JoinedRows = (Vec<Variable>, Vec<Vec<TermId>>);
 
+/// Rows a join starts from instead of a scan (a semi-join's outer tuples): their
+/// columns, and their ids row-major.
+pub(super) struct Seed {
+    pub(super) columns: Vec<Variable>,
+    pub(super) rows: Vec<TermId>,
+}
+
 /// One pattern of a join: its scan, where its variables sit, repeated variables.
 struct Scan {
     pattern: Pattern,
@@ -125,6 +132,7 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     filtered: &[&Variable],
     equalities: &[Equality],
     early: &[Early],
+    seed: Option<Seed>,
 ) -> Result<Option<JoinedRows>, QueryError> {
     if patterns.len() > MAX_PATTERNS {
         return Ok(None);
@@ -155,9 +163,15 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
         }
     }
     if nothing {
-        return Ok(Some((all_vars, Vec::new())));
+        let mut columns = seed.map(|seed| seed.columns).unwrap_or_default();
+        for v in all_vars {
+            if !columns.contains(&v) {
+                columns.push(v);
+            }
+        }
+        return Ok(Some((columns, Vec::new())));
     }
-    if scans.is_empty() {
+    if scans.is_empty() || seed.as_ref().is_some_and(|seed| seed.columns.is_empty()) {
         return Ok(None);
     }
     let sizes: Vec<usize> = scans
@@ -179,78 +193,25 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
         .collect();
     let estimates: Vec<usize> = sizes.iter().zip(&halvings).map(|(s, h)| s >> h).collect();
     let mut remaining: Vec<usize> = (0..scans.len()).collect();
-    let smallest = remaining.iter().map(|i| estimates[*i]).min().unwrap_or(0);
-    // The smallest range is the start, unless every range is big enough that a bad start
-    // costs more than looking: then the start whose first join makes the fewest rows
-    // (BSBM bi1 started from 151 product types, which 499,801 type triples fan out to
-    // 55,700 rows; from one country's 750 producers the first join makes 1,465).
-    let first = if scans.len() >= 3 && smallest >= SAMPLE_FROM {
-        remaining
-            .iter()
-            .copied()
-            .min_by_key(|i| {
-                (
-                    first_step_estimate(&scans, &sizes, &halvings, *i, snapshot),
-                    estimates[*i],
-                )
-            })
-            .unwrap_or(0)
-    } else {
-        remaining
-            .iter()
-            .copied()
-            .min_by_key(|i| estimates[*i])
-            .unwrap_or(0)
-    };
-    remaining.retain(|i| *i != first);
-    tracing::debug!(
-        pattern = first,
-        range = sizes[first],
-        ?sizes,
-        "batched join scan"
-    );
-    let mut columns: Vec<Variable> = scans[first]
-        .positions
-        .names
-        .iter()
-        .map(|(v, _)| v.clone())
-        .collect();
-    let n_parts = if parallel {
-        workers.parts(sizes[first])
-    } else {
-        1
-    };
-    let parts: Vec<Mutex<Option<_>>> = snapshot
-        .quads_split(scans[first].pattern, n_parts)
-        .into_iter()
-        .map(|part| Mutex::new(Some(part)))
-        .collect();
-    let limit = RowLimit::new(max_rows(columns.len()));
-    let Some(mut rows) = workers.map(parts.len(), init, |local, i| {
-        let scan = &scans[first];
-        let mut alive = workers.ticker();
-        let (mut pushed, decoder) = local.parts();
-        let checks = pushed.checks(&scan.positions.names);
-        let mut out: Vec<TermId> = Vec::new();
-        let mut counted = 0;
-        let part = parts[i].lock().take();
-        for quad in part.into_iter().flatten() {
-            alive()?;
-            if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
-                out.extend(scan.positions.names.iter().map(|(_, p)| quad[*p]));
-                counted += 1;
-                if counted == CHECK_EVERY {
-                    if !limit.add(counted) {
-                        return Ok(None);
-                    }
-                    counted = 0;
-                }
-            }
+    let (mut columns, mut rows) = match seed {
+        Some(seed) => (seed.columns, vec![seed.rows]),
+        None => {
+            let Some(start) = start(
+                &scans,
+                &sizes,
+                &halvings,
+                &estimates,
+                &mut remaining,
+                snapshot,
+                workers,
+                parallel,
+                init,
+            )?
+            else {
+                return Ok(None);
+            };
+            start
         }
-        Ok(limit.add(counted).then_some(out))
-    })?
-    else {
-        return Ok(None);
     };
     while !remaining.is_empty() {
         let connected = |i: &usize| {
@@ -334,6 +295,17 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
         let width = columns.len();
         rows = workers.balance(rows, width, parallel);
         let n_rows = rows.iter().map(|part| part.len()).sum::<usize>() / width.max(1);
+        let lookups = n_rows.saturating_mul(32) < sizes[next];
+        // Rows looked up in the order of their keys: each binary search then walks the
+        // index near the one before (cache lines still loaded) instead of anywhere.
+        if lookups && n_rows >= SORT_LOOKUPS_FROM && width > 0 {
+            let mut by_position = shared.clone();
+            by_position.sort_by_key(|(_, position)| *position);
+            let columns: Vec<usize> = by_position.iter().map(|(column, _)| *column).collect();
+            for part in &mut rows {
+                sort_rows(part, width, &columns);
+            }
+        }
         let emit = |row: &[TermId], quad: &[TermId; 4], joined: &mut Vec<TermId>| {
             joined.extend_from_slice(row);
             joined.extend(fresh.iter().map(|(_, p)| quad[*p]));
@@ -387,7 +359,6 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                 Ok(limit.add(counted).then_some(joined))
             })
         };
-        let lookups = n_rows.saturating_mul(32) < sizes[next];
         let joined = if lookups {
             // Few rows: look the pattern up with each row's values bound.
             step(
@@ -484,6 +455,123 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
     }
     let rows = workers.balance(rows, columns.len(), parallel);
     Ok(Some((columns, rows)))
+}
+
+/// The join's first rows: the scan of its cheapest start (taken out of `remaining`),
+/// with the columns it binds; `None` when the rows grow past the limit.
+#[allow(clippy::too_many_arguments)]
+fn start<'s, L: AsLocal<'s>>(
+    scans: &[Scan],
+    sizes: &[usize],
+    halvings: &[usize],
+    estimates: &[usize],
+    remaining: &mut Vec<usize>,
+    snapshot: &'s Snapshot,
+    workers: &Workers<'_>,
+    parallel: bool,
+    init: &(dyn Fn() -> Option<L> + Sync),
+) -> Result<Option<JoinedRows>, QueryError> {
+    let smallest = remaining.iter().map(|i| estimates[*i]).min().unwrap_or(0);
+    // The smallest range is the start, unless every range is big enough that a bad start
+    // costs more than looking: then the start whose first join makes the fewest rows
+    // (BSBM bi1 started from 151 product types, which 499,801 type triples fan out to
+    // 55,700 rows; from one country's 750 producers the first join makes 1,465).
+    let first = if scans.len() >= 3 && smallest >= SAMPLE_FROM {
+        remaining
+            .iter()
+            .copied()
+            .min_by_key(|i| {
+                (
+                    first_step_estimate(scans, sizes, halvings, *i, snapshot),
+                    estimates[*i],
+                )
+            })
+            .unwrap_or(0)
+    } else {
+        remaining
+            .iter()
+            .copied()
+            .min_by_key(|i| estimates[*i])
+            .unwrap_or(0)
+    };
+    remaining.retain(|i| *i != first);
+    tracing::debug!(
+        pattern = first,
+        range = sizes[first],
+        ?sizes,
+        "batched join scan"
+    );
+    let columns: Vec<Variable> = scans[first]
+        .positions
+        .names
+        .iter()
+        .map(|(v, _)| v.clone())
+        .collect();
+    let n_parts = if parallel {
+        workers.parts(sizes[first])
+    } else {
+        1
+    };
+    let parts: Vec<Mutex<Option<_>>> = snapshot
+        .quads_split(scans[first].pattern, n_parts)
+        .into_iter()
+        .map(|part| Mutex::new(Some(part)))
+        .collect();
+    let limit = RowLimit::new(max_rows(columns.len()));
+    let Some(rows) = workers.map(parts.len(), init, |local, i| {
+        let scan = &scans[first];
+        let mut alive = workers.ticker();
+        let (mut pushed, decoder) = local.parts();
+        let checks = pushed.checks(&scan.positions.names);
+        let mut out: Vec<TermId> = Vec::new();
+        let mut counted = 0;
+        let part = parts[i].lock().take();
+        for quad in part.into_iter().flatten() {
+            alive()?;
+            if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
+                out.extend(scan.positions.names.iter().map(|(_, p)| quad[*p]));
+                counted += 1;
+                if counted == CHECK_EVERY {
+                    if !limit.add(counted) {
+                        return Ok(None);
+                    }
+                    counted = 0;
+                }
+            }
+        }
+        Ok(limit.add(counted).then_some(out))
+    })?
+    else {
+        return Ok(None);
+    };
+    Ok(Some((columns, rows)))
+}
+
+/// Rows from which a step of lookups sorts them by key first.
+const SORT_LOOKUPS_FROM: usize = 256;
+
+/// `rows` (row-major, `width` ids each) reordered by the ids at `columns`.
+fn sort_rows(rows: &mut Vec<TermId>, width: usize, columns: &[usize]) {
+    let mut order: Vec<(u128, u32)> = rows
+        .chunks(width)
+        .enumerate()
+        .map(|(i, row)| {
+            let key = columns
+                .iter()
+                .fold(0u128, |key, c| (key << 32) | u128::from(row[*c]));
+            (key, i as u32)
+        })
+        .collect();
+    if order.windows(2).all(|w| w[0].0 <= w[1].0) {
+        return;
+    }
+    order.sort_unstable();
+    let mut sorted = Vec::with_capacity(rows.len());
+    for (_, i) in order {
+        let at = i as usize * width;
+        sorted.extend_from_slice(&rows[at..at + width]);
+    }
+    *rows = sorted;
 }
 
 /// Ranges at least this big (all of a join's) have its start chosen by sampling

@@ -31,6 +31,7 @@ mod fold;
 mod join;
 pub(crate) mod parallel;
 mod rows;
+mod top;
 mod values;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -49,6 +50,7 @@ use parallel::Workers;
 use parking_lot::Mutex;
 use spareval::CancellationToken;
 use std::sync::Arc;
+use top::TopCount;
 use values::{BaseIri, Decoder, OneVariable, SharedMemo};
 
 /// Past this many groups the answer goes back to spareval (a `VALUES` block that large
@@ -172,7 +174,7 @@ pub fn rewrite(
         workers: Workers::new(threads, cancellation),
     };
     let mut done = 0;
-    rewrite_pattern(pattern, &context, &mut done, true)?;
+    rewrite_pattern(pattern, &context, &mut done, true, None)?;
     Ok(done)
 }
 
@@ -184,18 +186,21 @@ struct Context<'s> {
 
 /// `top`: the pattern is the query's own projection or above it (through `Slice`,
 /// `Distinct`, `Reduced`): its `Project` names the result's variables and stays.
+/// `top_count`: the pattern is on the way down from a `LIMIT` over an `ORDER BY` on a
+/// count to that count's group (`top`).
 fn rewrite_pattern(
     pattern: &mut GraphPattern,
     context: &Context<'_>,
     done: &mut usize,
     top: bool,
+    top_count: Option<&TopCount>,
 ) -> Result<(), QueryError> {
     if let GraphPattern::Group {
         inner,
         variables,
         aggregates,
     } = pattern
-        && let Some(values) = answer_group(inner, variables, aggregates, context)?
+        && let Some(values) = answer_group(inner, variables, aggregates, context, top_count)?
     {
         *pattern = values;
         *done += 1;
@@ -219,14 +224,19 @@ fn rewrite_pattern(
                 | GraphPattern::Reduced { .. }
         );
     let query_projection = top && matches!(pattern, GraphPattern::Project { .. });
+    let starts = TopCount::of(pattern);
+    let top_count = starts
+        .as_ref()
+        .or(top_count)
+        .filter(|_| TopCount::passes(pattern));
     for child in children_mut(pattern) {
-        rewrite_pattern(child, context, done, passes_top)?;
+        rewrite_pattern(child, context, done, passes_top, top_count)?;
     }
     // Above an answered group only: what is right above its rows is done on them. Not
     // the query's own projection: spareval takes the result's variables from it (an
     // empty group's block would answer with none).
     if *done > before && !query_projection {
-        fold::fold(pattern, context.snapshot);
+        fold::fold(pattern, context)?;
     }
     Ok(())
 }
@@ -829,6 +839,7 @@ fn answer_group(
     variables: &[Variable],
     aggregates: &[(Variable, AggregateExpression)],
     context: &Context<'_>,
+    top_count: Option<&TopCount>,
 ) -> Result<Option<GraphPattern>, QueryError> {
     let source = Source {
         inner,
@@ -867,7 +878,12 @@ fn answer_group(
                 && let Some(groups) = counted_by_ranges(&plan, pattern, &at, snapshot)
             {
                 return match groups {
-                    Some(groups) => finish(&plan, groups, variables, aggregates, snapshot),
+                    Some(mut groups) => {
+                        if let Some(top_count) = top_count {
+                            top_count.cut(&plan, aggregates, &mut groups);
+                        }
+                        finish(&plan, groups, variables, aggregates, snapshot)
+                    }
                     None => Ok(None),
                 };
             }
@@ -933,9 +949,12 @@ fn answer_group(
             })?
         }
     };
-    let Some(groups) = partials.and_then(Groups::merge) else {
+    let Some(mut groups) = partials.and_then(Groups::merge) else {
         return Ok(None);
     };
+    if let Some(top_count) = top_count {
+        top_count.cut(&plan, aggregates, &mut groups);
+    }
     finish(&plan, groups, variables, aggregates, snapshot)
 }
 
@@ -961,6 +980,7 @@ fn join_plan<'s, L: AsLocal<'s>>(
         &filtered,
         &plan.equalities,
         &plan.early,
+        None,
     )?
     else {
         return Ok(None);
@@ -995,53 +1015,27 @@ fn semi_join<'s, L: AsLocal<'s>>(
     parallel: bool,
     init: &(dyn Fn() -> Option<L> + Sync),
 ) -> Result<Option<Vec<Vec<TermId>>>, QueryError> {
-    let Some((inside, inside_rows)) = join_rows(
-        &exists.patterns,
-        snapshot,
-        workers,
-        parallel,
-        init,
-        &[],
-        &[],
-        &[],
-    )?
+    let width = columns.len().max(1);
+    let Some(to) = exists
+        .shared
+        .iter()
+        .map(|v| columns.iter().position(|c| c == v))
+        .collect::<Option<Vec<usize>>>()
     else {
         return Ok(None);
     };
-    let (Some(from), Some(to)) = (
-        exists
-            .shared
-            .iter()
-            .map(|v| inside.iter().position(|c| c == v))
-            .collect::<Option<Vec<usize>>>(),
-        exists
-            .shared
-            .iter()
-            .map(|v| columns.iter().position(|c| c == v))
-            .collect::<Option<Vec<usize>>>(),
-    ) else {
-        return Ok(None);
-    };
-    let key = |row: &[TermId], at: &[usize]| {
-        let mut key = [0; 3];
-        for (slot, column) in key.iter_mut().zip(at) {
-            *slot = row[*column];
-        }
-        key
-    };
-    let mut tuples = IdTuples::default();
-    // (No columns: a constant of the inside is not in the store, nothing matches; an
-    // inside of constants only is not a join `join_rows` takes.)
-    let inside_width = inside.len();
-    if inside_width > 0 {
-        for part in &inside_rows {
-            for row in part.chunks(inside_width) {
-                tuples.insert(key(row, &from));
+    let mut outer = IdTuples::default();
+    if !columns.is_empty() {
+        for part in &rows {
+            for row in part.chunks(width) {
+                outer.insert(exists::key(row, &to));
             }
         }
     }
-    drop(inside_rows);
-    let width = columns.len().max(1);
+    let Some(tuples) = exists.matching(&outer, snapshot, workers, parallel, init)? else {
+        return Ok(None);
+    };
+    drop(outer);
     let kept = workers.map(
         rows.len(),
         || Some(()),
@@ -1050,7 +1044,7 @@ fn semi_join<'s, L: AsLocal<'s>>(
             let mut out = Vec::new();
             for row in rows[i].chunks(width) {
                 alive()?;
-                if tuples.contains(&key(row, &to)) != exists.negated {
+                if tuples.contains(&exists::key(row, &to)) != exists.negated {
                     out.extend_from_slice(row);
                 }
             }
