@@ -295,7 +295,7 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
         let width = columns.len();
         rows = workers.balance(rows, width, parallel);
         let n_rows = rows.iter().map(|part| part.len()).sum::<usize>() / width.max(1);
-        let lookups = n_rows.saturating_mul(32) < sizes[next];
+        let lookups = n_rows.saturating_mul(LOOKUP_RATIO) < sizes[next];
         // Rows looked up in the order of their keys: each binary search then walks the
         // index near the one before (cache lines still loaded) instead of anywhere.
         if lookups && n_rows >= SORT_LOOKUPS_FROM && width > 0 {
@@ -546,6 +546,10 @@ fn start<'s, L: AsLocal<'s>>(
     };
     Ok(Some((columns, rows)))
 }
+
+/// A join step looks its pattern up once per row when the rows times this are fewer than
+/// the pattern's range, else it hashes the range.
+pub(super) const LOOKUP_RATIO: usize = 32;
 
 /// Rows from which a step of lookups sorts them by key first.
 const SORT_LOOKUPS_FROM: usize = 256;
