@@ -111,6 +111,14 @@ impl Exists {
 }
 
 impl Exists {
+    /// Where each shared variable sits among `columns`; `None` if one is missing.
+    pub(super) fn positions_in(&self, columns: &[Variable]) -> Option<Vec<usize>> {
+        self.shared
+            .iter()
+            .map(|v| columns.iter().position(|c| c == v))
+            .collect()
+    }
+
     /// The tuples of the shared variables' ids (in `shared`'s order, zero-padded) that
     /// the inside has a solution for, given the distinct tuples the outer rows hold;
     /// `None` when the inside is not a join this path takes. When the outer tuples are
@@ -163,12 +171,7 @@ impl Exists {
         else {
             return Ok(None);
         };
-        let Some(from) = self
-            .shared
-            .iter()
-            .map(|v| inside.iter().position(|c| c == v))
-            .collect::<Option<Vec<usize>>>()
-        else {
+        let Some(from) = self.positions_in(&inside) else {
             return Ok(None);
         };
         let mut tuples = IdTuples::default();

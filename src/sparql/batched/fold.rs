@@ -5,7 +5,7 @@
 //! one `VALUES` block again, filtered on ids. Left to spareval, that join hashes the whole
 //! pattern's scan to keep a few rows; here each row's quads are looked up by id.
 //!
-//! Three more shapes, all of BSBM BI 7 (the products most offered, a `LIMIT` of them, those
+//! Joins of blocks are `blocks`'. Three more shapes, all of BSBM BI 7 (the products most offered, a `LIMIT` of them, those
 //! no vendor of one country offers): an `ORDER BY` of integer columns (counts), a `LIMIT`
 //! / `OFFSET`, and a `FILTER` of `EXISTS` / `NOT EXISTS` conjuncts over a block, the
 //! inside joined once from the block's distinct values (`Exists::matching`) where spareval
@@ -56,7 +56,24 @@ fn scan_per_row() -> usize {
 /// (its children already folded); otherwise leaves it.
 pub(super) fn fold(pattern: &mut GraphPattern, context: &Context<'_>) -> Result<(), QueryError> {
     let snapshot = context.snapshot;
+    if matches!(pattern, GraphPattern::Join { .. })
+        && let Some(values) = super::blocks::join(pattern, snapshot)
+    {
+        *pattern = values;
+        return Ok(());
+    }
     let folded = match pattern {
+        GraphPattern::Group {
+            inner,
+            variables: keys,
+            aggregates,
+        } => match &**inner {
+            GraphPattern::Values {
+                variables,
+                bindings,
+            } => super::blocks::group(variables, bindings, keys, aggregates, snapshot),
+            _ => None,
+        },
         GraphPattern::OrderBy { inner, expression } => match &mut **inner {
             GraphPattern::Values {
                 variables,
@@ -206,12 +223,7 @@ fn exists_filter(
     // Each row's shared ids per test; `None` for a value the store does not hold.
     let mut keys: Vec<Vec<Option<[TermId; 3]>>> = vec![Vec::with_capacity(rows.len()); tests.len()];
     for (exists, keys) in tests.iter().zip(&mut keys) {
-        let Some(at) = exists
-            .shared
-            .iter()
-            .map(|v| columns.iter().position(|c| c == v))
-            .collect::<Option<Vec<usize>>>()
-        else {
+        let Some(at) = exists.positions_in(columns) else {
             return Ok(None);
         };
         for row in rows.iter() {

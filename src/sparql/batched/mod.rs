@@ -26,6 +26,7 @@
 //! query goes back to the row-at-a-time path, as do cross products with a large range
 //! and joins past `MAX_ROWS` rows (or 64M ids, whichever is more).
 
+mod blocks;
 mod exists;
 mod fold;
 mod join;
@@ -172,6 +173,7 @@ pub fn rewrite(
         snapshot,
         base_iri,
         workers: Workers::new(threads, cancellation),
+        answered: Mutex::default(),
     };
     let mut done = 0;
     rewrite_pattern(pattern, &context, &mut done, true, None)?;
@@ -182,6 +184,8 @@ struct Context<'s> {
     snapshot: &'s Snapshot,
     base_iri: Option<BaseIri>,
     workers: Workers<'s>,
+    /// The groups answered so far in this query, by their pattern.
+    answered: Mutex<FxHashMap<GraphPattern, GraphPattern>>,
 }
 
 /// `top`: the pattern is the query's own projection or above it (through `Slice`,
@@ -195,16 +199,57 @@ fn rewrite_pattern(
     top: bool,
     top_count: Option<&TopCount>,
 ) -> Result<(), QueryError> {
+    // The same group twice in one query (BSBM BI 5 counts reviews per country and
+    // product in two of its sub-selects) is answered once.
+    // Its aggregates are named apart (spargebra names each one afresh), so the key names
+    // them by position and a block found is given this group's names.
+    let seen = match &*pattern {
+        GraphPattern::Group {
+            inner,
+            variables,
+            aggregates,
+        } if top_count.is_none() => Some(GraphPattern::Group {
+            inner: inner.clone(),
+            variables: variables.clone(),
+            aggregates: aggregates
+                .iter()
+                .enumerate()
+                .map(|(i, (_, a))| (Variable::new_unchecked(format!("a{i}")), a.clone()))
+                .collect(),
+        }),
+        _ => None,
+    };
     if let GraphPattern::Group {
         inner,
         variables,
         aggregates,
-    } = pattern
-        && let Some(values) = answer_group(inner, variables, aggregates, context, top_count)?
+    } = &*pattern
     {
-        *pattern = values;
-        *done += 1;
-        return Ok(());
+        if let Some(key) = &seen
+            && let Some(GraphPattern::Values {
+                variables: columns,
+                bindings,
+            }) = context.answered.lock().get(key)
+        {
+            let mut columns = columns.clone();
+            let named = columns.len().saturating_sub(aggregates.len());
+            columns.truncate(named);
+            columns.extend(aggregates.iter().map(|(v, _)| v.clone()));
+            *pattern = GraphPattern::Values {
+                variables: columns,
+                bindings: bindings.clone(),
+            };
+            *done += 1;
+            return Ok(());
+        }
+        if let Some(values) = answer_group(inner, variables, aggregates, context, top_count)? {
+            if let Some(key) = seen {
+                context.answered.lock().insert(key, values.clone());
+            }
+            *pattern = values;
+            *done += 1;
+            return Ok(());
+        }
     }
     // The inside of an `ORDER BY` (under its projection, which says what it keeps).
     let order_by = matches!(
@@ -1016,12 +1061,7 @@ fn semi_join<'s, L: AsLocal<'s>>(
     init: &(dyn Fn() -> Option<L> + Sync),
 ) -> Result<Option<Vec<Vec<TermId>>>, QueryError> {
     let width = columns.len().max(1);
-    let Some(to) = exists
-        .shared
-        .iter()
-        .map(|v| columns.iter().position(|c| c == v))
-        .collect::<Option<Vec<usize>>>()
-    else {
+    let Some(to) = exists.positions_in(columns) else {
         return Ok(None);
     };
     let mut outer = IdTuples::default();
