@@ -173,6 +173,7 @@ pub fn rewrite(
         snapshot,
         base_iri,
         workers: Workers::new(threads, cancellation),
+        repeated: repeated_groups(pattern),
         answered: Mutex::default(),
     };
     let mut done = 0;
@@ -184,8 +185,50 @@ struct Context<'s> {
     snapshot: &'s Snapshot,
     base_iri: Option<BaseIri>,
     workers: Workers<'s>,
-    /// The groups answered so far in this query, by their pattern.
+    /// The groups that occur more than once in this query (`group_key`), and those of
+    /// them answered so far.
+    repeated: FxHashSet<GraphPattern>,
     answered: Mutex<FxHashMap<GraphPattern, GraphPattern>>,
+}
+
+/// A group as compared with the query's other groups: its aggregates named by position
+/// (spargebra names each one afresh, so two copies of one sub-select differ there only).
+fn group_key(pattern: &GraphPattern) -> Option<GraphPattern> {
+    let GraphPattern::Group {
+        inner,
+        variables,
+        aggregates,
+    } = pattern
+    else {
+        return None;
+    };
+    Some(GraphPattern::Group {
+        inner: inner.clone(),
+        variables: variables.clone(),
+        aggregates: aggregates
+            .iter()
+            .enumerate()
+            .map(|(i, (_, a))| (Variable::new_unchecked(format!("a{i}")), a.clone()))
+            .collect(),
+    })
+}
+
+/// The groups (`group_key`) that occur more than once under `pattern`.
+fn repeated_groups(pattern: &GraphPattern) -> FxHashSet<GraphPattern> {
+    fn walk(pattern: &GraphPattern, seen: &mut FxHashMap<GraphPattern, usize>) {
+        if let Some(key) = group_key(pattern) {
+            *seen.entry(key).or_default() += 1;
+        }
+        for child in children(pattern) {
+            walk(child, seen);
+        }
+    }
+    let mut seen = FxHashMap::default();
+    walk(pattern, &mut seen);
+    seen.into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(key, _)| key)
+        .collect()
 }
 
 /// `top`: the pattern is the query's own projection or above it (through `Slice`,
@@ -200,24 +243,11 @@ fn rewrite_pattern(
     top_count: Option<&TopCount>,
 ) -> Result<(), QueryError> {
     // The same group twice in one query (BSBM BI 5 counts reviews per country and
-    // product in two of its sub-selects) is answered once.
-    // Its aggregates are named apart (spargebra names each one afresh), so the key names
-    // them by position and a block found is given this group's names.
-    let seen = match &*pattern {
-        GraphPattern::Group {
-            inner,
-            variables,
-            aggregates,
-        } if top_count.is_none() => Some(GraphPattern::Group {
-            inner: inner.clone(),
-            variables: variables.clone(),
-            aggregates: aggregates
-                .iter()
-                .enumerate()
-                .map(|(i, (_, a))| (Variable::new_unchecked(format!("a{i}")), a.clone()))
-                .collect(),
-        }),
-        _ => None,
+    // product in two of its sub-selects) is answered once; only such groups are kept.
+    let seen = if context.repeated.is_empty() || top_count.is_some() {
+        None
+    } else {
+        group_key(pattern).filter(|key| context.repeated.contains(key))
     };
     if let GraphPattern::Group {
         inner,
