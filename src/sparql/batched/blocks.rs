@@ -1,6 +1,7 @@
 //! Joins and groups of answered blocks. A tree of `Join`s whose leaves are all `VALUES` blocks
 //! (sub-selects the batched path answered) becomes one block, joined by hashing on the
-//! shared columns, in an order that keeps cross products for last. BSBM BI 5 joins three
+//! shared columns, each next block one that shares a column with the rows so far (blocks
+//! no shared column connects, a cross product, stay spareval's). BSBM BI 5 joins three
 //! sub-selects `{A} {B} {C}`: `A` (countries) and `B` (products) share nothing, `C`
 //! shares a column with each; spareval joined them as written, building `A × B` first
 //! and then hashing it against `C`. Here `B ⋈ C` goes first, then `A`. And a `GROUP BY`
@@ -45,8 +46,7 @@ enum Cell {
 }
 
 fn cell(term: &GroundTerm, snapshot: &Snapshot) -> Cell {
-    let as_term = Term::from(term.clone());
-    match stored_id::parse(&as_term).or_else(|| snapshot.lookup(&as_term)) {
+    match super::fold::id_of(term, snapshot) {
         Some(id) => Cell::Id(id),
         None => Cell::Term(term.clone()),
     }

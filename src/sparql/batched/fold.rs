@@ -429,7 +429,7 @@ fn semi_join(
 }
 
 /// The stored id of a term of the block (`stored_id` or looked up); `None`: not stored.
-fn id_of(term: &GroundTerm, snapshot: &Snapshot) -> Option<TermId> {
+pub(super) fn id_of(term: &GroundTerm, snapshot: &Snapshot) -> Option<TermId> {
     let term = Term::from(term.clone());
     stored_id::parse(&term).or_else(|| snapshot.lookup(&term))
 }
