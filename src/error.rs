@@ -324,6 +324,7 @@ impl From<EngineError> for ApiError {
                 QueryError::Unsupported(_) => (ErrorCode::Unsupported, None),
                 QueryError::ServiceRefused(_) => (ErrorCode::ServiceNotAllowed, None),
                 QueryError::Update(_) => (ErrorCode::UpdateFailed, None),
+                QueryError::StoreDamaged(_) => (ErrorCode::Corruption, None),
                 _ => (ErrorCode::Internal, None),
             },
             EngineError::IdempotencyConflict { .. } => {

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 use super::error::EngineError;
 use super::graph::Graph;
 use super::parallel_parse::{BLOCK_BYTES, PROGRESS_EVERY, parse_lines, parse_threads};
+use super::parallel_turtle::parse_statements;
 use super::write::{CommitOutcome, CommitRequest};
 use crate::model::{BlankNode, NamedNode, Quad, RdfGraphName, with_fresh_blank_nodes};
 
@@ -40,16 +41,19 @@ impl ImportFormat {
         }))
     }
 
-    /// The format of a file from its extension; a trailing `.gz` is looked through.
-    /// Returns the format and whether the file is gzip-compressed.
-    pub fn from_path(path: &Path) -> Option<(Self, bool)> {
+    /// The format of a file from its extension; a trailing `.gz` or `.zst` is looked
+    /// through. Returns the format and how the file is compressed.
+    pub fn from_path(path: &Path) -> Option<(Self, Compression)> {
         let name = path.file_name()?.to_str()?;
-        let (name, gzip) = match name.strip_suffix(".gz") {
-            Some(inner) => (inner, true),
-            None => (name, false),
+        let (name, compression) = if let Some(inner) = name.strip_suffix(".gz") {
+            (inner, Compression::Gzip)
+        } else if let Some(inner) = name.strip_suffix(".zst") {
+            (inner, Compression::Zstd)
+        } else {
+            (name, Compression::None)
         };
         let extension = Path::new(name).extension()?.to_str()?;
-        Some((Self::from_name(extension)?, gzip))
+        Some((Self::from_name(extension)?, compression))
     }
 
     /// The format's usual name.
@@ -129,6 +133,20 @@ impl Graph {
         let threads = parse_threads();
         if matches!(options.format.0, RdfFormat::NTriples | RdfFormat::NQuads) && threads > 1 {
             let keys = parse_lines(
+                dict,
+                &mut reader,
+                options,
+                threads,
+                BLOCK_BYTES,
+                &mut progress,
+            )?;
+            return Ok(ParsedDocument {
+                keys,
+                digest: reader.hasher.finalize().into(),
+            });
+        }
+        if matches!(options.format.0, RdfFormat::Turtle | RdfFormat::TriG) && threads > 1 {
+            let keys = parse_statements(
                 dict,
                 &mut reader,
                 options,
@@ -264,6 +282,62 @@ pub fn parse_triples(
     Ok(triples)
 }
 
+/// How a document file is compressed (from its name: `.gz`, `.zst`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    /// `reader` decompressed, on a thread of its own when compressed (`read_ahead`).
+    /// Bytes that are not of the format are an `InvalidData` error naming it.
+    pub fn reader<R: Read + Send + 'static>(self, reader: R) -> Box<dyn Read> {
+        match self {
+            Compression::None => Box::new(reader),
+            Compression::Gzip => Box::new(read_ahead(gunzip(std::io::BufReader::with_capacity(
+                1 << 16,
+                reader,
+            )))),
+            Compression::Zstd => Box::new(read_ahead(unzstd(reader))),
+        }
+    }
+}
+
+/// Decompresses a zstd stream (concatenated frames too), like `gunzip`.
+pub fn unzstd<R: Read>(reader: R) -> impl Read {
+    enum Unzstd<R: Read> {
+        Decoding(zstd::stream::read::Decoder<'static, std::io::BufReader<R>>),
+        Failed(Option<std::io::Error>),
+    }
+    impl<R: Read> Read for Unzstd<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match self {
+                Unzstd::Decoding(decoder) => {
+                    decoder.read(buf).map_err(|error| match error.kind() {
+                        std::io::ErrorKind::Other
+                        | std::io::ErrorKind::InvalidInput
+                        | std::io::ErrorKind::InvalidData
+                        | std::io::ErrorKind::UnexpectedEof => std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            format!("not valid zstd ({error})"),
+                        ),
+                        _ => error,
+                    })
+                }
+                Unzstd::Failed(error) => Err(error.take().unwrap_or_else(|| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, "not valid zstd")
+                })),
+            }
+        }
+    }
+    match zstd::stream::read::Decoder::new(reader) {
+        Ok(decoder) => Unzstd::Decoding(decoder),
+        Err(error) => Unzstd::Failed(Some(error)),
+    }
+}
+
 /// Decompresses a gzip stream (concatenated members too); bytes that are not gzip are an
 /// `InvalidData` error saying so, which the parsers report as unreadable input.
 pub fn gunzip<R: Read>(reader: R) -> impl Read {
@@ -282,6 +356,91 @@ pub fn gunzip<R: Read>(reader: R) -> impl Read {
         }
     }
     Gunzip(flate2::read::MultiGzDecoder::new(reader))
+}
+
+/// Reads `reader` on a thread of its own, a few MiB ahead of the caller: decompressing a
+/// gzip document takes about as long as parsing it, so the two run on two cores. The
+/// thread stops when the returned reader is dropped (at most `AHEAD` chunks are decoded
+/// for nothing); an error of `reader` reaches the caller at the point where it occurred.
+pub fn read_ahead<R: Read + Send + 'static>(reader: R) -> impl Read {
+    const CHUNK: usize = 1 << 20;
+    const AHEAD: usize = 4;
+    struct Ahead {
+        chunks: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+        current: Vec<u8>,
+        at: usize,
+        done: bool,
+    }
+    impl Read for Ahead {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            while self.at == self.current.len() {
+                if self.done {
+                    return Ok(0);
+                }
+                match self.chunks.recv() {
+                    Ok(Ok(chunk)) if chunk.is_empty() => self.done = true,
+                    Ok(Ok(chunk)) => (self.current, self.at) = (chunk, 0),
+                    Ok(Err(error)) => {
+                        self.done = true;
+                        return Err(error);
+                    }
+                    Err(_) => {
+                        self.done = true;
+                        return Err(std::io::Error::other("the reading thread stopped"));
+                    }
+                }
+            }
+            let n = buf.len().min(self.current.len() - self.at);
+            buf[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+    let (sender, chunks) = std::sync::mpsc::sync_channel(AHEAD);
+    let spawned = std::thread::Builder::new()
+        .name("strata-read-ahead".into())
+        .spawn(move || {
+            let mut reader = reader;
+            loop {
+                let mut chunk = vec![0u8; CHUNK];
+                let mut filled = 0;
+                let result = loop {
+                    match reader.read(&mut chunk[filled..]) {
+                        Ok(0) => break Ok(()),
+                        Ok(n) => {
+                            filled += n;
+                            if filled == CHUNK {
+                                break Ok(());
+                            }
+                        }
+                        Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(error) => break Err(error),
+                    }
+                };
+                chunk.truncate(filled);
+                let last = filled < CHUNK || result.is_err();
+                if filled > 0 && sender.send(Ok(chunk)).is_err() {
+                    return;
+                }
+                if let Err(error) = result {
+                    let _ = sender.send(Err(error));
+                    return;
+                }
+                if last {
+                    let _ = sender.send(Ok(Vec::new()));
+                    return;
+                }
+            }
+        });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "cannot start a read-ahead thread");
+    }
+    Ahead {
+        chunks,
+        current: Vec::new(),
+        at: 0,
+        done: false,
+    }
 }
 
 /// The quads of a document, errors converted (with their position when known).
@@ -424,7 +583,7 @@ pub(super) fn read_error(error: std::io::Error, options: &ImportOptions) -> Engi
     }
 }
 
-fn syntax_error(error: RdfParseError, options: &ImportOptions) -> EngineError {
+pub(super) fn syntax_error(error: RdfParseError, options: &ImportOptions) -> EngineError {
     match error {
         RdfParseError::Syntax(error) => EngineError::RdfSyntax {
             source_name: options.source_name.clone(),
@@ -543,6 +702,67 @@ mod tests {
             matches!(error, EngineError::RdfSyntax { position: Some((line, col)), .. } if line == bad_line && col == column),
             "{error:?}"
         );
+    }
+
+    #[test]
+    fn zstd_documents_are_read_and_garbage_is_invalid_rdf() {
+        let text = "<http://e/s> <http://e/p> \"o\" .\n".repeat(1000);
+        // Two frames back to back, as `cat a.zst b.zst` gives.
+        let mut compressed = zstd::encode_all(text.as_bytes(), 3).unwrap();
+        compressed.extend(zstd::encode_all(text.as_bytes(), 3).unwrap());
+        let mut decoded = String::new();
+        Compression::Zstd
+            .reader(std::io::Cursor::new(compressed))
+            .read_to_string(&mut decoded)
+            .unwrap();
+        assert_eq!(decoded, text.repeat(2));
+        let triples = parse_triples(
+            unzstd(&zstd::encode_all(text.as_bytes(), 3).unwrap()[..]),
+            &options(RdfFormat::NTriples, "data.nt.zst"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(triples.len(), 1000);
+        let error = parse_triples(
+            unzstd(&b"this is not zstd at all"[..]),
+            &options(RdfFormat::NTriples, "data.nt.zst"),
+            None,
+        )
+        .unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("data.nt.zst") && message.contains("zstd"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn read_ahead_gives_the_same_bytes_and_the_error_where_it_happened() {
+        let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let mut copy = Vec::new();
+        read_ahead(std::io::Cursor::new(bytes.clone()))
+            .read_to_end(&mut copy)
+            .unwrap();
+        assert_eq!(copy, bytes);
+        // A source failing after 1.5 MB: the bytes before it, then its error.
+        struct Failing(std::io::Cursor<Vec<u8>>);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                match self.0.read(buf)? {
+                    0 => Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "truncated",
+                    )),
+                    n => Ok(n),
+                }
+            }
+        }
+        let mut reader = read_ahead(Failing(std::io::Cursor::new(bytes[..1_500_000].to_vec())));
+        let mut got = Vec::new();
+        let error = reader.read_to_end(&mut got).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+        assert_eq!(got, &bytes[..1_500_000]);
+        assert_eq!(reader.read(&mut [0; 8]).unwrap(), 0, "then the end");
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod error;
 mod graph;
 mod import;
 mod parallel_parse;
+mod parallel_turtle;
 mod read;
 mod reader;
 mod repair;
@@ -20,7 +21,10 @@ mod write;
 pub use backup::BackupReport;
 pub use error::EngineError;
 pub use graph::{CommitInfo, Graph, OpenStats};
-pub use import::{GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples};
+pub use import::{
+    Compression, GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples,
+    read_ahead, unzstd,
+};
 pub use read::{ChangedQuads, QueryAnswer, ReadAt, ReadOptions};
 pub use reader::GraphReader;
 pub use repair::{CheckpointCheck, GraphCheck, RepairPlan};

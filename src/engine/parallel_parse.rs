@@ -25,7 +25,7 @@ use crate::store::{DEFAULT_GRAPH, Dict, QuadKey, TermId, term_hash_in_memory};
 pub(super) const BLOCK_BYTES: usize = 4 << 20;
 
 /// The graph slot of a default-graph quad within a block.
-const NO_GRAPH: u32 = u32::MAX;
+pub(super) const NO_GRAPH: u32 = u32::MAX;
 
 /// Quads between two progress reports (as in a sequential parse).
 pub(super) const PROGRESS_EVERY: usize = 10_000;
@@ -146,15 +146,15 @@ impl<R: Read> Blocks<R> {
 }
 
 /// One block's quads over its own numbering of its distinct terms.
-struct ParsedBlock {
+pub(super) struct ParsedBlock {
     /// Distinct terms, with their in-memory hashes.
-    terms: Vec<(Term, u64)>,
+    pub(super) terms: Vec<(Term, u64)>,
     /// Quads as indexes into `terms` (`NO_GRAPH`: the default graph).
-    quads: Vec<[u32; 4]>,
+    pub(super) quads: Vec<[u32; 4]>,
     /// Line jumps in the block, counted as the parser counts them.
-    lines: u64,
+    pub(super) lines: u64,
     /// The block's first error (its position within the block).
-    error: Option<EngineError>,
+    pub(super) error: Option<EngineError>,
 }
 
 fn parse_block(block: &[u8], options: &ImportOptions) -> ParsedBlock {
@@ -196,7 +196,7 @@ fn parse_block(block: &[u8], options: &ImportOptions) -> ParsedBlock {
 }
 
 /// Line jumps as the parser counts them: `\r\n`, `\r` and `\n` each end one line.
-fn count_line_jumps(bytes: &[u8]) -> u64 {
+pub(super) fn count_line_jumps(bytes: &[u8]) -> u64 {
     let mut lines = 0;
     let mut previous = 0u8;
     for &b in bytes {
@@ -209,13 +209,13 @@ fn count_line_jumps(bytes: &[u8]) -> u64 {
 }
 
 #[derive(Default)]
-struct LocalTerms {
-    terms: Vec<(Term, u64)>,
+pub(super) struct LocalTerms {
+    pub(super) terms: Vec<(Term, u64)>,
     table: HashTable<u32>,
 }
 
 impl LocalTerms {
-    fn index(&mut self, term: Term) -> u32 {
+    pub(super) fn index(&mut self, term: Term) -> u32 {
         let hash = term_hash_in_memory(&term);
         let terms = &mut self.terms;
         if let Some(&i) = self.table.find(hash, |&i| terms[i as usize].0 == term) {
@@ -229,7 +229,7 @@ impl LocalTerms {
 }
 
 /// Merges parsed blocks, in document order, into interned quads.
-struct Merger<'a> {
+pub(super) struct Merger<'a> {
     dict: &'a Dict,
     options: &'a ImportOptions,
     keys: Vec<QuadKey>,
@@ -238,13 +238,13 @@ struct Merger<'a> {
     /// Line jumps in the blocks merged so far.
     lines_before: u64,
     /// Blocks merged so far.
-    merged: usize,
+    pub(super) merged: usize,
     /// The id default-graph quads get (`into_graph`, interned when first needed).
     default_graph: Option<TermId>,
 }
 
 impl<'a> Merger<'a> {
-    fn new(dict: &'a Dict, options: &'a ImportOptions) -> Self {
+    pub(super) fn new(dict: &'a Dict, options: &'a ImportOptions) -> Self {
         Self {
             dict,
             options,
@@ -269,12 +269,12 @@ impl<'a> Merger<'a> {
     }
 
     /// The quads, after a last progress report of their count.
-    fn finish(self, progress: &mut dyn FnMut(u64)) -> Vec<QuadKey> {
+    pub(super) fn finish(self, progress: &mut dyn FnMut(u64)) -> Vec<QuadKey> {
         progress(self.keys.len() as u64);
         self.keys
     }
 
-    fn merge(
+    pub(super) fn merge(
         &mut self,
         block: ParsedBlock,
         progress: &mut dyn FnMut(u64),

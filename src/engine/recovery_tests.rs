@@ -319,6 +319,96 @@ fn a_torn_or_damaged_store_file_is_set_aside_and_rebuilt_from_the_log() -> TestR
 }
 
 #[test]
+fn a_flipped_byte_in_a_store_file_fails_the_reads_that_meet_it_and_the_next_open_rebuilds()
+-> TestResult {
+    let (dir, _) = graph_with_31_commits(true);
+    let store = dir.path().join("graphs/main/store");
+    let segment = std::fs::read_dir(&store)?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "seg"))
+        .expect("a segment file");
+    let mut bytes = std::fs::read(&segment)?;
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&segment, &bytes)?;
+    {
+        // The open reads headers only; the server's background check finds the damage
+        // (a query reading the section first would too).
+        let engine = Engine::open(dir.path(), config())?;
+        let graph = engine.graph("main")?;
+        let started = std::time::Instant::now();
+        while graph.store.damage().is_none() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "the background check did not find the damage"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(store.join("DAMAGED").exists(), "the store is marked");
+        let read = graph
+            .read()
+            .query("SELECT ?s ?o { ?s <http://e/p> ?o }", &Default::default());
+        let Err(error) = read else {
+            panic!("a query over the damaged file answered")
+        };
+        assert!(
+            matches!(
+                error,
+                EngineError::Query(crate::sparql::QueryError::StoreDamaged(_))
+            ),
+            "{error}"
+        );
+        let api = crate::error::ApiError::from(error);
+        assert_eq!(api.code, crate::error::ErrorCode::Corruption);
+        assert!(api.message.contains("checksum"), "{}", api.message);
+        let write = graph.update(
+            "INSERT DATA { <http://e/s99> <http://e/p> \"value 99\" }",
+            None,
+            &UpdateOptions::default(),
+            &CommitRequest::default(),
+        );
+        assert!(
+            matches!(
+                write,
+                Err(EngineError::Query(crate::sparql::QueryError::StoreDamaged(
+                    _
+                )))
+            ),
+            "{:?}",
+            write.map(|o| o.commit_seq)
+        );
+        assert_eq!(graph.head_seq(), N_COMMITS, "the write changed nothing");
+    }
+    // The next open sets the marked files aside and replays the whole log.
+    let engine = Engine::open(dir.path(), config())?;
+    let graph = engine.graph("main")?;
+    assert_eq!(graph.open_stats().replayed_commits, N_COMMITS);
+    assert!(graph.store.damage().is_none());
+    let answer = graph.read().query(
+        "SELECT (COUNT(*) AS ?n) { ?s <http://e/p> ?o }",
+        &Default::default(),
+    )?;
+    let crate::sparql::QueryResults::Solutions(mut rows) = answer.results else {
+        panic!("a SELECT")
+    };
+    let row = rows.next().expect("one row")?;
+    assert_eq!(
+        row.get("n").map(ToString::to_string).as_deref(),
+        Some("\"31\"^^<http://www.w3.org/2001/XMLSchema#integer>")
+    );
+    let aside = std::fs::read_dir(dir.path().join("graphs/main"))?
+        .flatten()
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("store.unreadable-")
+        });
+    assert!(aside, "the damaged files are kept aside");
+    Ok(())
+}
+
+#[test]
 fn a_log_with_another_history_than_its_checkpoint_stops_the_open() -> TestResult {
     let (dir, _) = graph_with_31_commits(true);
     // Another log of the same length: same commit numbers, different content.

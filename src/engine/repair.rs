@@ -35,8 +35,10 @@ pub enum CheckpointCheck {
     /// log instead).
     Unreadable(String),
     /// Readable, but a file's body does not match its checksum. The open checks headers
-    /// only (a 5M-triple graph opens in milliseconds), so it would serve the damage:
-    /// `repair` sets the files aside and the next open replays the log.
+    /// only (a 5M-triple graph opens in milliseconds); each section is checked on its
+    /// first read (and by the server in the background after it opens): that read fails
+    /// with `corruption` and marks the files, so the open after it sets them aside and
+    /// replays the log. `repair` sets them aside at once.
     BodyDamaged(String),
     /// At a commit the log holds with the same hash.
     Matches(CommitSeq),

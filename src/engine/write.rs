@@ -395,6 +395,13 @@ impl Graph {
                 )
             };
             let quads = quads.map_err(|e| EngineError::io(self.log.path(), e))?;
+            // A commit built from a damaged store file (its deletions, its WHERE, its
+            // SHACL check) is not appended.
+            if let Some(reason) = self.store.damage() {
+                return Err(
+                    EngineError::Query(crate::sparql::QueryError::StoreDamaged(reason)).into(),
+                );
+            }
             let previous_time = self.commits.read().last().map(|e| e.header.committed_at);
             let now = OffsetDateTime::now_utc();
             // Commit times never go backwards, so "the commit at time T" is well defined even

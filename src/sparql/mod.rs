@@ -65,6 +65,14 @@ pub enum QueryError {
     /// An update operation failed on purpose (e.g. CREATE of an existing graph).
     #[error("update failed: {0}")]
     Update(String),
+    /// A store file the query read failed its checksum: the answer is withheld (see
+    /// `store::file`).
+    #[error(
+        "a store file failed its checksum: {0}; the answer is withheld. Restart the server \
+         (its next open sets the store files aside and rebuilds them from the log) or run \
+         `strata repair`"
+    )]
+    StoreDamaged(String),
     /// Writing results failed.
     #[error("writing results failed: {0}")]
     Io(#[from] std::io::Error),

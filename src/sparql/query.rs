@@ -126,20 +126,42 @@ pub fn evaluate_query(
     let results = prepared
         .execute(SnapshotDataset::new(snapshot.clone()))
         .map_err(evaluation_error)?;
+    // An answer computed before any row (ASK, or the batched path's groups) may have
+    // read a damaged file: it must not leave.
+    if let Some(reason) = snapshot.damage() {
+        return Err(QueryError::StoreDamaged(reason));
+    }
     Ok(check_cancellation_per_row(
         results,
         options.cancellation.clone(),
+        snapshot.clone(),
     ))
 }
 
+/// A store file failed its checksum while the query read (see `store::file`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreDamaged(pub String);
+
 /// The evaluator checks the token as it reads the dataset and inside its in-memory
 /// loops; checking again per result row also stops a stream that is only serialized
-/// (and runs the governor's check while the caller writes rows out).
+/// (and runs the governor's check while the caller writes rows out). Each row also
+/// checks that no file it was computed from failed its checksum (one load while none
+/// in the process has).
 fn check_cancellation_per_row(
     results: QueryResults<'static>,
     token: CancellationToken,
+    snapshot: Snapshot,
 ) -> QueryResults<'static> {
-    let alive = move || token.ensure_alive();
+    let alive = move || {
+        token.ensure_alive()?;
+        match snapshot.damage() {
+            None => Ok(()),
+            Some(reason) => Err(QueryEvaluationError::Dataset(Box::new(StoreDamaged(
+                reason,
+            )))),
+        }
+    };
     match results {
         QueryResults::Solutions(solutions) => {
             let variables: Arc<[oxrdf::Variable]> = solutions.variables().into();
@@ -158,6 +180,9 @@ fn check_cancellation_per_row(
 pub fn evaluation_error(error: QueryEvaluationError) -> QueryError {
     match error {
         QueryEvaluationError::Cancelled => QueryError::Cancelled,
+        QueryEvaluationError::Dataset(error) if error.is::<StoreDamaged>() => {
+            QueryError::StoreDamaged(error.to_string())
+        }
         QueryEvaluationError::Service(e) => QueryError::ServiceRefused(e.to_string()),
         QueryEvaluationError::UnsupportedService(service) => {
             QueryError::ServiceRefused(service.as_str().to_owned())

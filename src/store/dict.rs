@@ -293,6 +293,18 @@ impl Dict {
         }
     }
 
+    /// Why a dictionary file is damaged, if a check of one failed.
+    pub(crate) fn damage(&self) -> Option<String> {
+        if !super::file::any_damage() {
+            return None;
+        }
+        let inner = self.inner.read();
+        inner
+            .files
+            .iter()
+            .find_map(|f| f.file().damage().map(str::to_owned))
+    }
+
     /// The files holding the oldest ids.
     pub(crate) fn files(&self) -> Vec<Arc<DictFile>> {
         self.inner.read().files.clone()

@@ -174,15 +174,16 @@ impl DictFile {
         let (Ok(first), Ok(n_terms)) = (TermId::try_from(first), u32::try_from(n_terms)) else {
             return Err(bad("id range out of bounds"));
         };
-        let offsets: &[u64] =
-            bytemuck::try_cast_slice(file.section(0)).map_err(|_| bad("misaligned offsets"))?;
-        let table: &[u32] =
-            bytemuck::try_cast_slice(file.section(1)).map_err(|_| bad("misaligned table"))?;
+        // Structure only: the sections' bytes are checked on their first read.
+        let offsets: &[u64] = bytemuck::try_cast_slice(file.section_unchecked(0))
+            .map_err(|_| bad("misaligned offsets"))?;
+        let table: &[u32] = bytemuck::try_cast_slice(file.section_unchecked(1))
+            .map_err(|_| bad("misaligned table"))?;
         if first == 0
             || offsets.len() != n_terms as usize + 1
             || table.len() as u64 != slots
             || !table.len().is_power_of_two()
-            || offsets.last().copied() != Some(file.section(2).len() as u64)
+            || offsets.last().copied() != Some(file.section_len(2) as u64)
         {
             return Err(bad("inconsistent sizes"));
         }

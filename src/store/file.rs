@@ -22,20 +22,44 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) const VERSION: u32 = 1;
+/// Set once any mapped file in this process failed a check: until then, asking a
+/// snapshot whether it reads a damaged file costs one load.
+static ANY_DAMAGE: AtomicBool = AtomicBool::new(false);
+
+/// Whether any file of this process failed its check (see `MappedFile::damage`).
+pub(crate) fn any_damage() -> bool {
+    ANY_DAMAGE.load(Ordering::Acquire)
+}
+
+/// The file a store's directory holds once one of its files failed a check: its next
+/// open sets the files aside and replays the log (see `Store::open`).
+pub(crate) const DAMAGED_MARKER: &str = "DAMAGED";
+
+pub(crate) const VERSION: u32 = 2;
+/// The first frame version (no section CRCs), still read.
+const VERSION_1: u32 = 1;
 pub(crate) const N_META: usize = 8;
 pub(crate) const N_SECTIONS: usize = 6;
 const HEADER_LEN: usize = 184;
-const FOOTER_LEN: usize = 16;
+const FOOTER_LEN_1: usize = 16;
+const FOOTER_LEN: usize = 4 * N_SECTIONS + 16;
 const END_MAGIC: &[u8; 8] = b"strataOK";
 
 /// A complete file's bytes, mapped read-only.
 pub(crate) struct MappedFile {
     path: PathBuf,
     map: memmap2::Mmap,
+    version: u32,
     meta: [u64; N_META],
     sections: [(usize, usize); N_SECTIONS],
+    /// Each section's check, done once on its first read (version 1: every entry waits
+    /// for the one body check, kept in entry 0).
+    checked: [OnceLock<bool>; N_SECTIONS],
+    /// Why the file is damaged, once a check failed.
+    damage: OnceLock<String>,
 }
 
 fn invalid(path: &Path, what: impl std::fmt::Display) -> std::io::Error {
@@ -60,7 +84,7 @@ impl MappedFile {
     pub fn open_kinds(path: &Path, magics: &[&[u8; 8]]) -> std::io::Result<(Self, usize)> {
         let file = File::open(path)?;
         let len = file.metadata()?.len() as usize;
-        if len < HEADER_LEN + FOOTER_LEN {
+        if len < HEADER_LEN + FOOTER_LEN_1 {
             return Err(invalid(
                 path,
                 "shorter than a header and footer (torn file)",
@@ -72,10 +96,20 @@ impl MappedFile {
             return Err(invalid(path, "not a file of this kind (wrong magic)"));
         };
         let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-        if version != VERSION {
+        let footer_len = match version {
+            VERSION => FOOTER_LEN,
+            VERSION_1 => FOOTER_LEN_1,
+            _ => {
+                return Err(invalid(
+                    path,
+                    format!("format version {version}, this build reads {VERSION_1} and {VERSION}"),
+                ));
+            }
+        };
+        if len < HEADER_LEN + footer_len {
             return Err(invalid(
                 path,
-                format!("format version {version}, this build reads {VERSION}"),
+                "shorter than a header and footer (torn file)",
             ));
         }
         let crc_at = HEADER_LEN - 8;
@@ -93,7 +127,7 @@ impl MappedFile {
         }
         let mut sections = [(0usize, 0usize); N_SECTIONS];
         let table = 16 + 8 * N_META;
-        let body_end = len - FOOTER_LEN;
+        let body_end = len - footer_len;
         for (i, section) in sections.iter_mut().enumerate() {
             let offset = usize::try_from(word(table + 16 * i)).unwrap_or(usize::MAX);
             let size = usize::try_from(word(table + 16 * i + 8)).unwrap_or(usize::MAX);
@@ -107,8 +141,11 @@ impl MappedFile {
             Self {
                 path: path.to_owned(),
                 map,
+                version,
                 meta,
                 sections,
+                checked: Default::default(),
+                damage: OnceLock::new(),
             },
             kind,
         ))
@@ -118,22 +155,161 @@ impl MappedFile {
         &self.meta
     }
 
+    /// Section `i`'s bytes, checked against their CRC on the first read. A damaged
+    /// section is still returned (so that no reader's bounds change under it), but the
+    /// file is marked damaged first: every query and write that reads it checks
+    /// `damage` before an answer leaves (see `Snapshot::damage`).
+    #[inline]
     pub fn section(&self, i: usize) -> &[u8] {
+        let check = if self.version == VERSION_1 { 0 } else { i };
+        if self.checked[check].get().is_none() {
+            self.check_section(i);
+        }
+        self.section_unchecked(i)
+    }
+
+    /// A section's length (reads nothing).
+    pub fn section_len(&self, i: usize) -> usize {
+        self.sections[i].1
+    }
+
+    /// A section's bytes without their check: only for an open's structural checks
+    /// (sizes, alignment, the last offset), which read a few bytes, never data.
+    pub fn section_unchecked(&self, i: usize) -> &[u8] {
         let (offset, size) = self.sections[i];
         &self.map[offset..offset + size]
     }
 
-    /// Recomputes the body checksum (reads the whole file).
+    #[cold]
+    fn check_section(&self, i: usize) {
+        if self.version == VERSION_1 {
+            self.checked[0].get_or_init(|| match self.verify_body() {
+                Ok(()) => true,
+                Err(error) => {
+                    self.mark_damaged(error.to_string());
+                    false
+                }
+            });
+            return;
+        }
+        self.checked[i].get_or_init(|| {
+            let at = self.map.len() - FOOTER_LEN + 4 * i;
+            let stored = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
+            let ok = crc32fast::hash(self.section_unchecked(i)) == stored;
+            if !ok {
+                self.mark_damaged(format!(
+                    "{}: section {i} checksum mismatch",
+                    self.path.display()
+                ));
+            }
+            ok
+        });
+    }
+
+    /// Checks every section not checked yet, in 1 MiB steps, giving up (leaving the
+    /// rest to the first reads) once `stop` is set: the background check after an open,
+    /// which must not outlive its store (a test may rewrite the files afterwards).
+    pub fn check_all_sections(&self, stop: &AtomicBool) {
+        let parts: Vec<usize> = if self.version == VERSION_1 {
+            vec![0]
+        } else {
+            (0..N_SECTIONS).collect()
+        };
+        for i in parts {
+            if self.checked[i].get().is_some() {
+                continue;
+            }
+            let (bytes, stored) = if self.version == VERSION_1 {
+                let len = self.map.len();
+                let at = len - 16;
+                (
+                    &self.map[HEADER_LEN..len - FOOTER_LEN_1],
+                    u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes")),
+                )
+            } else {
+                let at = self.map.len() - FOOTER_LEN + 4 * i;
+                (
+                    self.section_unchecked(i),
+                    u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes")),
+                )
+            };
+            let mut hasher = crc32fast::Hasher::new();
+            for chunk in bytes.chunks(1 << 20) {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                hasher.update(chunk);
+            }
+            let ok = hasher.finalize() == stored;
+            self.checked[i].get_or_init(|| {
+                if !ok {
+                    self.mark_damaged(if self.version == VERSION_1 {
+                        format!("{}: body checksum mismatch", self.path.display())
+                    } else {
+                        format!("{}: section {i} checksum mismatch", self.path.display())
+                    });
+                }
+                ok
+            });
+        }
+    }
+
+    /// Records the damage: an error in the server's log, the marker that makes the
+    /// store's next open set its files aside, then the file's and the process's flags.
+    fn mark_damaged(&self, reason: String) {
+        if self.damage.get().is_some() {
+            return;
+        }
+        tracing::error!(
+            file = %self.path.display(),
+            %reason,
+            "a store file failed its checksum: reads of it fail with `corruption`; the next \
+             open sets the store files aside and replays the log (or run `strata repair`)"
+        );
+        if let Some(dir) = self.path.parent() {
+            let marker = dir.join(DAMAGED_MARKER);
+            let written = std::fs::write(&marker, format!("{reason}\n"))
+                .and_then(|()| File::open(&marker)?.sync_all())
+                .and_then(|()| sync_dir(dir));
+            if let Err(error) = written {
+                tracing::error!(marker = %marker.display(), %error, "cannot write the damage marker");
+            }
+        }
+        // After the marker: whoever sees the damage finds the marker written.
+        let _ = self.damage.set(reason);
+        ANY_DAMAGE.store(true, Ordering::Release);
+    }
+
+    /// Why this file is damaged, once a check of it failed.
+    pub fn damage(&self) -> Option<&str> {
+        self.damage.get().map(String::as_str)
+    }
+
+    /// Recomputes the body checksum and every section's (reads the whole file).
     pub fn verify_body(&self) -> std::io::Result<()> {
         let len = self.map.len();
-        let body = &self.map[HEADER_LEN..len - FOOTER_LEN];
-        let stored = u32::from_le_bytes(
-            self.map[len - FOOTER_LEN..len - FOOTER_LEN + 4]
-                .try_into()
-                .expect("4 bytes"),
-        );
+        let footer_len = if self.version == VERSION_1 {
+            FOOTER_LEN_1
+        } else {
+            FOOTER_LEN
+        };
+        let body = &self.map[HEADER_LEN..len - footer_len];
+        let at = len - 16;
+        let stored = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
         if crc32fast::hash(body) != stored {
             return Err(invalid(&self.path, "body checksum mismatch"));
+        }
+        if self.version != VERSION_1 {
+            for i in 0..N_SECTIONS {
+                let at = len - FOOTER_LEN + 4 * i;
+                let stored = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
+                if crc32fast::hash(self.section_unchecked(i)) != stored {
+                    return Err(invalid(
+                        &self.path,
+                        format!("section {i} checksum mismatch"),
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -188,12 +364,16 @@ pub(crate) fn write_file_with(
     let mut body = CrcWriter {
         inner: out,
         crc: crc32fast::Hasher::new(),
+        section_crc: crc32fast::Hasher::new(),
         written: 0,
     };
     let padding = [0u8; 8];
+    let mut section_crcs = [crc32fast::hash(&[]); N_SECTIONS];
     for (i, &len) in lens.iter().enumerate() {
         let start = body.written;
+        body.section_crc = crc32fast::Hasher::new();
         fill(i, &mut body)?;
+        section_crcs[i] = body.section_crc.clone().finalize();
         if body.written - start != len as u64 {
             return Err(std::io::Error::other(format!(
                 "section {i}: wrote {} bytes, announced {len}",
@@ -207,6 +387,9 @@ pub(crate) fn write_file_with(
         crc,
         ..
     } = body;
+    for section_crc in section_crcs {
+        out.write_all(&section_crc.to_le_bytes())?;
+    }
     out.write_all(&crc.finalize().to_le_bytes())?;
     out.write_all(&0u32.to_le_bytes())?;
     out.write_all(END_MAGIC)?;
@@ -215,10 +398,12 @@ pub(crate) fn write_file_with(
     Ok(file.metadata()?.len())
 }
 
-/// Passes writes through, checksumming and counting them.
+/// Passes writes through, checksumming (the body and the current section) and counting
+/// them.
 struct CrcWriter<W: Write> {
     inner: W,
     crc: crc32fast::Hasher,
+    section_crc: crc32fast::Hasher,
     written: u64,
 }
 
@@ -226,6 +411,7 @@ impl<W: Write> Write for CrcWriter<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.crc.update(&buf[..n]);
+        self.section_crc.update(&buf[..n]);
         self.written += n as u64;
         Ok(n)
     }
@@ -279,5 +465,55 @@ mod tests {
         std::fs::write(&path, &flipped).unwrap();
         let file = MappedFile::open(&path, b"strataT1").unwrap();
         assert!(file.verify_body().is_err());
+    }
+
+    #[test]
+    fn a_damaged_section_is_found_on_its_first_read_and_marks_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let a: Vec<u8> = (0..13).collect();
+        let b = vec![9u8; 1000];
+        write_file(&path, b"strataT1", [0; N_META], &[&a, &b]).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        // Byte 500 of the body is inside section 1 (section 0 is 16 bytes with padding).
+        bytes[HEADER_LEN + 500] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let file = MappedFile::open(&path, b"strataT1").unwrap();
+        assert_eq!(file.section(0), &a[..]);
+        assert!(file.damage().is_none(), "section 0 is intact");
+        assert!(!dir.path().join(DAMAGED_MARKER).exists());
+        let _ = file.section(1);
+        let damage = file.damage().expect("section 1 is damaged");
+        assert!(damage.contains("section 1 checksum mismatch"), "{damage}");
+        assert!(any_damage());
+        let marker = std::fs::read_to_string(dir.path().join(DAMAGED_MARKER)).unwrap();
+        assert!(marker.contains("section 1"), "{marker}");
+    }
+
+    #[test]
+    fn a_version_1_file_is_read_and_checked_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let a: Vec<u8> = (0..13).collect();
+        write_file(&path, b"strataT1", [7; N_META], &[&a]).unwrap();
+        // The same file in frame version 1: version 1 in the header (its CRC redone) and
+        // no section CRCs in the footer.
+        let v2 = std::fs::read(&path).unwrap();
+        let mut v1 = v2[..v2.len() - FOOTER_LEN].to_vec();
+        v1.extend_from_slice(&v2[v2.len() - 16..]);
+        v1[8..12].copy_from_slice(&VERSION_1.to_le_bytes());
+        let crc = crc32fast::hash(&v1[..HEADER_LEN - 8]);
+        v1[HEADER_LEN - 8..HEADER_LEN - 4].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&path, &v1).unwrap();
+        let file = MappedFile::open(&path, b"strataT1").unwrap();
+        assert_eq!(file.meta(), &[7; N_META]);
+        assert_eq!(file.section(0), &a[..]);
+        assert!(file.damage().is_none());
+        file.verify_body().unwrap();
+        v1[HEADER_LEN + 3] ^= 1;
+        std::fs::write(&path, &v1).unwrap();
+        let file = MappedFile::open(&path, b"strataT1").unwrap();
+        let _ = file.section(1);
+        assert!(file.damage().is_some(), "a version-1 file is checked whole");
     }
 }

@@ -30,7 +30,7 @@ pub use transaction::Transaction;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use parking_lot::{Mutex, RwLock};
 
@@ -91,6 +91,17 @@ pub struct Store {
     manifest: Mutex<Manifest>,
     /// The manifest's commit, readable without its lock.
     files_seq: AtomicU64,
+    /// The background check of the files after an open: stopped and joined on drop.
+    background_check: Mutex<Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>>,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some((stop, thread)) = self.background_check.get_mut().take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Default for Store {
@@ -122,6 +133,7 @@ impl Store {
             dir,
             files_seq: AtomicU64::new(manifest.commit_seq),
             manifest: Mutex::new(manifest),
+            background_check: Mutex::new(None),
         }
     }
 
@@ -140,6 +152,18 @@ impl Store {
     /// `Ok(None)` when there is no manifest. With `writable`, files the manifest does not
     /// name (leftovers of an interrupted flush or compaction) are deleted.
     pub fn open(dir: &Path, writable: bool) -> std::io::Result<Option<(Self, Manifest)>> {
+        let marker = dir.join(file::DAMAGED_MARKER);
+        if marker.exists() {
+            let reason = std::fs::read_to_string(&marker).unwrap_or_default();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "{}: a file failed its checksum when it was read: {}",
+                    dir.display(),
+                    reason.trim()
+                ),
+            ));
+        }
         let Some(manifest) = Manifest::read(dir)? else {
             if writable {
                 remove_unnamed_files(dir, &Manifest::empty());
@@ -200,7 +224,57 @@ impl Store {
             Some(dir.to_owned()),
             manifest.clone(),
         );
+        // The tombstones read above were checked: damage found already fails the open.
+        if let Some(reason) = store.damage() {
+            return Err(invalid(reason));
+        }
+        if writable {
+            store.check_files_in_background();
+        }
         Ok(Some((store, manifest)))
+    }
+
+    /// Why a file of the store is damaged, once a check of one failed.
+    pub fn damage(&self) -> Option<String> {
+        if !file::any_damage() {
+            return None;
+        }
+        let layers = self.layers.read().clone();
+        layers
+            .files()
+            .iter()
+            .find_map(|s| s.mapped().and_then(|f| f.damage()).map(str::to_owned))
+            .or_else(|| self.dict.damage())
+    }
+
+    /// Checks every section of every file on a background thread (see `file.rs`), so
+    /// damage is found soon after a server opens the store even where no query reads.
+    /// Sections a query reads first are checked by that query (once either way). Only a
+    /// writable open does this: `strata verify` and read-only opens beside a server read
+    /// what they need.
+    fn check_files_in_background(&self) {
+        let segments = self.layers.read().segments.clone();
+        let dicts = self.dict.files();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let spawned = std::thread::Builder::new()
+            .name("strata-check-files".into())
+            .spawn(move || {
+                for part in &dicts {
+                    part.file().check_all_sections(&stopped);
+                }
+                for segment in segments.iter() {
+                    if let Some(file) = segment.mapped() {
+                        file.check_all_sections(&stopped);
+                    }
+                }
+            });
+        match spawned {
+            Ok(thread) => *self.background_check.lock() = Some((stop, thread)),
+            Err(error) => {
+                tracing::warn!(%error, "cannot start the background check of the store files")
+            }
+        }
     }
 
     /// The term dictionary shared by every snapshot.
@@ -601,6 +675,9 @@ mod tests {
         assert!(!dir.path().join("00000099.seg").exists());
         assert_eq!(keys_at(&reopened, 1), vec![[1, 1, 1, 0]]);
         let segment = dir.path().join(&reopened.manifest().segments[0].name);
+        // Files are never rewritten while a store maps them (its background check reads
+        // them): close it first.
+        drop(reopened);
         let bytes = std::fs::read(&segment).unwrap();
         std::fs::write(&segment, &bytes[..bytes.len() - 5]).unwrap();
         assert!(Store::open(dir.path(), true).is_err());

@@ -489,9 +489,9 @@ impl Segment {
         let n = usize::try_from(n_entries).unwrap_or(usize::MAX);
         let width = if keyed { 20 } else { 4 };
         let sizes_agree = n <= u32::MAX as usize
-            && file.section(0).len() as u64 == n_entries * 32
-            && (1..4).all(|i| file.section(i).len() as u64 == n_entries.saturating_mul(width))
-            && file.section(4).len() as u64 == n_tombstones * 24
+            && file.section_len(0) as u64 == n_entries * 32
+            && (1..4).all(|i| file.section_len(i) as u64 == n_entries.saturating_mul(width))
+            && file.section_len(4) as u64 == n_tombstones * 24
             && from_seq <= to_seq;
         if !sizes_agree {
             return Err(std::io::Error::new(
@@ -547,7 +547,11 @@ impl Segment {
     }
 
     pub fn len(&self) -> usize {
-        self.entries().len()
+        match &self.storage {
+            Storage::Memory { entries, .. } => entries.len(),
+            // Without reading (and so checking) the entries.
+            Storage::File { file, .. } => file.section_len(0) / std::mem::size_of::<Entry>(),
+        }
     }
 
     #[inline]

@@ -50,6 +50,19 @@ impl Snapshot {
         }
     }
 
+    /// Why a file this snapshot reads is damaged, once a check of one failed (see
+    /// `file.rs`): a read that saw damaged bytes must not answer. One load while no file
+    /// of the process is damaged.
+    pub fn damage(&self) -> Option<String> {
+        if !super::file::any_damage() {
+            return None;
+        }
+        self.segments
+            .iter()
+            .find_map(|s| s.mapped().and_then(|f| f.damage()).map(str::to_owned))
+            .or_else(|| self.dict.damage())
+    }
+
     /// The commit this snapshot reads.
     pub fn seq(&self) -> CommitSeq {
         self.seq

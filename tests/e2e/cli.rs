@@ -223,16 +223,19 @@ fn imports_trig_nquads_gzip_and_named_graph_targets() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     std::io::Write::write_all(&mut gz, b"<http://e/d> <http://e/p> \"5\" .\n").unwrap();
     let gz_path = strata.file("data.nt.gz", gz.finish().unwrap());
+    let zst = zstd::encode_all(&b"<http://e/e> <http://e/p> \"5z\" .\n"[..], 3).unwrap();
+    let zst_path = strata.file("more.ttl.zst", zst);
     let out = strata
         .run(&[
             "import",
             trig.to_str().unwrap(),
             nq.to_str().unwrap(),
             gz_path.to_str().unwrap(),
+            zst_path.to_str().unwrap(),
         ])
         .ok()
         .to_owned();
-    assert!(out.contains("commit 1: +5 -0"), "{out}");
+    assert!(out.contains("commit 1: +6 -0"), "{out}");
     let graphs = strata.select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", &[]);
     assert_eq!(graphs, vec!["<http://e/g2>", "<http://e/g>"]);
     let ttl = strata.file("more.ttl", "<http://e/z> <http://e/p> 6 .");
@@ -536,7 +539,7 @@ fn malformed_commit_numbers_and_moments_are_usage_errors_exiting_2() {
 }
 
 #[test]
-fn a_corrupt_gzip_file_is_invalid_rdf_naming_the_file() {
+fn a_corrupt_gzip_or_zstd_file_is_invalid_rdf_naming_the_file() {
     let strata = Strata::new();
     let garbage = strata.file("broken.ttl.gz", "this is not gzip at all");
     let mut compressed = Vec::new();
@@ -550,7 +553,14 @@ fn a_corrupt_gzip_file_is_invalid_rdf_naming_the_file() {
         encoder.finish().unwrap();
     }
     let truncated = strata.file("cut.nt.gz", &compressed[..compressed.len() / 2]);
-    for file in [&garbage, &truncated] {
+    let zst = zstd::encode_all(
+        "<http://e/a> <http://e/b> \"c\" .\n".repeat(50).as_bytes(),
+        3,
+    )
+    .unwrap();
+    let garbage_zst = strata.file("broken.ttl.zst", "this is not zstd at all");
+    let truncated_zst = strata.file("cut.nt.zst", &zst[..zst.len() / 2]);
+    for file in [&garbage, &truncated, &garbage_zst, &truncated_zst] {
         let name = file.file_name().unwrap().to_str().unwrap();
         let run = strata.run(&["import", file.to_str().unwrap()]);
         let stderr = run.fails_with(1);
@@ -558,7 +568,12 @@ fn a_corrupt_gzip_file_is_invalid_rdf_naming_the_file() {
             stderr.starts_with("error[invalid_rdf]") && stderr.contains(name),
             "{stderr}"
         );
-        assert!(stderr.contains("gzip"), "{stderr}");
+        let compression = if name.ends_with(".gz") {
+            "gzip"
+        } else {
+            "zstd"
+        };
+        assert!(stderr.contains(compression), "{stderr}");
         let validate = strata.run(&[
             "validate",
             "--shapes",

@@ -1060,6 +1060,39 @@ fn a_header_section_over_64_kib_is_a_coded_431() {
     assert!(metrics.contains("status=\"431\""), "{metrics}");
 }
 
+/// Issue 25: hyper answers a request it cannot parse by itself (a garbage request line:
+/// 400; a target over 65,534 bytes: 414; a head past its read buffer: 431, which the
+/// unit test of `edge.rs` covers), before any route, with an empty body. They carry the
+/// coded JSON error of every other answer.
+#[test]
+fn requests_hyper_cannot_parse_get_coded_answers() {
+    let (_strata, server) = server_with(None);
+    let long_target = format!(
+        "GET /sparql?query={} HTTP/1.1\r\nhost: x\r\n\r\n",
+        "a".repeat(100_000)
+    );
+    for (request, status, code) in [
+        (b"GARBAGE\r\n\r\n".to_vec(), 400, "invalid_argument"),
+        (long_target.into_bytes(), 414, "invalid_argument"),
+    ] {
+        let (got, head, body) = raw_exchange(&server, &request);
+        assert_eq!(got, status, "{head}{body}");
+        let error: serde_json::Value = serde_json::from_str(&body).expect("a JSON error");
+        assert_eq!(error["error"]["code"], code, "{body}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{head}"
+        );
+    }
+    let ok = agent()
+        .get(server.url("/sparql"))
+        .query("query", "ASK {}")
+        .call()
+        .unwrap();
+    assert_eq!(ok.status(), 200, "the server still answers");
+}
+
 #[test]
 fn broken_chunked_encoding_is_a_400_not_a_413() {
     let (_strata, server) = server_with(None);

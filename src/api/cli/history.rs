@@ -168,9 +168,11 @@ pub(super) fn run_verify(engine: &Engine, cli: &Cli) -> Result<ExitCode, ApiErro
         CheckpointCheck::BodyDamaged(error) => {
             healthy = false;
             println!(
-                "bad: the store files are damaged ({error}); the open checks only their \
-                 headers and would serve them: `strata repair --yes` sets them aside and the \
-                 next open replays the whole log"
+                "bad: the store files are damaged ({error}); a server checks each part of \
+                 them when it first reads it (and all of them in the background after it \
+                 starts): reads of the damaged part then fail with `corruption` and the \
+                 server's next start sets the files aside and replays the whole log; \
+                 `strata repair --yes` sets them aside now"
             );
         }
         CheckpointCheck::Unreadable(error) => eprintln!(

@@ -89,19 +89,17 @@ fn validate_and_report(cli: &Cli, args: &ValidateArgs) -> Result<ExitCode, ApiEr
 
 fn read_file(path: &Path, param: &str) -> Result<(Vec<Triple>, String), ApiError> {
     let name = path.display().to_string();
-    let (format, gzip) = ImportFormat::from_path(path).ok_or_else(|| {
+    let (format, compression) = ImportFormat::from_path(path).ok_or_else(|| {
         ApiError::invalid_argument(
             param,
-            format!("{name}: unknown extension; use .ttl, .nt, .nq, .trig, .rdf (optionally .gz)"),
+            format!(
+                "{name}: unknown extension; use .ttl, .nt, .nq, .trig, .rdf (optionally .gz or .zst)"
+            ),
         )
     })?;
     let file =
         File::open(path).map_err(|e| ApiError::invalid_argument(param, format!("{name}: {e}")))?;
-    let reader: Box<dyn Read> = if gzip {
-        Box::new(crate::engine::gunzip(BufReader::new(file)))
-    } else {
-        Box::new(BufReader::new(file))
-    };
+    let reader: Box<dyn Read> = Box::new(BufReader::new(compression.reader(file)));
     let options = ImportOptions {
         format,
         base_iri: Some(format!(

@@ -225,8 +225,8 @@ pub async fn observe(State(state): State<AppState>, request: Request, next: Next
 }
 
 /// The largest header section (request line and headers) a request may have. hyper
-/// itself refuses a head past its read buffer (about 400 KiB) with a bare 431 before any
-/// of this runs; below that, this limit answers with the coded error.
+/// itself refuses a head past its read buffer (about 400 KiB) with a 431 before any of
+/// this runs (`edge.rs` gives it the coded body); below that, this limit answers.
 pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 
 /// The size of a request's head as sent: the request line and each `name: value` line.

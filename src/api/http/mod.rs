@@ -8,6 +8,7 @@
 mod auth;
 mod config;
 mod console;
+mod edge;
 mod error;
 mod graph_store;
 mod health;
@@ -191,21 +192,14 @@ pub fn router(state: AppState) -> Router {
 
 /// Serves until `shutdown` resolves; requests in flight finish first.
 ///
-/// Accepted sockets get `TCP_NODELAY`: with Nagle's algorithm on, a response whose last
-/// bytes leave in a write of their own (the end of a chunked body) waits for the client's
-/// delayed ACK, about 40 ms on Linux.
+/// Accepted sockets get `TCP_NODELAY` and give hyper's own bare error answers a coded
+/// JSON body (`edge.rs`).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|socket| {
-        if let Err(error) = socket.set_nodelay(true) {
-            tracing::warn!(%error, "cannot set TCP_NODELAY on an accepted socket");
-        }
-    });
-    axum::serve(listener, router(state))
+    axum::serve(edge::CodedListener(listener), router(state))
         .with_graceful_shutdown(shutdown)
         .await
 }
