@@ -408,6 +408,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_damaged_store_file_is_corruption() {
+        let error = ApiError::from(EngineError::Query(QueryError::StoreDamaged(
+            "store/00000001.seg: section 1 checksum mismatch".into(),
+        )));
+        assert_eq!(error.code, ErrorCode::Corruption);
+        assert_eq!(error.code.http_status(), 500);
+        assert!(
+            error.message.contains("section 1 checksum mismatch"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
     fn codes_are_distinct_and_statuses_are_errors() {
         let names: std::collections::HashSet<&str> =
             ErrorCode::ALL.iter().map(|c| c.as_str()).collect();

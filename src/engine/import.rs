@@ -131,22 +131,11 @@ impl Graph {
         };
         let dict = self.store.dict();
         let threads = parse_threads();
-        if matches!(options.format.0, RdfFormat::NTriples | RdfFormat::NQuads) && threads > 1 {
-            let keys = parse_lines(
-                dict,
-                &mut reader,
-                options,
-                threads,
-                BLOCK_BYTES,
-                &mut progress,
-            )?;
-            return Ok(ParsedDocument {
-                keys,
-                digest: reader.hasher.finalize().into(),
-            });
-        }
-        if matches!(options.format.0, RdfFormat::Turtle | RdfFormat::TriG) && threads > 1 {
-            let keys = parse_statements(
+        let lines = matches!(options.format.0, RdfFormat::NTriples | RdfFormat::NQuads);
+        let statements = matches!(options.format.0, RdfFormat::Turtle | RdfFormat::TriG);
+        if (lines || statements) && threads > 1 {
+            let parse = if lines { parse_lines } else { parse_statements };
+            let keys = parse(
                 dict,
                 &mut reader,
                 options,

@@ -342,13 +342,27 @@ impl Engine {
         if self.config.cluster.is_some() || self.config.read_only {
             return false;
         }
-        let mut graphs = self.graphs.lock();
-        let unused = graphs
-            .get(&graph_name)
-            .is_some_and(|g| Arc::strong_count(g) == 1 && g.head_seq() == 0);
-        if !unused {
-            return false;
-        }
+        // The failed write's own handle may still be on its way out (dropped on the
+        // blocking thread that ran it, a moment after its answer): wait a little for it.
+        let mut attempts = 0;
+        let mut graphs = loop {
+            let graphs = self.graphs.lock();
+            let Some(graph) = graphs.get(&graph_name) else {
+                return false;
+            };
+            if graph.head_seq() != 0 {
+                return false;
+            }
+            if Arc::strong_count(graph) == 1 {
+                break graphs;
+            }
+            attempts += 1;
+            if attempts > 20 {
+                return false;
+            }
+            drop(graphs);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
         if let Some(graph) = graphs.remove(&graph_name) {
             graph
                 .poisoned

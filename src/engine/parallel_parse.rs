@@ -72,19 +72,7 @@ pub(super) fn parse_lines(
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let (work_rx, done_tx) = (&work_rx, done_tx.clone());
-            scope.spawn(move || {
-                loop {
-                    // The lock is held only while waiting for the next block.
-                    let job = match work_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => break,
-                    };
-                    let Ok((index, bytes)) = job else { break };
-                    if done_tx.send((index, parse_block(&bytes, options))).is_err() {
-                        break;
-                    }
-                }
-            });
+            scope.spawn(move || work(work_rx, &done_tx, |bytes| parse_block(&bytes, options)));
         }
         drop(done_tx);
         let mut ready: BTreeMap<usize, ParsedBlock> = BTreeMap::new();
@@ -112,6 +100,42 @@ pub(super) fn parse_lines(
     })
 }
 
+/// A worker: parses the blocks it takes from the shared queue (the lock held only while
+/// waiting for the next one) and sends back each result with the block's index, until
+/// the queue closes or nobody listens.
+pub(super) fn work<T>(
+    queue: &Mutex<mpsc::Receiver<(usize, Vec<u8>)>>,
+    done: &mpsc::Sender<(usize, T)>,
+    parse: impl Fn(Vec<u8>) -> T,
+) {
+    loop {
+        let job = match queue.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => break,
+        };
+        let Ok((index, bytes)) = job else { break };
+        if done.send((index, parse(bytes))).is_err() {
+            break;
+        }
+    }
+}
+
+/// Reads from `reader` until `block` holds `target` bytes or the reader ends (`eof`).
+pub(super) fn fill(
+    reader: &mut impl Read,
+    block: &mut Vec<u8>,
+    target: usize,
+    eof: &mut bool,
+) -> std::io::Result<()> {
+    while !*eof && block.len() < target {
+        let want = (target - block.len()) as u64;
+        if reader.take(want).read_to_end(block)? == 0 {
+            *eof = true;
+        }
+    }
+    Ok(())
+}
+
 /// Cuts a document into blocks that end right after a line end.
 struct Blocks<R> {
     reader: R,
@@ -126,12 +150,7 @@ impl<R: Read> Blocks<R> {
         let mut block = std::mem::take(&mut self.carry);
         let mut target = self.block_bytes;
         loop {
-            while !self.eof && block.len() < target {
-                let want = (target - block.len()) as u64;
-                if (&mut self.reader).take(want).read_to_end(&mut block)? == 0 {
-                    self.eof = true;
-                }
-            }
+            fill(&mut self.reader, &mut block, target, &mut self.eof)?;
             if self.eof {
                 return Ok((!block.is_empty()).then_some(block));
             }

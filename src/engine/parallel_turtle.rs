@@ -29,7 +29,9 @@ use oxttl::{TriGParser, TurtleParser};
 
 use super::error::EngineError;
 use super::import::{ImportOptions, read_error, syntax_error};
-use super::parallel_parse::{LocalTerms, Merger, NO_GRAPH, ParsedBlock, count_line_jumps};
+use super::parallel_parse::{
+    LocalTerms, Merger, NO_GRAPH, ParsedBlock, count_line_jumps, fill, work,
+};
 use crate::model::{Quad, RdfGraphName};
 use crate::store::{Dict, QuadKey};
 
@@ -200,12 +202,7 @@ impl<R: Read> StatementBlocks<R> {
         let mut block = std::mem::take(&mut self.carry);
         let mut target = self.block_bytes;
         loop {
-            while !self.eof && block.len() < target {
-                let want = (target - block.len()) as u64;
-                if (&mut self.reader).take(want).read_to_end(&mut block)? == 0 {
-                    self.eof = true;
-                }
-            }
+            fill(&mut self.reader, &mut block, target, &mut self.eof)?;
             if self.eof {
                 return Ok((!block.is_empty()).then_some(block));
             }
@@ -310,20 +307,9 @@ pub(super) fn parse_statements(
         for _ in 0..threads {
             let (work_rx, done_tx, guess) = (&work_rx, done_tx.clone(), &guess);
             scope.spawn(move || {
-                loop {
-                    // The lock is held only while waiting for the next block.
-                    let job = match work_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => break,
-                    };
-                    let Ok((index, bytes)) = job else { break };
-                    if done_tx
-                        .send((index, parse_block(bytes, guess, options)))
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
+                work(work_rx, &done_tx, |bytes| {
+                    parse_block(bytes, guess, options)
+                })
             });
         }
         drop(done_tx);
