@@ -66,6 +66,26 @@ fn flip_byte_in_commit(dir: &Path, records: &[(u64, u64)], seq: u64) {
     std::fs::write(log_path(dir), bytes).expect("write log");
 }
 
+/// The graph's (one) segment file.
+fn segment_file(store: &Path) -> std::io::Result<PathBuf> {
+    Ok(std::fs::read_dir(store)?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "seg"))
+        .expect("a segment file"))
+}
+
+/// Whether an open set the graph's store files aside (`store.unreadable-<time>`).
+fn store_files_set_aside(dir: &Path) -> std::io::Result<bool> {
+    Ok(std::fs::read_dir(dir.join("graphs/main"))?
+        .flatten()
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("store.unreadable-")
+        }))
+}
+
 fn open_head(dir: &Path) -> Result<u64, EngineError> {
     let engine = Engine::open(dir, config())?;
     Ok(engine.graph("main")?.head_seq())
@@ -269,11 +289,7 @@ fn a_corrupt_or_missing_checkpoint_is_rebuilt_from_the_log() -> TestResult {
 fn a_torn_or_damaged_store_file_is_set_aside_and_rebuilt_from_the_log() -> TestResult {
     let (dir, _) = graph_with_31_commits(true);
     let store = dir.path().join("graphs/main/store");
-    let segment = std::fs::read_dir(&store)?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "seg"))
-        .expect("a segment file");
+    let segment = segment_file(&store)?;
     let bytes = std::fs::read(&segment)?;
     // A flipped byte in the body: `verify` finds it (the open does not read bodies).
     let mut flipped = bytes.clone();
@@ -307,13 +323,7 @@ fn a_torn_or_damaged_store_file_is_set_aside_and_rebuilt_from_the_log() -> TestR
             crate::sparql::QueryResults::Boolean(true)
         ));
     }
-    let aside = std::fs::read_dir(dir.path().join("graphs/main"))?
-        .flatten()
-        .any(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("store.unreadable-")
-        });
+    let aside = store_files_set_aside(dir.path())?;
     assert!(aside, "the unreadable files are kept aside");
     Ok(())
 }
@@ -323,11 +333,7 @@ fn a_flipped_byte_in_a_store_file_fails_the_reads_that_meet_it_and_the_next_open
 -> TestResult {
     let (dir, _) = graph_with_31_commits(true);
     let store = dir.path().join("graphs/main/store");
-    let segment = std::fs::read_dir(&store)?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "seg"))
-        .expect("a segment file");
+    let segment = segment_file(&store)?;
     let mut bytes = std::fs::read(&segment)?;
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0xff;
@@ -396,13 +402,7 @@ fn a_flipped_byte_in_a_store_file_fails_the_reads_that_meet_it_and_the_next_open
         row.get("n").map(ToString::to_string).as_deref(),
         Some("\"31\"^^<http://www.w3.org/2001/XMLSchema#integer>")
     );
-    let aside = std::fs::read_dir(dir.path().join("graphs/main"))?
-        .flatten()
-        .any(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("store.unreadable-")
-        });
+    let aside = store_files_set_aside(dir.path())?;
     assert!(aside, "the damaged files are kept aside");
     Ok(())
 }
