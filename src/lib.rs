@@ -16,6 +16,7 @@ pub mod ontology;
 pub mod query;
 pub mod records;
 pub mod report;
+mod scratch;
 pub mod search;
 pub mod shacl;
 pub mod sparql;

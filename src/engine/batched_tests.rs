@@ -170,6 +170,13 @@ const SHAPES: &[&str] = &[
     "SELECT ?c ?s ?n WHERE { { SELECT ?c (MAX(?n) AS ?max) WHERE { { SELECT ?c ?s (COUNT(*) AS ?n) WHERE { ?s ?c ?o FILTER(isIRI(?s)) } GROUP BY ?c ?s } } GROUP BY ?c } { SELECT ?c ?s (COUNT(*) AS ?n) WHERE { ?s ?c ?o FILTER(isIRI(?s)) } GROUP BY ?c ?s } FILTER(?n = ?max) } ORDER BY ?c ?s",
     "SELECT ?c (COUNT(*) AS ?k) (COUNT(?n) AS ?b) (COUNT(DISTINCT ?n) AS ?d) (SUM(?n) AS ?sum) (AVG(?n) AS ?avg) (MIN(?s) AS ?min) (MAX(?mo) AS ?max) WHERE { { SELECT ?c ?s (COUNT(*) AS ?n) (MAX(?o) AS ?mo) WHERE { ?s ?c ?o FILTER(isIRI(?s) && !isBlank(?o)) } GROUP BY ?c ?s } } GROUP BY ?c ORDER BY ?c",
     "SELECT (COUNT(*) AS ?k) (MAX(?n) AS ?m) (SUM(?n) AS ?t) WHERE { { SELECT ?s (COUNT(*) AS ?n) WHERE { ?s <http://e/absent> ?o } GROUP BY ?s } }",
+    // Above an answered group, BSBM BI 2 whole: the IRI filter on ids, the first rows by count then IRI (IRIs
+    // decoded only for the rows that compete), with or without a projection between.
+    "SELECT ?s ?n WHERE { ?s <http://e/p0> <http://e/n2> FILTER(?s != <http://e/n1>) { SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s <http://e/p1> ?o } GROUP BY ?s } } ORDER BY DESC(?n) ?s LIMIT 2",
+    "SELECT ?n WHERE { ?s <http://e/p0> ?x FILTER(!sameTerm(?s, <http://e/absent>) && ?s != <http://e/n2>) { SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?s } } ORDER BY ?n DESC(?s) LIMIT 3 OFFSET 1",
+    "SELECT * WHERE { ?s <http://e/p1> ?x FILTER(sameTerm(?s, <http://e/n3>) || ?x = <http://e/n1>) { SELECT ?s (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?s } } ORDER BY ?s ?x LIMIT 4",
+    "SELECT * WHERE { ?s <http://e/p1> ?x FILTER(?s = <http://e/n3>) { SELECT ?s (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?s } } ORDER BY ?s DESC(?n) ?x LIMIT 1",
+    "SELECT ?s ?n WHERE { { SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?s } } ORDER BY ?s LIMIT 0",
 ];
 
 fn rows(engine: &Engine, seq: u64, query: &str, row_at_a_time: bool) -> Vec<String> {

@@ -59,6 +59,9 @@ pub struct Graph {
     /// Quads changed since the last flush, and the count that asks for one.
     pub(crate) quads_since_flush: AtomicU64,
     pub(crate) flush_every_quads: u64,
+    /// See `EngineConfig::bulk_run_quads` and `bulk_dict_terms`.
+    pub(crate) bulk_run_quads: usize,
+    pub(crate) bulk_dict_terms: usize,
     /// Opened beside another process that owns the directory: never writes.
     pub(crate) read_only: bool,
     /// Time limit of queries whose options name none.
@@ -197,6 +200,8 @@ impl Graph {
             poisoned: AtomicBool::new(false),
             quads_since_flush: AtomicU64::new(quads_since),
             flush_every_quads: config.flush_every_quads,
+            bulk_run_quads: config.bulk_run_quads,
+            bulk_dict_terms: config.bulk_dict_terms,
             read_only,
             query_timeout: config.query_timeout,
             governor: governor.clone(),

@@ -19,6 +19,8 @@ use super::parallel_parse::{BLOCK_BYTES, PROGRESS_EVERY, parse_lines, parse_thre
 use super::parallel_turtle::parse_statements;
 use super::write::{CommitOutcome, CommitRequest};
 use crate::model::{BlankNode, NamedNode, Quad, RdfGraphName, with_fresh_blank_nodes};
+use crate::scratch::ExternalSort;
+use crate::store::QuadKey;
 
 /// A document format Strata imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,21 +88,23 @@ pub enum GraphWrite {
     Delete,
 }
 
-/// Quads parsed from a document, with their terms already in the store's dictionary.
+/// Quads parsed from a document, with their terms already in the store's dictionary:
+/// in memory, or past `Graph::bulk_run_quads` in sorted runs in scratch files (then the
+/// commit is written as a file of its own, see `Graph::commit_bulk`).
 pub struct ParsedDocument {
-    keys: Vec<crate::store::QuadKey>,
+    keys: ExternalSort<QuadKey>,
     digest: [u8; 32],
 }
 
 impl ParsedDocument {
     /// Number of quads parsed (before removing duplicates and present quads).
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.keys.pushed() as usize
     }
 
     /// Adds another document's quads (several parts of one request).
     pub fn append(&mut self, other: ParsedDocument) {
-        self.keys.extend(other.keys);
+        self.keys.absorb(other.keys);
         let mut hasher = Sha256::new();
         hasher.update(self.digest);
         hasher.update(other.digest);
@@ -109,14 +113,21 @@ impl ParsedDocument {
 
     /// True when the document held no quads.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.keys.pushed() == 0
+    }
+
+    /// The quads, sorted and deduplicated, in memory.
+    fn into_keys(self, dir: &Path) -> Result<Vec<QuadKey>, EngineError> {
+        self.keys.into_vec().map_err(|e| EngineError::io(dir, e))
     }
 }
 
 impl Graph {
     /// Parses a document into interned quads, without committing. Blank nodes are
     /// renamed so two documents never share one by accident. `progress` receives the
-    /// running count of parsed quads every 10,000 quads.
+    /// running count of parsed quads every 10,000 quads. Past `bulk_run_quads` quads the
+    /// keys go to sorted runs in scratch files, and past `bulk_dict_terms` new terms the
+    /// dictionary to a new part, so memory stays bounded whatever the size.
     pub fn parse_document(
         &self,
         reader: impl Read,
@@ -130,39 +141,59 @@ impl Graph {
             hasher: Sha256::new(),
         };
         let dict = self.store.dict();
+        let mut progress = |n: u64| {
+            progress(n);
+            if !self.read_only && dict.n_in_memory() >= self.bulk_dict_terms {
+                match self.store.flush_dictionary() {
+                    Ok(terms) => {
+                        tracing::debug!(graph = %self.name, terms, "dictionary part written during an import")
+                    }
+                    // Only memory is at stake: the terms stay in memory until the next flush.
+                    Err(error) => {
+                        tracing::warn!(graph = %self.name, %error, "cannot write a dictionary part")
+                    }
+                }
+            }
+        };
+        let scratch = |e| EngineError::io(&self.dir, e);
+        let mut keys = ExternalSort::new(
+            (!self.read_only).then_some(self.dir.as_path()),
+            self.bulk_run_quads,
+        );
         let threads = parse_threads();
         let lines = matches!(options.format.0, RdfFormat::NTriples | RdfFormat::NQuads);
         let statements = matches!(options.format.0, RdfFormat::Turtle | RdfFormat::TriG);
         if (lines || statements) && threads > 1 {
             let parse = if lines { parse_lines } else { parse_statements };
-            let keys = parse(
+            keys = parse(
                 dict,
                 &mut reader,
                 options,
                 threads,
                 BLOCK_BYTES,
                 &mut progress,
-            )?;
-            return Ok(ParsedDocument {
                 keys,
-                digest: reader.hasher.finalize().into(),
-            });
-        }
-        let mut keys = Vec::new();
-        for quad in quads(&mut reader, options)? {
-            let quad = quad?;
-            let mut quad = with_fresh_blank_nodes(quad, &mut fresh);
-            if let (Some(graph), RdfGraphName::DefaultGraph) =
-                (&options.into_graph, &quad.graph_name)
-            {
-                quad.graph_name = graph.clone().into();
+            )?;
+        } else {
+            for quad in quads(&mut reader, options)? {
+                let quad = quad?;
+                let mut quad = with_fresh_blank_nodes(quad, &mut fresh);
+                if let (Some(graph), RdfGraphName::DefaultGraph) =
+                    (&options.into_graph, &quad.graph_name)
+                {
+                    quad.graph_name = graph.clone().into();
+                }
+                keys.push(dict.intern_quad(quad)).map_err(scratch)?;
+                if keys.pushed().is_multiple_of(PROGRESS_EVERY as u64) {
+                    progress(keys.pushed());
+                }
             }
-            keys.push(dict.intern_quad(quad));
-            if keys.len() % PROGRESS_EVERY == 0 {
-                progress(keys.len() as u64);
-            }
+            progress(keys.pushed());
         }
-        progress(keys.len() as u64);
+        // A big document waiting for its commit (beside others) keeps nothing in memory.
+        if keys.spilled() {
+            keys.spill_at_least(1).map_err(scratch)?;
+        }
         Ok(ParsedDocument {
             keys,
             digest: reader.hasher.finalize().into(),
@@ -177,12 +208,20 @@ impl Graph {
     ) -> Result<CommitOutcome, EngineError> {
         let mut hasher = Sha256::new();
         hasher.update(b"import");
-        let mut keys = Vec::with_capacity(documents.iter().map(ParsedDocument::len).sum());
+        let mut documents = documents.into_iter();
+        let Some(mut all) = documents.next() else {
+            return self.commit_keys(Vec::new(), Vec::new(), request, hasher.finalize().into());
+        };
+        hasher.update(all.digest);
         for document in documents {
             hasher.update(document.digest);
-            keys.extend(document.keys);
+            all.keys.absorb(document.keys);
         }
-        self.commit_keys(keys, Vec::new(), request, hasher.finalize().into())
+        let digest = hasher.finalize().into();
+        if all.keys.spilled() {
+            return self.commit_bulk(all.keys, request, digest);
+        }
+        self.commit_keys(all.into_keys(&self.dir)?, Vec::new(), request, digest)
     }
 
     /// A Graph Store Protocol write on one RDF graph (`None`: the default graph), as one
@@ -204,6 +243,7 @@ impl Graph {
         if let Some(document) = &document {
             digest.update(document.digest);
         }
+        let document = document.map(|d| d.into_keys(&self.dir)).transpose()?;
         let mut existed = false;
         let outcome =
             self.commit_with::<EngineError>(request, digest.finalize().into(), |txn| {
@@ -230,7 +270,7 @@ impl Graph {
                     }
                 }
                 if let Some(document) = &document {
-                    for &key in &document.keys {
+                    for &key in document {
                         txn.insert(key);
                     }
                 }

@@ -53,6 +53,12 @@ pub struct EngineConfig {
     /// Flush recent commits to a store file once this many quads changed since the last
     /// flush (the memory they take until then is bounded by it).
     pub flush_every_quads: u64,
+    /// An import past this many quads sorts them in runs on disk and is committed as a
+    /// store file of its own (`Graph::commit_bulk`): memory holds one run at a time.
+    pub bulk_run_quads: usize,
+    /// While an import is parsed, new terms past this many in memory go to a new
+    /// dictionary part.
+    pub bulk_dict_terms: usize,
     /// Where the default embedding model's files are (see `scripts/fetch-model.sh`).
     pub model_dir: PathBuf,
     /// Memory per query and the heavy-query slots (see `sparql::QueryLimits`).
@@ -73,6 +79,8 @@ impl Default for EngineConfig {
         Self {
             query_timeout: Some(Duration::from_secs(60)),
             flush_every_quads: 50_000,
+            bulk_run_quads: crate::store::RUN_RECORDS,
+            bulk_dict_terms: 2 << 20,
             model_dir: crate::search::embed::default_model_dir(),
             query_limits: crate::sparql::QueryLimits::default(),
             read_only: false,
@@ -498,6 +506,8 @@ impl Engine {
 
 #[cfg(test)]
 mod batched_tests;
+#[cfg(test)]
+mod bulk_tests;
 #[cfg(test)]
 mod control_tests;
 #[cfg(test)]

@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
+use std::path::Path;
 use std::sync::{Mutex, mpsc};
 
 use hashbrown::HashTable;
@@ -18,6 +19,7 @@ use hashbrown::HashTable;
 use super::error::EngineError;
 use super::import::{ImportOptions, quads, read_error};
 use crate::model::{BlankNode, RdfGraphName, Term};
+use crate::scratch::ExternalSort;
 use crate::store::{DEFAULT_GRAPH, Dict, QuadKey, TermId, term_hash_in_memory};
 
 /// Bytes per block: large enough that the terms neighbouring lines share are interned
@@ -48,18 +50,18 @@ pub(super) fn parse_lines(
     threads: usize,
     block_bytes: usize,
     progress: &mut dyn FnMut(u64),
-) -> Result<Vec<QuadKey>, EngineError> {
+    keys: ExternalSort<QuadKey>,
+) -> Result<ExternalSort<QuadKey>, EngineError> {
     let mut blocks = Blocks {
         reader,
         carry: Vec::new(),
         eof: false,
         block_bytes: block_bytes.max(1),
     };
-    let mut merger = Merger::new(dict, options);
+    let mut merger = Merger::new(dict, options, keys);
     let read = |blocks: &mut Blocks<_>| blocks.next().map_err(|e| read_error(e, options));
     let Some(first) = read(&mut blocks)? else {
-        progress(0);
-        return Ok(Vec::new());
+        return Ok(merger.finish(progress));
     };
     if blocks.eof {
         // One block: no thread is worth starting (small Graph Store and MCP writes).
@@ -251,7 +253,8 @@ impl LocalTerms {
 pub(super) struct Merger<'a> {
     dict: &'a Dict,
     options: &'a ImportOptions,
-    keys: Vec<QuadKey>,
+    /// The quads so far, sorted in runs spilled to scratch files past a size.
+    keys: ExternalSort<QuadKey>,
     /// Blank node label → the fresh node standing for it in this import.
     fresh: HashMap<BlankNode, BlankNode>,
     /// Line jumps in the blocks merged so far.
@@ -263,11 +266,15 @@ pub(super) struct Merger<'a> {
 }
 
 impl<'a> Merger<'a> {
-    pub(super) fn new(dict: &'a Dict, options: &'a ImportOptions) -> Self {
+    pub(super) fn new(
+        dict: &'a Dict,
+        options: &'a ImportOptions,
+        keys: ExternalSort<QuadKey>,
+    ) -> Self {
         Self {
             dict,
             options,
-            keys: Vec::new(),
+            keys,
             fresh: HashMap::new(),
             lines_before: 0,
             merged: 0,
@@ -288,8 +295,8 @@ impl<'a> Merger<'a> {
     }
 
     /// The quads, after a last progress report of their count.
-    pub(super) fn finish(self, progress: &mut dyn FnMut(u64)) -> Vec<QuadKey> {
-        progress(self.keys.len() as u64);
+    pub(super) fn finish(self, progress: &mut dyn FnMut(u64)) -> ExternalSort<QuadKey> {
+        progress(self.keys.pushed());
         self.keys
     }
 
@@ -335,9 +342,8 @@ impl<'a> Merger<'a> {
                 id
             }
         };
-        self.keys.reserve(block.quads.len());
         for [s, p, o, g] in block.quads {
-            self.keys.push([
+            let key = [
                 ids[s as usize],
                 ids[p as usize],
                 ids[o as usize],
@@ -346,9 +352,12 @@ impl<'a> Merger<'a> {
                 } else {
                     ids[g as usize]
                 },
-            ]);
-            if self.keys.len().is_multiple_of(PROGRESS_EVERY) {
-                progress(self.keys.len() as u64);
+            ];
+            self.keys
+                .push(key)
+                .map_err(|e| EngineError::io(self.keys.dir().unwrap_or(Path::new(".")), e))?;
+            if self.keys.pushed().is_multiple_of(PROGRESS_EVERY as u64) {
+                progress(self.keys.pushed());
             }
         }
         Ok(())
@@ -423,9 +432,16 @@ mod tests {
     ) -> Result<Vec<String>, EngineError> {
         let dict = Dict::default();
         let mut counts = Vec::new();
-        let keys = parse_lines(&dict, document, options, 3, block_bytes, &mut |n| {
-            counts.push(n)
-        })?;
+        let keys = parse_lines(
+            &dict,
+            document,
+            options,
+            3,
+            block_bytes,
+            &mut |n| counts.push(n),
+            ExternalSort::new(None, usize::MAX),
+        )?
+        .into_pushed();
         assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
         assert_eq!(counts.last().copied(), Some(keys.len() as u64));
         Ok(canonical(&dict, &keys))

@@ -33,6 +33,7 @@ use super::parallel_parse::{
     LocalTerms, Merger, NO_GRAPH, ParsedBlock, count_line_jumps, fill, work,
 };
 use crate::model::{Quad, RdfGraphName};
+use crate::scratch::ExternalSort;
 use crate::store::{Dict, QuadKey};
 
 /// Cut candidates tried per block before the block grows instead.
@@ -255,7 +256,8 @@ pub(super) fn parse_statements(
     threads: usize,
     block_bytes: usize,
     progress: &mut dyn FnMut(u64),
-) -> Result<Vec<QuadKey>, EngineError> {
+    keys: ExternalSort<QuadKey>,
+) -> Result<ExternalSort<QuadKey>, EngineError> {
     let initial = State {
         base: options.base_iri.clone(),
         prefixes: Vec::new(),
@@ -274,11 +276,10 @@ pub(super) fn parse_statements(
         format: options.format.0,
         trial: initial.clone(),
     };
-    let mut merger = Merger::new(dict, options);
+    let mut merger = Merger::new(dict, options, keys);
     let read = |blocks: &mut StatementBlocks<_>| blocks.next().map_err(|e| read_error(e, options));
     let Some(first) = read(&mut blocks)? else {
-        progress(0);
-        return Ok(Vec::new());
+        return Ok(merger.finish(progress));
     };
     // The first block is parsed here: the state at its end is the one every other block
     // is assumed to start from (directives usually all come first).
@@ -405,7 +406,7 @@ fn sequential_rest<R: Read>(
     state: &State,
     options: &ImportOptions,
     progress: &mut dyn FnMut(u64),
-) -> Result<Vec<QuadKey>, EngineError> {
+) -> Result<ExternalSort<QuadKey>, EngineError> {
     let kept: Vec<u8> = kept.concat();
     let reader = std::io::Cursor::new(kept)
         .chain(std::io::Cursor::new(blocks.carry))
@@ -506,7 +507,9 @@ mod tests {
             3,
             block_bytes,
             &mut |n| counts.push(n),
-        )?;
+            ExternalSort::new(None, usize::MAX),
+        )?
+        .into_pushed();
         assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
         assert_eq!(counts.last().copied(), Some(keys.len() as u64));
         Ok(canonical(

@@ -20,12 +20,13 @@ use crate::log::Appended;
 use crate::log::{CommitHeader, EncodedRecord, LogEntry, QuadsEncoder, QuadsSection};
 use crate::model::Triple;
 use crate::model::{CommitHash, CommitSeq, NamedNode, Quad, Term};
+use crate::scratch::ExternalSort;
 use crate::search::{Declaration, EMBEDDINGS_GRAPH};
 use crate::shacl::SHAPES_GRAPH;
 use crate::shacl::{Shapes, ValidationMode};
 use crate::sparql::{self, UpdateOptions};
+use crate::store::{BulkKeysWriter, PreparedInserts, QuadKey, Snapshot, TermId, Transaction};
 use crate::store::{GraphFilter, Pattern};
-use crate::store::{PreparedInserts, QuadKey, Snapshot, TermId, Transaction};
 
 /// Commits inserting at least this many quads build their indexes in parallel with the
 /// log encoding; below it a thread costs more than it saves.
@@ -402,24 +403,14 @@ impl Graph {
                     EngineError::Query(crate::sparql::QueryError::StoreDamaged(reason)).into(),
                 );
             }
-            let previous_time = self.commits.read().last().map(|e| e.header.committed_at);
-            let now = OffsetDateTime::now_utc();
-            // Commit times never go backwards, so "the commit at time T" is well defined even
-            // if the wall clock steps back.
-            let committed_at = previous_time.map_or(now, |p| p.max(now));
-            let header = CommitHeader {
-                commit_seq: seq,
-                parent_hash: writer.head_hash,
-                committed_at,
-                observed_at: request.observed_at,
-                author: request.author.clone(),
-                message: request.message.clone(),
-                idempotency_key: request.idempotency_key.clone(),
-                request_digest: request.idempotency_key.as_ref().map(|_| digest),
-                n_inserted: inserts.len() as u64,
-                n_deleted: deletes.len() as u64,
-                quads_digest: quads.digest,
-            };
+            let header = self.next_header(
+                seq,
+                writer.head_hash,
+                request,
+                digest,
+                (inserts.len() as u64, deletes.len() as u64),
+                quads.digest,
+            );
             let hash = header.hash();
             let record = EncodedRecord::new(&header, hash, quads);
             if let Some(shared) = &self.shared
@@ -488,6 +479,205 @@ impl Graph {
                 validation: checked.validation.map(Arc::new),
             });
         }
+    }
+
+    /// The header of commit `seq` on top of `parent_hash`.
+    fn next_header(
+        &self,
+        seq: CommitSeq,
+        parent_hash: CommitHash,
+        request: &CommitRequest,
+        digest: [u8; 32],
+        (n_inserted, n_deleted): (u64, u64),
+        quads_digest: [u8; 32],
+    ) -> CommitHeader {
+        let previous_time = self.commits.read().last().map(|e| e.header.committed_at);
+        let now = OffsetDateTime::now_utc();
+        // Commit times never go backwards, so "the commit at time T" is well defined even
+        // if the wall clock steps back.
+        let committed_at = previous_time.map_or(now, |p| p.max(now));
+        CommitHeader {
+            commit_seq: seq,
+            parent_hash,
+            committed_at,
+            observed_at: request.observed_at,
+            author: request.author.clone(),
+            message: request.message.clone(),
+            idempotency_key: request.idempotency_key.clone(),
+            request_digest: request.idempotency_key.as_ref().map(|_| digest),
+            n_inserted,
+            n_deleted,
+            quads_digest,
+        }
+    }
+
+    /// A commit that inserts more quads than memory should hold (`keys` spilled to
+    /// scratch runs during the parse): written as a store file of its own. Under the
+    /// writer lock, the earlier commits are flushed to files first; then one pass over
+    /// the merged runs drops the quads already present and writes both the log record
+    /// (spilled past 64 MiB) and the sorted keys (a scratch file), from which the
+    /// commit's segment file is built under a `.tmp` name. The record is appended and
+    /// fsynced, and only then does a manifest name the file at the commit (I4), after
+    /// which it is published like any commit (I2). A crash before the append leaves the
+    /// graph at its previous head (the `.tmp` file is deleted at the next open, scratch
+    /// files are unlinked from the start); after it, the open replays the record.
+    ///
+    /// A clustered graph, a graph whose dictionary knows a control graph (shapes or
+    /// search declarations may be in force, or the import writes one) and a store
+    /// without files take the in-memory path instead.
+    pub(crate) fn commit_bulk(
+        &self,
+        keys: ExternalSort<QuadKey>,
+        request: &CommitRequest,
+        digest: [u8; 32],
+    ) -> Result<CommitOutcome, EngineError> {
+        let dict = self.store.dict();
+        let control_known = CONTROL_GRAPHS.iter().any(|g| {
+            dict.lookup(&Term::NamedNode(NamedNode::new_unchecked(*g)))
+                .is_some()
+        });
+        let scratch = |e| EngineError::io(&self.dir, e);
+        let in_memory = |keys: ExternalSort<QuadKey>| {
+            let keys = keys.into_vec().map_err(scratch)?;
+            self.commit_keys(keys, Vec::new(), request, digest)
+        };
+        if self.shared.is_some() || self.read_only || control_known || self.store.dir().is_none() {
+            return in_memory(keys);
+        }
+        validate_request(request)?;
+        let mut writer = self.writer.lock();
+        if self.poisoned.load(Ordering::Acquire) {
+            return Err(EngineError::Poisoned {
+                graph: self.name.to_string(),
+            });
+        }
+        if let Some(mut outcome) = self.idempotent_replay(request, digest)? {
+            drop(writer);
+            if let Some(seq) = outcome.commit_seq {
+                self.sync_through(seq)?;
+            }
+            outcome.head_seq = self.store.published_seq();
+            return Ok(outcome);
+        }
+        let head = self.store.applied_seq();
+        let seq = head + 1;
+        if !self.store.ready_for_bulk(seq) {
+            // Earlier commits still in memory segments go to a file first.
+            self.flush_when_idle(1)?;
+        }
+        if !self.store.ready_for_bulk(seq) {
+            drop(writer);
+            return in_memory(keys);
+        }
+        let base = self.store.snapshot_at(head);
+        let base_is_empty = self.store.n_versions() == 0;
+        let mut sorted = BulkKeysWriter::new(&self.dir).map_err(scratch)?;
+        let mut encoder = QuadsEncoder::spilling_into(&self.dir);
+        let mut batch: Vec<QuadKey> = Vec::with_capacity(1 << 13);
+        let mut encode = |batch: &mut Vec<QuadKey>| {
+            let written = dict.write_nquads(batch, &mut encoder);
+            batch.clear();
+            written
+        };
+        for key in keys.finish().map_err(scratch)? {
+            let key = key.map_err(scratch)?;
+            if !base_is_empty && base.contains(&key) {
+                continue;
+            }
+            sorted.push(key).map_err(scratch)?;
+            batch.push(key);
+            if batch.len() == batch.capacity() {
+                encode(&mut batch).map_err(|e| EngineError::io(self.log.path(), e))?;
+            }
+        }
+        encode(&mut batch).map_err(|e| EngineError::io(self.log.path(), e))?;
+        let sorted = sorted.finish().map_err(scratch)?;
+        let quads = encoder
+            .finish()
+            .map_err(|e| EngineError::io(self.log.path(), e))?;
+        if sorted.is_empty() {
+            drop(writer);
+            self.sync_through(head)?;
+            return Ok(CommitOutcome {
+                commit_seq: None,
+                head_seq: head,
+                hash: None,
+                inserted: 0,
+                deleted: 0,
+                idempotent_replay: false,
+                validation: None,
+            });
+        }
+        if let Some(reason) = self.store.damage() {
+            return Err(EngineError::Query(crate::sparql::QueryError::StoreDamaged(
+                reason,
+            )));
+        }
+        let store_dir = self.dir.join(super::graph::STORE_DIR);
+        let built = store_dir.join(format!("bulk-{seq}.tmp"));
+        let written = std::fs::create_dir_all(&store_dir).and_then(|()| {
+            crate::store::write_segment(&sorted, &built, seq, &self.dir, self.bulk_run_quads)
+        });
+        let n_inserted = sorted.len();
+        drop(sorted);
+        if let Err(error) = written {
+            let _ = std::fs::remove_file(&built);
+            return Err(EngineError::io(&built, error));
+        }
+        let header = self.next_header(
+            seq,
+            writer.head_hash,
+            request,
+            digest,
+            (n_inserted, 0),
+            quads.digest,
+        );
+        let hash = header.hash();
+        let record = EncodedRecord::new(&header, hash, quads);
+        let appended = self.log.append_record(&record).map_err(EngineError::from);
+        let offset = match appended.and_then(|offset| {
+            self.log.sync().map_err(EngineError::from)?;
+            Ok(offset)
+        }) {
+            Ok(offset) => offset,
+            Err(error) => {
+                // The record may be in the log without the store holding it: no write
+                // may follow until a restart replays the log.
+                self.poisoned.store(true, Ordering::Release);
+                let _ = std::fs::remove_file(&built);
+                return Err(error);
+            }
+        };
+        if let Err(error) = self.store.install_bulk(seq, hash, &built) {
+            // Durable in the log, not in the store: the next open replays it.
+            self.poisoned.store(true, Ordering::Release);
+            let _ = std::fs::remove_file(&built);
+            return Err(EngineError::io(&store_dir, error));
+        }
+        // No shapes can be in force (the shapes graph is unknown): nothing to validate.
+        writer.head_hash = hash;
+        if let Some(key) = &request.idempotency_key {
+            self.idempotency.write().insert(key.clone(), seq);
+        }
+        let inserted = header.n_inserted;
+        self.commits.write().push(LogEntry {
+            header,
+            hash,
+            offset,
+            len: record.len(),
+        });
+        drop(writer);
+        self.sync_through(seq)?;
+        self.search.notify();
+        Ok(CommitOutcome {
+            commit_seq: Some(seq),
+            head_seq: seq,
+            hash: Some(hash),
+            inserted,
+            deleted: 0,
+            idempotent_replay: false,
+            validation: None,
+        })
     }
 
     /// The N-Quads lines of a commit (inserts, then deletes), hashed and compressed as

@@ -227,18 +227,9 @@ struct Sink {
 
 impl Sink {
     fn spill(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
-        use std::hash::{BuildHasher, Hasher};
-        let mut random = std::collections::hash_map::RandomState::new().build_hasher();
-        random.write_u64(std::process::id().into());
-        let path = dir.join(format!(".spill-{:016x}.tmp", random.finish()));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
         // Unlinked at once: the bytes live as long as the handle, and a crash leaves
         // nothing behind.
-        std::fs::remove_file(&path)?;
+        let file = crate::scratch::unlinked_file(dir)?;
         let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
         let mut crc = crc32fast::Hasher::new();
         writer.write_all(&self.memory)?;

@@ -256,14 +256,12 @@ impl Dict {
         self.len() == 0
     }
 
-    /// The in-memory terms with ids below `end` (for a flush): `(first id, terms)`.
-    pub(crate) fn pending(&self, end: TermId) -> (TermId, Vec<Term>) {
+    /// Calls `f` with the in-memory terms (all of them) and the first one's id, without
+    /// copying them: a flush writes them to a file meanwhile. New terms wait for it (the
+    /// read lock is held), lookups do not.
+    pub(crate) fn with_pending<R>(&self, f: impl FnOnce(TermId, &[Term]) -> R) -> R {
         let inner = self.inner.read();
-        let count = end.saturating_sub(inner.mem_first) as usize;
-        (
-            inner.mem_first,
-            inner.terms[..count.min(inner.terms.len())].to_vec(),
-        )
+        f(inner.mem_first, &inner.terms)
     }
 
     /// Replaces the in-memory terms a new file holds by the file. The file starts at the
@@ -558,10 +556,12 @@ mod tests {
             dict.intern(term);
         }
         let dir = tempfile::tempdir().unwrap();
-        let (first, pending) = dict.pending(21);
-        assert_eq!((first, pending.len()), (1, 20));
         let path = dir.path().join("d");
-        DictFile::write(&path, first, &pending).unwrap();
+        // A part of the in-memory terms: the first 20 of 30.
+        dict.with_pending(|first, pending| {
+            assert_eq!((first, pending.len()), (1, 30));
+            DictFile::write(&path, first, &pending[..20]).unwrap();
+        });
         dict.install(Arc::new(DictFile::open(&path).unwrap()));
         assert_eq!(dict.n_in_memory(), 10);
         for term in &terms[30..] {

@@ -63,23 +63,13 @@ impl Store {
         next.hash = hash;
         let mut stats = MaintenanceStats::default();
 
-        let (first, terms) = self.dict.pending(self.dict.len() + 1);
-        let dict_file = if terms.is_empty() {
-            None
-        } else {
-            let name = format!("{:08}.dict", next.next_file);
-            next.next_file += 1;
-            stats.bytes_written += DictFile::write(&dir.join(&name), first, &terms)?;
-            stats.terms_written = terms.len() as u64;
-            let file = DictFile::open(&dir.join(&name))?;
-            next.dicts.push(DictEntry {
-                name,
-                first,
-                end: file.end(),
+        let dict_file = self
+            .write_pending_terms(dir, &mut next)?
+            .map(|(file, terms, bytes)| {
+                stats.terms_written = terms;
+                stats.bytes_written += bytes;
+                file
             });
-            Some(Arc::new(file))
-        };
-        drop(terms);
 
         let frozen = layers.frozen();
         let tombstones: Vec<Tombstone> = layers

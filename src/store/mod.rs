@@ -9,6 +9,7 @@
 //! then names the files in a new manifest (`manifest.rs`). `compact` merges segment files.
 //! Opening reads the manifest and maps its files: nothing is read whole.
 
+mod bulk;
 mod checkpoint;
 mod dict;
 mod dict_file;
@@ -19,6 +20,7 @@ mod segment;
 mod snapshot;
 mod transaction;
 
+pub use bulk::{BulkKeys, BulkKeysWriter, RUN_RECORDS, write_segment};
 pub use checkpoint::{CheckpointInfo, read_checkpoint_info};
 pub use dict::{DEFAULT_GRAPH, Dict, TermId, term_hash_in_memory};
 pub use dict_file::TermKind;

@@ -56,7 +56,7 @@ impl Entry {
 /// ordering (`Order::permute`) and the index of its entry (for the versions). Its layout
 /// is the on-disk layout.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct Keyed {
     pub key: QuadKey,
     pub index: u32,
@@ -136,7 +136,7 @@ impl Order {
     }
 
     #[inline]
-    fn permute(self, key: &QuadKey) -> QuadKey {
+    pub(super) fn permute(self, key: &QuadKey) -> QuadKey {
         let p = self.positions();
         [key[p[0]], key[p[1]], key[p[2]], key[p[3]]]
     }

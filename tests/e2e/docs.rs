@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 /// The layers, lowest first, as ARCHITECTURE.md's "Layers" table lists them: a module
 /// may use modules of lower layers only (`model`, `mapped` and `memory` are used by all).
 const LAYERS: &[&[&str]] = &[
-    &["model", "mapped", "memory"],
+    &["model", "mapped", "memory", "scratch"],
     &["log", "store"],
     &["sparql", "shacl", "ontology"],
     &["search"],

@@ -65,6 +65,17 @@ pub struct Cli {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub flush_every_quads: Option<u64>,
+    /// Imports past this many quads keep them in sorted runs on disk and commit them as a
+    /// store file of their own, so memory stays bounded at any size (default 8388608;
+    /// memory holds one run, 16 bytes a quad).
+    #[arg(
+        long = "import-run-quads",
+        global = true,
+        env = "STRATA_IMPORT_RUN_QUADS",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..=(1 << 30))
+    )]
+    pub import_run_quads: Option<u64>,
     /// Threads each search index may use to insert vectors (default: every core).
     #[arg(
         long = "index-threads",

@@ -92,6 +92,9 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, ApiError> {
         index_threads: cli
             .index_threads
             .map_or(EngineConfig::default().index_threads, |n| n as usize),
+        bulk_run_quads: cli
+            .import_run_quads
+            .map_or(EngineConfig::default().bulk_run_quads, |n| n as usize),
         ..EngineConfig::default()
     };
     // Reads work beside a running server: when another process holds the data directory,
