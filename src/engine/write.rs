@@ -101,6 +101,21 @@ pub struct CommitOutcome {
     pub validation: Option<Arc<CommitValidation>>,
 }
 
+impl CommitOutcome {
+    /// A request that changed nothing: no commit, the head as it was.
+    fn unchanged(head: CommitSeq) -> Self {
+        Self {
+            commit_seq: None,
+            head_seq: head,
+            hash: None,
+            inserted: 0,
+            deleted: 0,
+            idempotent_replay: false,
+            validation: None,
+        }
+    }
+}
+
 impl Graph {
     /// The options with this engine's governor, so WHERE clauses get the query memory
     /// limit.
@@ -338,16 +353,9 @@ impl Graph {
             if caught_up > 0 {
                 self.sync_through(self.store.applied_seq())?;
             }
-            if let Some(mut outcome) = self.idempotent_replay(request, digest)? {
+            if let Some(outcome) = self.idempotent_replay(request, digest)? {
                 drop(writer);
-                // I2: the first commit may be appended but not yet durable (its writer is
-                // waiting for the group fsync): a replay is acknowledged only once it is durable
-                // and published, like the original.
-                if let Some(seq) = outcome.commit_seq {
-                    self.sync_through(seq)?;
-                }
-                outcome.head_seq = self.store.published_seq();
-                return Ok(outcome);
+                return Ok(self.acknowledge_replay(outcome)?);
             }
             let mut txn = self.store.begin();
             build(&mut txn)?;
@@ -365,15 +373,7 @@ impl Graph {
             if txn.is_empty() {
                 drop(writer);
                 self.sync_through(head)?;
-                return Ok(CommitOutcome {
-                    commit_seq: None,
-                    head_seq: head,
-                    hash: None,
-                    inserted: 0,
-                    deleted: 0,
-                    idempotent_replay: false,
-                    validation: None,
-                });
+                return Ok(CommitOutcome::unchanged(head));
             }
             let checked = self.shacl.check(&mut txn)?;
             let (inserts, deletes) = txn.into_changes();
@@ -551,13 +551,9 @@ impl Graph {
                 graph: self.name.to_string(),
             });
         }
-        if let Some(mut outcome) = self.idempotent_replay(request, digest)? {
+        if let Some(outcome) = self.idempotent_replay(request, digest)? {
             drop(writer);
-            if let Some(seq) = outcome.commit_seq {
-                self.sync_through(seq)?;
-            }
-            outcome.head_seq = self.store.published_seq();
-            return Ok(outcome);
+            return self.acknowledge_replay(outcome);
         }
         let head = self.store.applied_seq();
         let seq = head + 1;
@@ -598,15 +594,7 @@ impl Graph {
         if sorted.is_empty() {
             drop(writer);
             self.sync_through(head)?;
-            return Ok(CommitOutcome {
-                commit_seq: None,
-                head_seq: head,
-                hash: None,
-                inserted: 0,
-                deleted: 0,
-                idempotent_replay: false,
-                validation: None,
-            });
+            return Ok(CommitOutcome::unchanged(head));
         }
         if let Some(reason) = self.store.damage() {
             return Err(EngineError::Query(crate::sparql::QueryError::StoreDamaged(
@@ -715,6 +703,18 @@ impl Graph {
         *durable = target;
         self.store.publish(target);
         Ok(())
+    }
+
+    /// The outcome of a replayed request, once its commit is durable. I2: the first
+    /// commit may be appended but not yet durable (its writer is waiting for the group
+    /// fsync): a replay is acknowledged only once it is durable and published, like the
+    /// original. Called without the writer lock.
+    fn acknowledge_replay(&self, mut outcome: CommitOutcome) -> Result<CommitOutcome, EngineError> {
+        if let Some(seq) = outcome.commit_seq {
+            self.sync_through(seq)?;
+        }
+        outcome.head_seq = self.store.published_seq();
+        Ok(outcome)
     }
 
     fn idempotent_replay(
