@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use std::sync::Arc;
 
 use super::error::EngineError;
-use super::graph::Graph;
+use super::graph::{Graph, WriterState};
 use super::validation::{CommitValidation, shapes_graph_name, shapes_graph_quads};
 use crate::log::Appended;
 use crate::log::{CommitHeader, EncodedRecord, LogEntry, QuadsEncoder, QuadsSection};
@@ -451,16 +451,7 @@ impl Graph {
             let offset = self.log.append_record(&record).map_err(EngineError::from)?;
             self.store.apply_prepared(seq, prepared, &deletes);
             self.shacl.apply(seq, &checked);
-            writer.head_hash = hash;
-            if let Some(key) = &request.idempotency_key {
-                self.idempotency.write().insert(key.clone(), seq);
-            }
-            self.commits.write().push(LogEntry {
-                header,
-                hash,
-                offset,
-                len: record.len(),
-            });
+            self.record_commit(&mut writer, request, header, hash, (offset, record.len()));
             drop(writer);
             self.sync_through(seq)?;
             self.search.notify();
@@ -643,17 +634,8 @@ impl Graph {
             return Err(EngineError::io(&store_dir, error));
         }
         // No shapes can be in force (the shapes graph is unknown): nothing to validate.
-        writer.head_hash = hash;
-        if let Some(key) = &request.idempotency_key {
-            self.idempotency.write().insert(key.clone(), seq);
-        }
         let inserted = header.n_inserted;
-        self.commits.write().push(LogEntry {
-            header,
-            hash,
-            offset,
-            len: record.len(),
-        });
+        self.record_commit(&mut writer, request, header, hash, (offset, record.len()));
         drop(writer);
         self.sync_through(seq)?;
         self.search.notify();
@@ -703,6 +685,30 @@ impl Graph {
         *durable = target;
         self.store.publish(target);
         Ok(())
+    }
+
+    /// The writer's bookkeeping once a commit is appended and applied: the head's hash,
+    /// the request's idempotency key, the commit in the list (at `(offset, len)` in the log).
+    fn record_commit(
+        &self,
+        writer: &mut WriterState,
+        request: &CommitRequest,
+        header: CommitHeader,
+        hash: CommitHash,
+        (offset, len): (u64, u64),
+    ) {
+        writer.head_hash = hash;
+        if let Some(key) = &request.idempotency_key {
+            self.idempotency
+                .write()
+                .insert(key.clone(), header.commit_seq);
+        }
+        self.commits.write().push(LogEntry {
+            header,
+            hash,
+            offset,
+            len,
+        });
     }
 
     /// The outcome of a replayed request, once its commit is durable. I2: the first
