@@ -282,3 +282,49 @@ fn a_big_import_after_commits_in_memory_flushes_them_first() -> TestResult {
     )?);
     Ok(())
 }
+
+#[test]
+fn a_big_commit_is_replayed_through_a_file_when_the_store_files_are_gone() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let expected = {
+        let engine = Engine::open(dir.path(), bulk_config())?;
+        let graph = engine.graph_or_create("main")?;
+        for (i, doc) in ["<http://e/a> <http://e/p> 1 .\n".to_owned(), document()]
+            .iter()
+            .enumerate()
+        {
+            let format = if i == 0 { "turtle" } else { "ntriples" };
+            graph.import(doc.as_bytes(), &options(format), &CommitRequest::default())?;
+        }
+        graph.update(
+            "INSERT DATA { <http://e/z> <http://e/p> 3 }",
+            None,
+            &UpdateOptions::default(),
+            &CommitRequest::default(),
+        )?;
+        triples(&engine)?
+    };
+    std::fs::remove_dir_all(dir.path().join("graphs/main/store"))?;
+
+    // Commit 1 replays in memory and goes to a file first, commit 2 (2,000 statements,
+    // past the 100-quad runs) streams from its record into a file of its own, commit 3
+    // replays in memory.
+    let engine = Engine::open(dir.path(), bulk_config())?;
+    let graph = engine.graph("main")?;
+    assert_eq!(graph.open_stats().replayed_commits, 3);
+    let (files_seq, _, in_memory) = graph.store_layout();
+    assert!(files_seq == 2 && in_memory > 0, "{files_seq} {in_memory}");
+    assert_eq!(triples(&engine)?, expected);
+    assert!(leftovers(&dir.path().join("graphs/main")).is_empty());
+    let at_two = graph
+        .read_at(2)
+        .query("ASK { <http://e/z> ?p ?o }", &Default::default())?;
+    assert!(matches!(at_two.results, QueryResults::Boolean(false)));
+    drop(graph);
+    drop(engine);
+    // The same log replayed in memory (the default thresholds) reads the same.
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    assert_eq!(triples(&engine)?, expected);
+    assert!(engine.verify_graph("main")?.is_healthy());
+    Ok(())
+}

@@ -158,6 +158,7 @@ impl Graph {
                 offset = cut.offset,
                 bytes = cut.bytes,
                 reason = %cut.reason,
+                kept_as = %format!("{LOG_FILE}.cut-{}", cut.offset),
                 "cut a torn or corrupt tail from the commit log"
             );
             log.cut_tail(cut)?;
@@ -166,6 +167,21 @@ impl Graph {
         stats.files_seq = store.applied_seq();
         let mut quads_since = 0;
         for entry in &entries[store.applied_seq() as usize..] {
+            if !read_only && store.dir().is_some() && super::replay::is_bulk(entry, config) {
+                let seq = entry.header.commit_seq;
+                if !store.ready_for_bulk(seq) && store.applied_seq() + 1 == seq {
+                    let hash = seq
+                        .checked_sub(2)
+                        .map_or(CommitHash::ZERO, |i| entries[i as usize].hash);
+                    super::replay::flush_replayed(&log, &store, &dir, hash)?;
+                    quads_since = 0;
+                }
+                if store.ready_for_bulk(seq) {
+                    super::replay::replay_bulk(&log, entry, &store, &dir, config)?;
+                    stats.replayed_commits += 1;
+                    continue;
+                }
+            }
             let record = log.read_record(entry)?;
             let (inserts, deletes) = decode_changes(&store, &record)?;
             quads_since += (inserts.len() + deletes.len()) as u64;

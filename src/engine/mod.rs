@@ -13,6 +13,7 @@ mod parallel_turtle;
 mod read;
 mod reader;
 mod repair;
+mod replay;
 mod replica;
 mod search;
 mod validation;

@@ -328,6 +328,42 @@ fn a_torn_or_damaged_store_file_is_set_aside_and_rebuilt_from_the_log() -> TestR
     Ok(())
 }
 
+/// A scan that meets a damaged section and finds nothing must not answer "nothing":
+/// the results are checked once more at their end, not only per row.
+#[test]
+fn an_empty_answer_read_from_a_damaged_section_is_withheld() -> TestResult {
+    let (dir, _) = graph_with_31_commits(true);
+    let segment = segment_file(&dir.path().join("graphs/main/store"))?;
+    // Section 2 holds the OSPG ordering, which a scan by object alone searches.
+    let at = crate::store::segment_section_offset(&segment, 2)? + 4;
+    let mut bytes = std::fs::read(&segment)?;
+    bytes[at] ^= 0xff;
+    std::fs::write(&segment, &bytes)?;
+    let engine = Engine::open(
+        dir.path(),
+        EngineConfig {
+            read_only: true,
+            ..config()
+        },
+    )?;
+    let graph = engine.graph("main")?;
+    // The `EXISTS` searches OSPG once per row, as the rows are read: every row is
+    // filtered out, so no row is there to carry the error.
+    let answer = graph.read().query(
+        "SELECT ?s { ?s <http://e/p> ?o FILTER EXISTS { ?x ?y ?s } }",
+        &Default::default(),
+    )?;
+    let crate::sparql::QueryResults::Solutions(rows) = answer.results else {
+        panic!("a SELECT")
+    };
+    let rows: Vec<_> = rows.collect();
+    assert!(
+        matches!(rows.last(), Some(Err(e)) if e.to_string().contains("checksum")),
+        "{rows:?}"
+    );
+    Ok(())
+}
+
 #[test]
 fn a_flipped_byte_in_a_store_file_fails_the_reads_that_meet_it_and_the_next_open_rebuilds()
 -> TestResult {

@@ -156,16 +156,21 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
         .map_err(|e| EngineError::io(&log_path, e))?
         .len();
     let cut_bytes = log_len - check.log.valid_len.min(log_len);
-    let move_checkpoint = cut_bytes > 0
-        || matches!(
-            check.checkpoint,
-            CheckpointCheck::Ahead { .. }
-                | CheckpointCheck::Differs { .. }
-                | CheckpointCheck::BodyDamaged(_)
-        );
-    // Search indexes record only the commit they reflect: after a cut, later commits would
-    // reuse those numbers, so indexes of the removed history must go.
-    let move_search = move_checkpoint && dir.join(SEARCH_DIR).exists();
+    // The store files go only when they cannot stay: they hold a commit the repaired log
+    // will not (or another history), or they are damaged or unreadable (the open would set
+    // those aside too). Cutting a torn tail behind the files' commit leaves them as they
+    // are, as the open does.
+    let move_checkpoint = matches!(
+        check.checkpoint,
+        CheckpointCheck::Ahead { .. }
+            | CheckpointCheck::Differs { .. }
+            | CheckpointCheck::BodyDamaged(_)
+            | CheckpointCheck::Unreadable(_)
+    );
+    // Search indexes record only the commit they reflect: when intact commits are removed,
+    // indexes may hold their content, so they go too.
+    let move_search =
+        (move_checkpoint || check.log.first_bad.is_some()) && dir.join(SEARCH_DIR).exists();
     let reserved_through = numbers_handed_out(&check, &log_path, log_len)?;
     let mut plan = RepairPlan {
         keep_commits: check.log.n_commits,

@@ -30,7 +30,7 @@ use crate::model::{CommitHash, CommitSeq};
 pub const FORMAT_VERSION: u32 = 1;
 pub(crate) const MAGIC: &[u8; 4] = b"STRC";
 pub(crate) const FRAME_LEN: usize = 4 + 4 + 8 + 1 + 3 + 4;
-const FLAG_DEFLATE: u8 = 1;
+pub(crate) const FLAG_DEFLATE: u8 = 1;
 /// Quads sections smaller than this are stored raw: compressing them saves nothing.
 const COMPRESS_MIN_BYTES: usize = 1024;
 

@@ -167,13 +167,53 @@ fn check_cancellation_per_row(
             let variables: Arc<[oxrdf::Variable]> = solutions.variables().into();
             QueryResults::Solutions(QuerySolutionIter::new(
                 variables,
-                solutions.map(move |s| alive().and(s)),
+                Checked::new(solutions, alive),
             ))
         }
         QueryResults::Graph(triples) => {
-            QueryResults::Graph(QueryTripleIter::new(triples.map(move |t| alive().and(t))))
+            QueryResults::Graph(QueryTripleIter::new(Checked::new(triples, alive)))
         }
         boolean => boolean,
+    }
+}
+
+/// Results checked before each row and once more at their end: a scan that read a
+/// damaged section may have found fewer rows (or none), and that end must not read as a
+/// complete answer either.
+struct Checked<I, F> {
+    inner: I,
+    alive: F,
+    ended: bool,
+}
+
+impl<I, F> Checked<I, F> {
+    fn new(inner: I, alive: F) -> Self {
+        Self {
+            inner,
+            alive,
+            ended: false,
+        }
+    }
+}
+
+impl<T, I, F> Iterator for Checked<I, F>
+where
+    I: Iterator<Item = Result<T, QueryEvaluationError>>,
+    F: FnMut() -> Result<(), QueryEvaluationError>,
+{
+    type Item = Result<T, QueryEvaluationError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.ended {
+            return None;
+        }
+        match self.inner.next() {
+            Some(item) => Some((self.alive)().and(item)),
+            None => {
+                self.ended = true;
+                (self.alive)().err().map(Err)
+            }
+        }
     }
 }
 

@@ -173,6 +173,12 @@ impl MappedFile {
         self.sections[i].1
     }
 
+    /// Where a section starts in the file.
+    #[cfg(test)]
+    pub fn section_offset(&self, i: usize) -> usize {
+        self.sections[i].0
+    }
+
     /// A section's bytes without their check: only for an open's structural checks
     /// (sizes, alignment, the last offset), which read a few bytes, never data.
     pub fn section_unchecked(&self, i: usize) -> &[u8] {

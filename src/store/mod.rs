@@ -26,7 +26,7 @@ pub use dict::{DEFAULT_GRAPH, Dict, TermId, term_hash_in_memory};
 pub use dict_file::TermKind;
 pub use maintenance::MaintenanceStats;
 pub use manifest::{DictEntry, MANIFEST_FILE, Manifest, SegmentEntry};
-pub use segment::{GraphFilter, Pattern, QuadKey};
+pub use segment::{GraphFilter, Pattern, PlainScan, QuadKey, QuadScan};
 pub use snapshot::Snapshot;
 pub use transaction::Transaction;
 
@@ -387,6 +387,13 @@ impl Store {
             .sum();
         (versions, self.dict.n_in_memory())
     }
+}
+
+/// Where section `i` of the segment file at `path` starts (tests that damage one).
+#[cfg(test)]
+pub(crate) fn segment_section_offset(path: &Path, i: usize) -> std::io::Result<usize> {
+    let (file, _) = file::MappedFile::open_kinds(path, &[segment::MAGIC, segment::MAGIC_V1])?;
+    Ok(file.section_offset(i))
 }
 
 #[cfg(test)]

@@ -843,6 +843,88 @@ impl SegmentScan {
     }
 }
 
+/// A scan of quads that may skip a run of quads sharing one id (see `SegmentScan`).
+pub trait QuadScan: Iterator<Item = QuadKey> + Send {
+    /// The position (0 subject, 1 predicate, 2 object, 3 graph) after the scan's bound
+    /// ones in its index order: the quads of one id there come one after the other.
+    /// `None` when the scan cannot skip.
+    fn run_position(&self) -> Option<usize> {
+        None
+    }
+
+    /// Skips the quads right after the last one returned whose id at `run_position()`
+    /// is `id`: a filter rejected that id, so none of them can pass.
+    fn skip_run(&mut self, _id: TermId) {}
+}
+
+/// Any iterator of quads, as a scan that never skips.
+pub struct PlainScan<I>(pub I);
+
+impl<I: Iterator<Item = QuadKey>> Iterator for PlainScan<I> {
+    type Item = QuadKey;
+
+    fn next(&mut self) -> Option<QuadKey> {
+        self.0.next()
+    }
+}
+
+impl<I: Iterator<Item = QuadKey> + Send> QuadScan for PlainScan<I> {}
+
+impl QuadScan for SegmentScan {
+    fn run_position(&self) -> Option<usize> {
+        (self.prefix_len < 4).then(|| self.order.positions()[self.prefix_len])
+    }
+
+    /// Gallops (1, 2, 4… entries ahead, then a binary search) through the current
+    /// segment's range: a run of r entries costs about 2·log2(r) probes instead of r
+    /// (BSBM BI 3 filters 444k review dates, 2,141 distinct, down to 66k).
+    fn skip_run(&mut self, id: TermId) {
+        let Some(position) = self.run_position() else {
+            return;
+        };
+        let Some(segment) = self.segments.get(self.segment_idx) else {
+            return;
+        };
+        let (order, at) = (self.order, self.prefix_len);
+        // The keyed ordering holds the permuted keys: no entry is read (a cache miss each).
+        let keyed = match segment.sorted(order) {
+            Sorted::Keyed(keyed) => Some(keyed),
+            _ => None,
+        };
+        let same = |pos: usize| match keyed {
+            Some(keyed) => keyed.get(pos).is_some_and(|k| k.key[at] == id),
+            None => segment
+                .at(order, pos)
+                .is_some_and(|e| e.key[position] == id),
+        };
+        if self.pos >= self.end || !same(self.pos) {
+            return;
+        }
+        // `same(low)` holds; `high` is the end or an entry past the run.
+        let (mut low, mut step) = (self.pos, 1);
+        let mut high = loop {
+            let probe = low + step;
+            if probe >= self.end {
+                break self.end;
+            }
+            if !same(probe) {
+                break probe;
+            }
+            low = probe;
+            step *= 2;
+        };
+        while high - low > 1 {
+            let middle = low + (high - low) / 2;
+            if same(middle) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        self.pos = high;
+    }
+}
+
 /// How many entries of `segments` lie in the index range a scan of `pattern` reads: an
 /// upper bound of its matches (versions not visible at the commit, and quads the range
 /// holds but the pattern's other positions or graph exclude, are counted too), found by
@@ -1232,6 +1314,49 @@ mod tests {
             }
         }
         assert!(checked > 1000, "the patterns found quads ({checked})");
+    }
+
+    #[test]
+    fn skipping_a_run_skips_exactly_the_quads_of_its_id() {
+        // One predicate; objects in runs of 1 to 40 subjects, across two graphs.
+        let mut entries = Vec::new();
+        for o in 0..60u32 {
+            for s in 0..=(o * 7 % 40) {
+                entries.push(Entry::new([100 + s, 10, 1000 + o, s % 2], 1, LIVE));
+            }
+        }
+        entries.push(Entry::new([1, 11, 1000, 0], 1, LIVE));
+        entries.sort_by_key(|e| e.key);
+        let dir = tempfile::tempdir().unwrap();
+        let memory = Arc::new(Segment::build(entries.clone()));
+        memory.write_file(&dir.path().join("f"), 0, 1, &[]).unwrap();
+        let file = Arc::new(Segment::open(&dir.path().join("f"), "f").unwrap());
+        let rejected = |o: TermId| o.is_multiple_of(3) || o % 7 == 1;
+        for (name, segment) in [("memory", memory), ("file", file)] {
+            for graph in [GraphFilter::All, GraphFilter::AnyNamed] {
+                let pattern = pattern(None, Some(10), None, graph);
+                let expected: Vec<QuadKey> =
+                    SegmentScan::new(Arc::new(vec![segment.clone()]), pattern, 1)
+                        .filter(|k| !rejected(k[2]))
+                        .collect();
+                for parts in [1, 3] {
+                    let mut seen = Vec::new();
+                    for mut scan in
+                        SegmentScan::split(Arc::new(vec![segment.clone()]), pattern, 1, parts)
+                    {
+                        assert_eq!(scan.run_position(), Some(2));
+                        while let Some(key) = scan.next() {
+                            if rejected(key[2]) {
+                                scan.skip_run(key[2]);
+                            } else {
+                                seen.push(key);
+                            }
+                        }
+                    }
+                    assert_eq!(seen, expected, "{name}, {graph:?}, {parts} part(s)");
+                }
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet;
 
 use super::dict::{DEFAULT_GRAPH, Dict, TermId};
-use super::segment::{self, Pattern, QuadKey, Segment, SegmentScan};
+use super::segment::{self, Pattern, PlainScan, QuadKey, QuadScan, Segment, SegmentScan};
 use crate::model::{CommitSeq, NamedNode, Term, Triple};
 
 /// The store as of one commit, optionally with a transaction's uncommitted changes on top.
@@ -136,17 +136,13 @@ impl Snapshot {
     /// each readable on its own thread; read one after the other they give what
     /// `quads(pattern)` gives, in its order. One part when the snapshot carries a
     /// transaction's overlay.
-    pub fn quads_split(
-        &self,
-        pattern: Pattern,
-        n: usize,
-    ) -> Vec<Box<dyn Iterator<Item = QuadKey> + Send>> {
-        if self.overlay.is_some() || n <= 1 {
-            return vec![self.quads(pattern)];
+    pub fn quads_split(&self, pattern: Pattern, n: usize) -> Vec<Box<dyn QuadScan>> {
+        if self.overlay.is_some() {
+            return vec![Box::new(PlainScan(self.quads(pattern)))];
         }
-        SegmentScan::split(self.segments.clone(), pattern, self.seq, n)
+        SegmentScan::split(self.segments.clone(), pattern, self.seq, n.max(1))
             .into_iter()
-            .map(|part| Box::new(part) as Box<dyn Iterator<Item = QuadKey> + Send>)
+            .map(|part| Box::new(part) as Box<dyn QuadScan>)
             .collect()
     }
 

@@ -15,6 +15,7 @@ mod mcp_conformance;
 mod mcp_modes;
 mod mcp_mrtr;
 mod records;
+mod recovery_matrix;
 mod scopes;
 mod search;
 mod shacl;

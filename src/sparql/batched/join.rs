@@ -11,7 +11,7 @@ use super::values::{Decoder, OneVariable};
 use super::{CHECK_EVERY, Late, Positions};
 use crate::model::Term;
 use crate::sparql::QueryError;
-use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, Snapshot, TermId};
+use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadScan, Snapshot, TermId};
 use spareval::Row;
 
 /// The `FILTER`s of one variable each, and the group's filters of several (`Late`), which
@@ -61,9 +61,49 @@ impl Pushed<'_> {
         ids: &[TermId],
         decoder: &mut Decoder<'_>,
     ) -> bool {
+        self.failing(checks, ids, decoder).is_none()
+    }
+
+    /// The position of the first check the ids fail, if any.
+    fn failing(
+        &mut self,
+        checks: &[(usize, usize)],
+        ids: &[TermId],
+        decoder: &mut Decoder<'_>,
+    ) -> Option<usize> {
         checks
             .iter()
-            .all(|(f, p)| self.filters[*f].holds(ids[*p], decoder))
+            .find(|(f, p)| !self.filters[*f].holds(ids[*p], decoder))
+            .map(|(_, p)| *p)
+    }
+
+    /// The next quad of `part` that `keep` keeps (the pattern's own conditions) and that
+    /// passes the checks. A check that rejects the id at the scan's run position skips
+    /// the rest of that id's run (`QuadScan::skip_run`): a range filter on the object of
+    /// a scan by predicate reads each rejected value once, not each of its quads.
+    pub(super) fn next_passing(
+        &mut self,
+        part: &mut dyn QuadScan,
+        keep: impl Fn(&[TermId; 4]) -> bool,
+        checks: &[(usize, usize)],
+        decoder: &mut Decoder<'_>,
+        alive: &mut impl FnMut() -> Result<(), QueryError>,
+    ) -> Result<Option<[TermId; 4]>, QueryError> {
+        let run_position = part.run_position();
+        while let Some(quad) = part.next() {
+            alive()?;
+            if !keep(&quad) {
+                continue;
+            }
+            match self.failing(checks, &quad, decoder) {
+                None => return Ok(Some(quad)),
+                Some(position) if Some(position) == run_position => {
+                    part.skip_run(quad[position]);
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(None)
     }
 }
 
@@ -408,10 +448,11 @@ pub(super) fn join_rows<'s, L: AsLocal<'s>>(
                 let (mut pushed, decoder) = local.parts();
                 let checks = pushed.checks(&fresh);
                 let mut quads: Vec<[TermId; 4]> = Vec::new();
-                let part = parts[i].lock().take();
-                for quad in part.into_iter().flatten() {
-                    alive()?;
-                    if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
+                if let Some(mut part) = parts[i].lock().take() {
+                    let keep = |quad: &[TermId; 4]| scan.passes(quad);
+                    while let Some(quad) =
+                        pushed.next_passing(&mut *part, keep, &checks, decoder, &mut alive)?
+                    {
                         quads.push(quad);
                     }
                 }
@@ -525,18 +566,20 @@ fn start<'s, L: AsLocal<'s>>(
         let checks = pushed.checks(&scan.positions.names);
         let mut out: Vec<TermId> = Vec::new();
         let mut counted = 0;
-        let part = parts[i].lock().take();
-        for quad in part.into_iter().flatten() {
-            alive()?;
-            if scan.passes(&quad) && pushed.pass(&checks, &quad, decoder) {
-                out.extend(scan.positions.names.iter().map(|(_, p)| quad[*p]));
-                counted += 1;
-                if counted == CHECK_EVERY {
-                    if !limit.add(counted) {
-                        return Ok(None);
-                    }
-                    counted = 0;
+        let Some(mut part) = parts[i].lock().take() else {
+            return Ok(limit.add(0).then_some(out));
+        };
+        let keep = |quad: &[TermId; 4]| scan.passes(quad);
+        while let Some(quad) =
+            pushed.next_passing(&mut *part, keep, &checks, decoder, &mut alive)?
+        {
+            out.extend(scan.positions.names.iter().map(|(_, p)| quad[*p]));
+            counted += 1;
+            if counted == CHECK_EVERY {
+                if !limit.add(counted) {
+                    return Ok(None);
                 }
+                counted = 0;
             }
         }
         Ok(limit.add(counted).then_some(out))

@@ -985,16 +985,18 @@ fn answer_group(
                 };
                 let checks = filters.checks(&positions.names);
                 let mut grouping = Grouping::new(&mut local.plan, at.clone());
-                let part = parts[i].lock().take();
-                for quad in part.into_iter().flatten() {
-                    alive()?;
-                    if equal.iter().any(|(a, b)| quad[*a] != quad[*b])
-                        || !filters.pass(&checks, &quad, &mut local.decoder)
-                    {
-                        continue;
-                    }
-                    if !grouping.add(&quad, &mut local.decoder) {
-                        return Ok(None);
+                if let Some(mut part) = parts[i].lock().take() {
+                    let keep = |quad: &[TermId; 4]| equal.iter().all(|(a, b)| quad[*a] == quad[*b]);
+                    while let Some(quad) = filters.next_passing(
+                        &mut *part,
+                        keep,
+                        &checks,
+                        &mut local.decoder,
+                        &mut alive,
+                    )? {
+                        if !grouping.add(&quad, &mut local.decoder) {
+                            return Ok(None);
+                        }
                     }
                 }
                 Ok(Some(grouping.groups))
