@@ -1290,3 +1290,136 @@ fn record_history_indexes_and_access_over_http() {
     let (status, _) = get("/graphs/nope/indexes", "reader-key");
     assert_eq!(status, 404);
 }
+
+/// Issue 24: a Graph Store body is parsed as it arrives, not read whole first: a syntax
+/// error in the first 4 MiB block (the parser's unit) is answered while the client has
+/// not finished sending, a chunked body past the limit is the coded 413 with nothing
+/// committed, and a body sent in many chunks is imported whole.
+#[test]
+fn a_graph_store_body_is_parsed_as_it_arrives() {
+    use std::io::{BufRead, Read, Write};
+    const LIMIT: usize = 64 << 20;
+    let (_strata, server) = server_with(Some(serde_json::json!({"body_limit_bytes": LIMIT})));
+    let address = server
+        .base
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let head = |path: &str, media: &str| {
+        format!(
+            "PUT {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: {media}\r\n\
+             Transfer-Encoding: chunked\r\n\r\n"
+        )
+    };
+    let chunk = |text: &str| format!("{:x}\r\n{text}\r\n", text.len());
+
+    // An error on the third line, then valid lines sent slowly (12 MiB/s), up to 40 MiB
+    // but never the last chunk: the answer must come while they are still sent.
+    let stream = std::net::TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let first = "<http://e/a> <http://e/p> \"1\" .\n<http://e/b> <http://e/p> \"2\" .\n<http://e/c> <http://e/p> .\n";
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sent_all = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let mut stream = stream.try_clone().unwrap();
+        let (answered, sent_all) = (answered.clone(), sent_all.clone());
+        let opening = head("/graphs/main/store?default", "application/n-triples") + &chunk(first);
+        let valid = chunk(&"<http://e/d> <http://e/p> \"a valid line\" .\n".repeat(1 << 13));
+        std::thread::spawn(move || {
+            let _ = stream.write_all(opening.as_bytes());
+            let mut sent = 0;
+            while sent < 40 << 20 {
+                if answered.load(std::sync::atomic::Ordering::Acquire)
+                    || stream.write_all(valid.as_bytes()).is_err()
+                {
+                    return;
+                }
+                sent += valid.len();
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            sent_all.store(true, std::sync::atomic::Ordering::Release);
+        })
+    };
+    let mut reader = std::io::BufReader::new(stream);
+    let mut status = String::new();
+    reader
+        .read_line(&mut status)
+        .expect("the answer comes before the body ends");
+    assert!(
+        !sent_all.load(std::sync::atomic::Ordering::Acquire),
+        "the answer waited for the whole body"
+    );
+    answered.store(true, std::sync::atomic::Ordering::Release);
+    writer.join().unwrap();
+    assert!(status.starts_with("HTTP/1.1 400"), "{status}");
+    let mut rest = String::new();
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap();
+        }
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    rest.push_str(&String::from_utf8_lossy(&body));
+    let error: serde_json::Value = serde_json::from_str(&rest).expect("a JSON error");
+    assert_eq!(error["error"]["code"], "invalid_rdf", "{rest}");
+    assert!(rest.contains("line 3"), "{rest}");
+    assert_eq!(head_seq(&server, None), 1);
+
+    // Past the limit in chunks: the 413, not the parser's view of a cut document.
+    let line = "<http://e/s> <http://e/p> \"a value long enough to fill the limit soon\" .\n";
+    let mut request = head("/graphs/main/store?default", "application/n-triples").into_bytes();
+    for _ in 0..(LIMIT + (1 << 20)) / (line.len() * 10_000) {
+        request.extend_from_slice(chunk(&line.repeat(10_000)).as_bytes());
+    }
+    request.extend_from_slice(b"0\r\n\r\n");
+    let (status, _, answer) = raw_exchange(&server, &request);
+    assert_eq!(status, 413, "{answer}");
+    assert!(answer.contains("payload_too_large"), "{answer}");
+    assert_eq!(head_seq(&server, None), 1);
+
+    // 500 triples in 50 chunks, cut anywhere (inside lines too).
+    let document: String = (0..500)
+        .map(|i| format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"))
+        .collect();
+    let mut request = head("/graphs/main/store?default", "application/n-triples").into_bytes();
+    for piece in document.as_bytes().chunks(document.len() / 50 + 1) {
+        request.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        request.extend_from_slice(piece);
+        request.extend_from_slice(b"\r\n");
+    }
+    request.extend_from_slice(b"0\r\n\r\n");
+    let (status, _, answer) = raw_exchange(&server, &request);
+    assert!(status == 200 || status == 201, "{status} {answer}");
+    assert_eq!(head_seq(&server, None), 2);
+    let mut response = agent()
+        .get(server.url("/sparql"))
+        .query("query", "SELECT (COUNT(*) AS ?n) { ?s <http://e/p> ?o }")
+        .header("accept", "text/csv")
+        .call()
+        .unwrap();
+    let csv = response.body_mut().read_to_string().unwrap();
+    assert_eq!(csv.lines().nth(1), Some("500"), "{csv}");
+    // `/metrics` counts the quads parsed (the 413's too, as far as they were parsed).
+    let metrics = agent()
+        .get(server.url("/metrics"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    let parsed: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("strata_import_quads_parsed_total "))
+        .and_then(|n| n.parse().ok())
+        .expect("the counter");
+    assert!(parsed >= 500, "{parsed}");
+}

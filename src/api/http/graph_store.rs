@@ -13,7 +13,7 @@ use super::auth::authorize;
 use super::config::Scope;
 use super::error::HttpError;
 use super::negotiate::{self, GRAPHS};
-use super::params::{Params, commit_request, content_type, read_body};
+use super::params::{Params, commit_request, content_type, read_body, stream_body};
 use super::stream::{Head, blocking, stream};
 use super::{AppState, DEFAULT_GRAPH_NAME, outcome_json, request_base_iri};
 use crate::engine::{GraphWrite, ImportFormat, ImportOptions};
@@ -253,24 +253,35 @@ async fn write(
             ));
         }
     };
-    let documents = if mode == GraphWrite::Delete {
+    let base = name
+        .as_ref()
+        .map(|n| n.as_str().to_owned())
+        .unwrap_or_else(|| request_base_iri(&headers, &location.store_path));
+    let limit = state.config.body_limit_bytes;
+    let documents: Vec<(ImportFormat, Document)> = if mode == GraphWrite::Delete {
         Vec::new()
-    } else {
-        let body = read_body(body, state.config.body_limit_bytes).await?;
-        let base = name
-            .as_ref()
-            .map(|n| n.as_str().to_owned())
-            .unwrap_or_else(|| request_base_iri(&headers, &location.store_path));
+    } else if is_multipart(&headers, mode) {
+        // Parts are found by their boundaries in the whole body.
+        let body = read_body(body, limit).await?;
         body_documents(&headers, body, mode)?
             .into_iter()
-            .map(|(format, bytes)| (format, bytes, base.clone()))
+            .map(|(format, bytes)| (format, Document::Whole(bytes)))
             .collect()
+    } else {
+        // One document, parsed as it arrives.
+        let format = rdf_format(content_type(&headers).as_deref())?;
+        vec![(format, Document::Streamed(stream_body(body, limit).await?))]
     };
     let request = commit_request(&headers, &rights)?;
     let engine = state.engine.clone();
     let target_name = name.clone();
     let graph = location.graph.clone();
-    let (outcome, existed) = blocking(move || {
+    let graph_existed = engine
+        .graph_names()
+        .iter()
+        .any(|g| g.as_str() == location.graph);
+    let metrics = state.metrics.clone();
+    let written = blocking(move || {
         // Only `main` is created by its first write, and only for a key that may create
         // graphs.
         let graph = if graph == DEFAULT_GRAPH_NAME {
@@ -279,15 +290,34 @@ async fn write(
             engine.graph(&graph)?
         };
         let mut parsed = None;
-        for (format, body, base) in documents {
+        for (format, body) in documents {
             let options = ImportOptions {
                 format,
-                base_iri: Some(base),
+                base_iri: Some(base.clone()),
                 into_graph: target_name.clone(),
                 source_name: "request body".into(),
             };
+            // `/metrics` counts the quads as they are parsed.
+            let mut counted = 0;
+            let progress = |parsed: u64| {
+                let new = parsed.saturating_sub(counted);
+                metrics
+                    .import_quads
+                    .fetch_add(new, std::sync::atomic::Ordering::Relaxed);
+                counted = parsed;
+            };
             // Only triple formats are accepted, so every quad lands in the target graph.
-            let document = graph.parse_document(&body[..], &options, |_| {})?;
+            let document = match body {
+                Document::Whole(bytes) => graph.parse_document(&bytes[..], &options, progress)?,
+                Document::Streamed(mut stream) => {
+                    match graph.parse_document(&mut stream, &options, progress) {
+                        Ok(document) => document,
+                        // A body cut by its limit or its connection: that, not the
+                        // parser's view of the cut document, is the answer.
+                        Err(error) => return Err(stream.fault().unwrap_or(error.into())),
+                    }
+                }
+            };
             parsed = Some(match parsed.take() {
                 None => document,
                 Some(mut all) => {
@@ -298,7 +328,15 @@ async fn write(
         }
         Ok(graph.write_graph(target_name.as_ref(), mode, parsed, &request)?)
     })
-    .await?;
+    .await;
+    if written.is_err() && !graph_existed {
+        // A write that created `main` and then failed (a body over the limit is found
+        // while it is parsed) leaves no empty graph behind.
+        let engine = state.engine.clone();
+        let graph = location.graph.clone();
+        let _ = blocking(move || Ok(engine.discard_if_unused_and_empty(&graph))).await;
+    }
+    let (outcome, existed) = written?;
     if mode == GraphWrite::Delete && !existed && name.is_some() {
         return Err(HttpError::new(
             ErrorCode::RdfGraphNotFound,
@@ -329,6 +367,17 @@ async fn write(
         response.headers_mut().insert(header::LOCATION, value);
     }
     Ok(response)
+}
+
+/// A document of a write's body.
+enum Document {
+    Whole(Bytes),
+    Streamed(super::params::BodyStream),
+}
+
+/// Whether the body is a `multipart/form-data` POST (several documents).
+fn is_multipart(headers: &HeaderMap, mode: GraphWrite) -> bool {
+    mode == GraphWrite::Merge && content_type(headers).as_deref() == Some("multipart/form-data")
 }
 
 /// The RDF documents of a write body: one, or one per part of a `multipart/form-data` POST.

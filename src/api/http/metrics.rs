@@ -24,6 +24,8 @@ pub struct Metrics {
     latencies: Mutex<BTreeMap<String, Histogram>>,
     pub commits: AtomicU64,
     pub query_timeouts: AtomicU64,
+    /// Quads parsed by Graph Store writes, counted as they are parsed.
+    pub import_quads: AtomicU64,
 }
 
 impl Metrics {
@@ -91,6 +93,16 @@ impl Metrics {
             out,
             "strata_commits_total {}",
             self.commits.load(Ordering::Relaxed)
+        );
+        out.push_str(
+            "# HELP strata_import_quads_parsed_total Quads parsed by Graph Store writes, \
+             counted every 10,000 as they are parsed (its rate is an import's speed).\n",
+        );
+        out.push_str("# TYPE strata_import_quads_parsed_total counter\n");
+        let _ = writeln!(
+            out,
+            "strata_import_quads_parsed_total {}",
+            self.import_quads.load(Ordering::Relaxed)
         );
         out.push_str("# HELP strata_query_timeouts_total Queries cancelled at their time limit.\n");
         out.push_str("# TYPE strata_query_timeouts_total counter\n");

@@ -154,6 +154,94 @@ pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, HttpError> {
     Ok(Bytes::from(collected))
 }
 
+/// A request body read as it arrives, by a blocking reader: an import parses it while
+/// the client still sends, so memory holds a few chunks, not the body. At most `limit`
+/// bytes (then the read fails and `BodyStream::fault` is the 413); a body that cannot be
+/// read is the 400 `read_body` gives. When the reader stops early (a syntax error), the
+/// rest of the body is read and dropped, as for a 413, so the client sees the answer.
+pub async fn stream_body(body: Body, limit: usize) -> Result<BodyStream, HttpError> {
+    use axum::body::HttpBody;
+    use tokio_stream::StreamExt;
+    let declared = body.size_hint().lower();
+    if declared > limit as u64 {
+        if declared <= limit as u64 + DRAIN_BYTES {
+            drain(body.into_data_stream(), DRAIN_BYTES).await;
+        }
+        return Err(too_large(limit));
+    }
+    let (sender, chunks) = tokio::sync::mpsc::channel(BODY_CHUNKS_AHEAD);
+    tokio::spawn(async move {
+        let mut stream = body.into_data_stream();
+        let mut read = 0usize;
+        while let Some(chunk) = stream.next().await {
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(error) => {
+                    let error = HttpError::bad_param(
+                        "body",
+                        format!("the request body could not be read: {}", body_error(&error)),
+                    );
+                    let _ = sender.send(Err(error)).await;
+                    return;
+                }
+            };
+            read = read.saturating_add(chunk.len());
+            if read > limit {
+                let _ = sender.send(Err(too_large(limit))).await;
+                drain(stream, DRAIN_BYTES).await;
+                return;
+            }
+            if sender.send(Ok(chunk)).await.is_err() {
+                drain(stream, DRAIN_BYTES).await;
+                return;
+            }
+        }
+    });
+    Ok(BodyStream {
+        chunks,
+        current: Bytes::new(),
+        fault: None,
+    })
+}
+
+/// Chunks of a streamed body read ahead of its reader.
+const BODY_CHUNKS_AHEAD: usize = 8;
+
+/// See `stream_body`.
+pub struct BodyStream {
+    chunks: tokio::sync::mpsc::Receiver<Result<Bytes, HttpError>>,
+    current: Bytes,
+    fault: Option<HttpError>,
+}
+
+impl BodyStream {
+    /// Why the body could not be read whole (413 or 400), once a read failed: the
+    /// answer to give instead of the parser's error about a cut document.
+    pub fn fault(&mut self) -> Option<HttpError> {
+        self.fault.take()
+    }
+}
+
+impl std::io::Read for BodyStream {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match self.chunks.blocking_recv() {
+                None => return Ok(0),
+                Some(Ok(chunk)) => self.current = chunk,
+                Some(Err(error)) => {
+                    let message = error.message.clone();
+                    self.fault = Some(error);
+                    return Err(std::io::Error::other(message));
+                }
+            }
+        }
+        let n = out.len().min(self.current.len());
+        out[..n].copy_from_slice(&self.current[..n]);
+        self.current = self.current.slice(n..);
+        Ok(n)
+    }
+}
+
 /// Past the limit, up to this many more bytes of a body are read and dropped (within
 /// `DRAIN_TIME`) before the 413 is sent: a client that writes its whole body before it
 /// reads (Python's `http.client` and `requests`) then sees the coded 413 instead of a
