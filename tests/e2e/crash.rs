@@ -294,7 +294,7 @@ fn a_killed_import_is_all_or_nothing() {
 }
 
 /// Byte offsets of the records of a log whose quads never contain the record magic.
-fn record_offsets(log: &[u8]) -> Vec<usize> {
+pub(crate) fn record_offsets(log: &[u8]) -> Vec<usize> {
     log.windows(4)
         .enumerate()
         .filter(|(_, w)| *w == b"STRC")

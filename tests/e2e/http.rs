@@ -1409,17 +1409,6 @@ fn a_graph_store_body_is_parsed_as_it_arrives() {
     let csv = response.body_mut().read_to_string().unwrap();
     assert_eq!(csv.lines().nth(1), Some("500"), "{csv}");
     // `/metrics` counts the quads parsed (the 413's too, as far as they were parsed).
-    let metrics = agent()
-        .get(server.url("/metrics"))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
-    let parsed: u64 = metrics
-        .lines()
-        .find_map(|l| l.strip_prefix("strata_import_quads_parsed_total "))
-        .and_then(|n| n.parse().ok())
-        .expect("the counter");
+    let parsed = crate::util::metric(&server, "strata_import_quads_parsed_total");
     assert!(parsed >= 500, "{parsed}");
 }

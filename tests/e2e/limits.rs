@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::util::{Server, Strata, agent};
+use crate::util::{Server, Strata, agent, metric};
 
 fn nested_braces(n: usize) -> String {
     format!("SELECT * WHERE {}?s ?p ?o{}", "{".repeat(n), "}".repeat(n))
@@ -120,20 +120,6 @@ fn peak_rss(pid: u32) -> u64 {
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap()
         * 1024
-}
-
-fn metric(server: &Server, name: &str) -> u64 {
-    let text = agent()
-        .get(server.url("/metrics"))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("{name} ")))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
 }
 
 #[test]

@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::crash::record_offsets;
 use crate::util::Strata;
 
 /// Commits in the graph every case starts from.
@@ -437,15 +438,6 @@ fn read(path: &Path) -> Vec<u8> {
 
 fn write(path: &Path, bytes: &[u8]) {
     std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-}
-
-/// Byte offsets of the records of a log whose quads never contain the record magic.
-fn record_offsets(log: &[u8]) -> Vec<usize> {
-    log.windows(4)
-        .enumerate()
-        .filter(|(_, w)| *w == b"STRC")
-        .map(|(i, _)| i)
-        .collect()
 }
 
 /// Flips a byte inside the header text of the record at `index`.

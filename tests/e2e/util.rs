@@ -361,3 +361,18 @@ impl<'a> Mcp<'a> {
         (status, message)
     }
 }
+
+/// A counter or gauge of the server's `/metrics`.
+pub fn metric(server: &Server, name: &str) -> u64 {
+    let text = agent()
+        .get(server.url("/metrics"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
+}

@@ -127,15 +127,8 @@ pub fn content_type(headers: &HeaderMap) -> Option<String> {
 /// at once, not after the request timeout); 400 when the body cannot be read (broken
 /// chunked encoding, a body cut short).
 pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, HttpError> {
-    use axum::body::HttpBody;
     use tokio_stream::StreamExt;
-    let declared = body.size_hint().lower();
-    if declared > limit as u64 {
-        if declared <= limit as u64 + DRAIN_BYTES {
-            drain(body.into_data_stream(), DRAIN_BYTES).await;
-        }
-        return Err(too_large(limit));
-    }
+    let body = refuse_declared_over(body, limit).await?;
     let mut collected = Vec::new();
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
@@ -160,15 +153,8 @@ pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, HttpError> {
 /// read is the 400 `read_body` gives. When the reader stops early (a syntax error), the
 /// rest of the body is read and dropped, as for a 413, so the client sees the answer.
 pub async fn stream_body(body: Body, limit: usize) -> Result<BodyStream, HttpError> {
-    use axum::body::HttpBody;
     use tokio_stream::StreamExt;
-    let declared = body.size_hint().lower();
-    if declared > limit as u64 {
-        if declared <= limit as u64 + DRAIN_BYTES {
-            drain(body.into_data_stream(), DRAIN_BYTES).await;
-        }
-        return Err(too_large(limit));
-    }
+    let body = refuse_declared_over(body, limit).await?;
     let (sender, chunks) = tokio::sync::mpsc::channel(BODY_CHUNKS_AHEAD);
     tokio::spawn(async move {
         let mut stream = body.into_data_stream();
@@ -202,6 +188,20 @@ pub async fn stream_body(body: Body, limit: usize) -> Result<BodyStream, HttpErr
         current: Bytes::new(),
         fault: None,
     })
+}
+
+/// The 413 of a body whose declared length is over `limit`, after reading and dropping
+/// it when it is not much over (see `DRAIN_BYTES`); else the body, unread.
+async fn refuse_declared_over(body: Body, limit: usize) -> Result<Body, HttpError> {
+    use axum::body::HttpBody;
+    let declared = body.size_hint().lower();
+    if declared > limit as u64 {
+        if declared <= limit as u64 + DRAIN_BYTES {
+            drain(body.into_data_stream(), DRAIN_BYTES).await;
+        }
+        return Err(too_large(limit));
+    }
+    Ok(body)
 }
 
 /// Chunks of a streamed body read ahead of its reader.
