@@ -331,6 +331,7 @@ impl From<EngineError> for ApiError {
                 (ErrorCode::IdempotencyConflict, Some("idempotency_key"))
             }
             EngineError::InvalidArgument { .. } => (ErrorCode::InvalidArgument, None),
+            EngineError::Interrupted => (ErrorCode::Cancelled, None),
             EngineError::ApprovalStale => (ErrorCode::ApprovalDeclined, None),
             EngineError::DataDirLocked { .. } => (ErrorCode::DataDirLocked, Some("data")),
             EngineError::ReadOnly { .. } => (ErrorCode::DataDirLocked, Some("data")),

@@ -71,6 +71,10 @@ pub enum EngineError {
         "graph {graph:?} refuses writes after a failed fsync; restart the server to recover from the log"
     )]
     Poisoned { graph: String },
+    #[error(
+        "the import was interrupted (Ctrl-C or SIGTERM) before its commit; nothing was committed"
+    )]
+    Interrupted,
     #[error("invalid shapes: {message}")]
     InvalidShapes { message: String },
     #[error("the commit would leave {} SHACL violation(s); nothing was written", validation.report.violation_count())]

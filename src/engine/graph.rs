@@ -62,6 +62,8 @@ pub struct Graph {
     /// See `EngineConfig::bulk_run_quads` and `bulk_dict_terms`.
     pub(crate) bulk_run_quads: usize,
     pub(crate) bulk_dict_terms: usize,
+    /// Set to stop a big import's commit (`EngineConfig::interrupt`).
+    pub(crate) interrupt: Arc<AtomicBool>,
     /// Opened beside another process that owns the directory: never writes.
     pub(crate) read_only: bool,
     /// Time limit of queries whose options name none.
@@ -218,6 +220,7 @@ impl Graph {
             flush_every_quads: config.flush_every_quads,
             bulk_run_quads: config.bulk_run_quads,
             bulk_dict_terms: config.bulk_dict_terms,
+            interrupt: config.interrupt.clone(),
             read_only,
             query_timeout: config.query_timeout,
             governor: governor.clone(),

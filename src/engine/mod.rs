@@ -73,6 +73,10 @@ pub struct EngineConfig {
     /// A cluster whose shared logs order every graph's commits (`None`: the local log
     /// file is the log). See `engine/replica.rs`.
     pub cluster: Option<crate::log::ClusterHandle>,
+    /// Set (by the CLI on Ctrl-C or SIGTERM) to stop an import: a big import's commit
+    /// (`Graph::commit_bulk`) checks it between its steps and before its log append, and
+    /// gives up with `EngineError::Interrupted`, leaving nothing behind.
+    pub interrupt: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Default for EngineConfig {
@@ -87,6 +91,7 @@ impl Default for EngineConfig {
             read_only: false,
             index_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             cluster: None,
+            interrupt: Arc::default(),
         }
     }
 }

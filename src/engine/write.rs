@@ -566,8 +566,12 @@ impl Graph {
             batch.clear();
             written
         };
-        for key in keys.finish().map_err(scratch)? {
+        let interrupted = || self.interrupt.load(Ordering::Acquire);
+        for (i, key) in keys.finish().map_err(scratch)?.enumerate() {
             let key = key.map_err(scratch)?;
+            if i % (1 << 16) == 0 && interrupted() {
+                return Err(EngineError::Interrupted);
+            }
             if !base_is_empty && base.contains(&key) {
                 continue;
             }
@@ -602,6 +606,11 @@ impl Graph {
         if let Err(error) = written {
             let _ = std::fs::remove_file(&built);
             return Err(EngineError::io(&built, error));
+        }
+        // The last moment to stop: after the append, the commit is durable.
+        if interrupted() {
+            let _ = std::fs::remove_file(&built);
+            return Err(EngineError::Interrupted);
         }
         let header = self.next_header(
             seq,

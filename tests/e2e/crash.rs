@@ -293,6 +293,63 @@ fn a_killed_import_is_all_or_nothing() {
     assert!(fresh.run(&["verify"]).ok().starts_with("ok:"));
 }
 
+/// Issue 24: Ctrl-C or SIGTERM during an import commits nothing and leaves nothing: not
+/// a temporary file before the next open, not the empty graph the import created. A
+/// signal after the commit's log append is too late, and the import completes.
+#[test]
+fn an_import_stopped_by_a_signal_commits_nothing_and_leaves_nothing() {
+    let mut data = String::new();
+    for i in 0..300_000 {
+        data.push_str(&format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"));
+    }
+    let mut stopped = 0;
+    for (round, (signal, after_ms)) in [("TERM", 150), ("INT", 400), ("TERM", 900), ("INT", 1500)]
+        .into_iter()
+        .enumerate()
+    {
+        let strata = Strata::new();
+        let file = strata.file("big.nt", &data);
+        let mut args = vec!["import", file.to_str().unwrap()];
+        if round % 2 == 0 {
+            args.extend(["--import-run-quads", "5000"]);
+        }
+        let child = strata
+            .command()
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(after_ms));
+        let _ = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status();
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let graph = strata.data_dir().join("graphs/main");
+        if output.status.success() {
+            // Too late: the commit was durable before the signal.
+            assert_eq!(strata.n_commits("main"), 1, "{stderr}");
+            continue;
+        }
+        stopped += 1;
+        assert!(
+            stderr.contains("error[cancelled]"),
+            "{signal} {after_ms}: {stderr}"
+        );
+        assert!(
+            !graph.exists(),
+            "the import's empty graph is left: {stderr}"
+        );
+        let listed = strata.run(&["graphs"]);
+        assert!(!listed.stdout.contains("main"), "{}", listed.stdout);
+    }
+    assert!(
+        stopped >= 2,
+        "only {stopped} of 4 signals landed during an import"
+    );
+}
+
 /// Byte offsets of the records of a log whose quads never contain the record magic.
 pub(crate) fn record_offsets(log: &[u8]) -> Vec<usize> {
     log.windows(4)

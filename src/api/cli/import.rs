@@ -4,6 +4,8 @@
 use std::fs::File;
 use std::io::{BufReader, IsTerminal, Read};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -65,6 +67,37 @@ pub(super) fn run(engine: &Engine, cli: &Cli, args: &ImportArgs) -> Result<ExitC
         }
         plans.push((path.clone(), format, compression, is_stdin));
     }
+    let existed = engine.graph_names().iter().any(|g| g.as_str() == cli.graph);
+    let interrupt = engine.config().interrupt.clone();
+    stop_on_signal(interrupt.clone());
+    let imported = import_all(engine, cli, args, plans, &request, &into_graph, &interrupt);
+    if imported.is_err() && !existed {
+        // An import that created its graph and then failed (or was interrupted) leaves
+        // no empty graph behind.
+        engine.discard_if_unused_and_empty(&cli.graph);
+    }
+    match imported {
+        Err(_) if interrupt.load(Ordering::Acquire) => {
+            Err(crate::engine::EngineError::Interrupted.into())
+        }
+        other => other,
+    }
+}
+
+/// The files to import: path, format, compression, whether it is standard input.
+type Plans = Vec<(std::path::PathBuf, ImportFormat, Compression, bool)>;
+
+fn import_all(
+    engine: &Engine,
+    cli: &Cli,
+    args: &ImportArgs,
+    plans: Plans,
+    request: &crate::engine::CommitRequest,
+    into_graph: &Option<NamedNode>,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<ExitCode, ApiError> {
+    let request = request.clone();
+    let into_graph = into_graph.clone();
     let graph = engine.graph_or_create(&cli.graph)?;
     let started = Instant::now();
     let mut documents = Vec::new();
@@ -86,7 +119,10 @@ pub(super) fn run(engine: &Engine, cli: &Cli, args: &ImportArgs) -> Result<ExitC
             })?)
         };
         // gzip and zstd are decoded on a thread of their own, beside the parser.
-        let reader = compression.reader(raw);
+        let reader = Interruptible {
+            inner: compression.reader(raw),
+            interrupt: interrupt.clone(),
+        };
         let bar = progress_bar(&source_name);
         let parse_started = Instant::now();
         let document =
@@ -121,6 +157,55 @@ pub(super) fn run(engine: &Engine, cli: &Cli, args: &ImportArgs) -> Result<ExitC
         (seconds - parse_seconds).max(0.0)
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// On Ctrl-C or SIGTERM, asks the import to stop: its reads fail and a big commit gives
+/// up at its next step (before its log append), so nothing is committed and nothing is
+/// left behind. A second signal ends the process at once.
+fn stop_on_signal(interrupt: Arc<AtomicBool>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+        else {
+            return;
+        };
+        runtime.block_on(async move {
+            let (Ok(mut int), Ok(mut term)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) else {
+                return;
+            };
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            interrupt.store(true, Ordering::Release);
+            eprintln!("stopping the import; nothing will be committed (again to quit at once)");
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            std::process::exit(130);
+        });
+    });
+}
+
+/// A document's bytes until the import is interrupted.
+struct Interruptible<R> {
+    inner: R,
+    interrupt: Arc<AtomicBool>,
+}
+
+impl<R: Read> Read for Interruptible<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.interrupt.load(Ordering::Acquire) {
+            return Err(std::io::Error::other("the import was interrupted"));
+        }
+        self.inner.read(out)
+    }
 }
 
 fn progress_bar(name: &str) -> Option<ProgressBar> {
