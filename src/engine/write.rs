@@ -604,9 +604,9 @@ impl Graph {
                     return Ok(0);
                 }
                 if let Some(reason) = self.store.damage() {
-                    return Err(EngineError::Query(
-                        crate::sparql::QueryError::StoreDamaged(reason),
-                    ));
+                    return Err(EngineError::Query(crate::sparql::QueryError::StoreDamaged(
+                        reason,
+                    )));
                 }
                 std::fs::create_dir_all(store_dir)
                     .and_then(|()| {
@@ -624,7 +624,9 @@ impl Graph {
             // The encoder's own error comes first: it explains a stopped pass.
             let quads = match encoding.join() {
                 Ok(quads) => quads.map_err(log_error),
-                Err(_) => Err(log_error(std::io::Error::other("the record's encoder failed"))),
+                Err(_) => Err(log_error(std::io::Error::other(
+                    "the record's encoder failed",
+                ))),
             };
             match (segment, quads) {
                 (_, Err(error)) | (Err(error), _) => Err(error),

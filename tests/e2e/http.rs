@@ -1412,3 +1412,81 @@ fn a_graph_store_body_is_parsed_as_it_arrives() {
     let parsed = crate::util::metric(&server, "strata_import_quads_parsed_total");
     assert!(parsed >= 500, "{parsed}");
 }
+
+/// Issue 24: a `Content-Encoding: gzip` Graph Store body is decoded as it arrives, not
+/// read whole first: a syntax error near its start is answered (400, the line named)
+/// while the client is still sending compressed lines.
+#[test]
+fn a_gzip_graph_store_body_is_decoded_as_it_arrives() {
+    use std::io::Write;
+    let (_strata, server) =
+        server_with(Some(serde_json::json!({"body_limit_bytes": 64usize << 20})));
+    let address = server
+        .base
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let stream = std::net::TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sent_all = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let mut stream = stream.try_clone().unwrap();
+        let (answered, sent_all) = (answered.clone(), sent_all.clone());
+        std::thread::spawn(move || {
+            let head = format!(
+                "PUT /graphs/main/store?default HTTP/1.1\r\nHost: {address}\r\n\
+                 Content-Type: application/n-triples\r\nContent-Encoding: gzip\r\n\
+                 Transfer-Encoding: chunked\r\n\r\n"
+            );
+            if stream.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            let mut send = |encoder: &mut flate2::write::GzEncoder<Vec<u8>>, text: &str| {
+                encoder.write_all(text.as_bytes()).unwrap();
+                // A sync flush: what was written so far can be decoded on arrival.
+                encoder.flush().unwrap();
+                let bytes = std::mem::take(encoder.get_mut());
+                let mut chunk = format!("{:x}\r\n", bytes.len()).into_bytes();
+                chunk.extend_from_slice(&bytes);
+                chunk.extend_from_slice(b"\r\n");
+                stream.write_all(&chunk).is_ok()
+            };
+            let first = "<http://e/a> <http://e/p> \"1\" .\n<http://e/b> <http://e/p> \"2\" .\n<http://e/c> <http://e/p> .\n";
+            if !send(&mut encoder, first) {
+                return;
+            }
+            let valid = "<http://e/d> <http://e/p> \"a valid line\" .\n".repeat(1 << 13);
+            let mut sent = 0;
+            while sent < 40 << 20 {
+                if answered.load(std::sync::atomic::Ordering::Acquire)
+                    || !send(&mut encoder, &valid)
+                {
+                    return;
+                }
+                sent += valid.len();
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            sent_all.store(true, std::sync::atomic::Ordering::Release);
+        })
+    };
+    let mut reader = std::io::BufReader::new(stream);
+    let (status, _, length, _) = read_head(&mut reader).expect("the answer before the body ends");
+    assert!(
+        !sent_all.load(std::sync::atomic::Ordering::Acquire),
+        "the answer waited for the whole body"
+    );
+    answered.store(true, std::sync::atomic::Ordering::Release);
+    writer.join().unwrap();
+    assert_eq!(status, 400);
+    let mut body = vec![0; length.expect("a Content-Length")];
+    reader.read_exact(&mut body).unwrap();
+    let error: serde_json::Value = serde_json::from_slice(&body).expect("a JSON error");
+    assert_eq!(error["error"]["code"], "invalid_rdf", "{error}");
+    assert!(error.to_string().contains("line 3"), "{error}");
+    assert_eq!(head_seq(&server, None), 1);
+}

@@ -53,10 +53,11 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     }
 }
 
-/// The request with a `Content-Encoding: gzip` body decoded, before any handler reads
-/// it: the compressed body and the decoded one are each held to the body limit (a small
-/// gzip can expand a thousandfold). `identity` is no coding; any other is refused (415)
-/// rather than read as if it were plain.
+/// The request with a `Content-Encoding: gzip` body decoded as it arrives, before any
+/// handler reads it: the compressed body and the decoded one are each held to the body
+/// limit (a small gzip can expand a thousandfold), and an import parses the decoded
+/// bytes while the client still sends. `identity` is no coding; any other is refused
+/// (415) rather than read as if it were plain.
 async fn decoded_body(state: &AppState, request: Request) -> Result<Request, HttpError> {
     let Some(value) = request.headers().get(header::CONTENT_ENCODING) else {
         return Ok(request);
@@ -87,33 +88,66 @@ async fn decoded_body(state: &AppState, request: Request) -> Result<Request, Htt
         }
     }
     let limit = state.config.body_limit_bytes;
-    let compressed = super::params::read_body(body, limit).await?;
-    let decoded = tokio::task::spawn_blocking(move || gunzip(&compressed, limit))
-        .await
-        .map_err(|error| HttpError::new(ErrorCode::Internal, error.to_string()))??;
-    parts
-        .headers
-        .insert(header::CONTENT_LENGTH, decoded.len().into());
-    Ok(Request::from_parts(parts, axum::body::Body::from(decoded)))
+    let compressed = super::params::stream_body(body, limit).await?;
+    let (sender, decoded) = tokio::sync::mpsc::channel(DECODED_CHUNKS_AHEAD);
+    tokio::task::spawn_blocking(move || gunzip(compressed, limit, sender));
+    // The decoded length is not known until the end.
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let decoded = tokio_stream::wrappers::ReceiverStream::new(decoded);
+    Ok(Request::from_parts(
+        parts,
+        axum::body::Body::from_stream(decoded),
+    ))
 }
 
-/// A gzip body (one member or several) decoded, at most `limit` bytes of it.
-fn gunzip(compressed: &[u8], limit: usize) -> Result<Vec<u8>, HttpError> {
+/// Decoded chunks of a gzip body read ahead of the handler.
+const DECODED_CHUNKS_AHEAD: usize = 8;
+/// Bytes per decoded chunk.
+const DECODED_CHUNK: usize = 64 << 10;
+
+type DecodedChunk = Result<axum::body::Bytes, super::params::BodyFault>;
+
+/// Decodes a gzip body (one member or several) into `sender`, at most `limit` bytes of
+/// it; stops at the first fault (sent as the chunk stream's error) or when the handler
+/// stops reading.
+fn gunzip(
+    compressed: super::params::BodyStream,
+    limit: usize,
+    sender: tokio::sync::mpsc::Sender<DecodedChunk>,
+) {
+    use super::params::BodyFault;
     use std::io::Read;
-    let mut decoded = Vec::new();
-    flate2::read::MultiGzDecoder::new(compressed)
-        .take(limit as u64 + 1)
-        .read_to_end(&mut decoded)
-        .map_err(|error| {
-            HttpError::bad_param(
-                "body",
-                format!("the gzip request body could not be decoded: {error}"),
-            )
-        })?;
-    if decoded.len() > limit {
-        return Err(super::params::too_large(limit));
+    let mut decoder = flate2::read::MultiGzDecoder::new(compressed);
+    let mut decoded = 0usize;
+    loop {
+        let mut chunk = vec![0; DECODED_CHUNK];
+        let n = match decoder.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => {
+                // A compressed body over the limit or cut is that; anything else is a
+                // body that is not gzip.
+                let fault = decoder.get_mut().fault().unwrap_or_else(|| {
+                    HttpError::bad_param(
+                        "body",
+                        format!("the gzip request body could not be decoded: {error}"),
+                    )
+                });
+                let _ = sender.blocking_send(Err(BodyFault(fault)));
+                return;
+            }
+        };
+        decoded = decoded.saturating_add(n);
+        if decoded > limit {
+            let _ = sender.blocking_send(Err(BodyFault(super::params::too_large(limit))));
+            return;
+        }
+        chunk.truncate(n);
+        if sender.blocking_send(Ok(chunk.into())).is_err() {
+            return;
+        }
     }
-    Ok(decoded)
 }
 
 fn check_host_and_origin(state: &AppState, request: &Request) -> Result<(), HttpError> {

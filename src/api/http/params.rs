@@ -132,12 +132,7 @@ pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, HttpError> {
     let mut collected = Vec::new();
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|error| {
-            HttpError::bad_param(
-                "body",
-                format!("the request body could not be read: {}", body_error(&error)),
-            )
-        })?;
+        let chunk = chunk.map_err(chunk_error)?;
         if chunk.len() > limit - collected.len() {
             drain(stream, DRAIN_BYTES).await;
             return Err(too_large(limit));
@@ -163,11 +158,7 @@ pub async fn stream_body(body: Body, limit: usize) -> Result<BodyStream, HttpErr
             let chunk = match chunk {
                 Ok(chunk) => chunk,
                 Err(error) => {
-                    let error = HttpError::bad_param(
-                        "body",
-                        format!("the request body could not be read: {}", body_error(&error)),
-                    );
-                    let _ = sender.send(Err(error)).await;
+                    let _ = sender.send(Err(chunk_error(error))).await;
                     return;
                 }
             };
@@ -269,10 +260,42 @@ pub fn too_large(limit: usize) -> HttpError {
     )
 }
 
+/// The coded error a body's stream carries to its reader (a gzip body over the limit or
+/// undecodable, see `middleware::guard`): the answer as it is, not a read failure.
+#[derive(Debug)]
+pub struct BodyFault(pub HttpError);
+
+impl std::fmt::Display for BodyFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl std::error::Error for BodyFault {}
+
+/// The answer to a body that failed while it was read: its own coded error, or the 400.
+fn chunk_error(error: axum::Error) -> HttpError {
+    // The fault may arrive wrapped by the layers the body went through.
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(error) = cause {
+        if let Some(BodyFault(fault)) = error.downcast_ref::<BodyFault>() {
+            return HttpError {
+                param: fault.param.clone(),
+                ..HttpError::new(fault.code, fault.message.clone())
+            };
+        }
+        cause = error.source();
+    }
+    HttpError::bad_param(
+        "body",
+        format!("the request body could not be read: {}", body_error(&error)),
+    )
+}
+
 /// A body error with its causes (hyper's innermost one says what was wrong with the bytes).
-fn body_error(error: &axum::Error) -> String {
+fn body_error(error: &(dyn std::error::Error + 'static)) -> String {
     let mut messages = vec![error.to_string()];
-    let mut source = std::error::Error::source(error);
+    let mut source = error.source();
     while let Some(inner) = source {
         let message = inner.to_string();
         if !messages.iter().any(|m| m.contains(&message)) {
