@@ -122,6 +122,10 @@ impl ParsedDocument {
     }
 }
 
+/// Progress calls (one per 10,000 quads) between two releases of the store's resident
+/// pages (`Store::release_pages`): about every million quads.
+const RELEASE_CALLS: u32 = 100;
+
 impl Graph {
     /// Parses a document into interned quads, without committing. Blank nodes are
     /// renamed so two documents never share one by accident. `progress` receives the
@@ -141,8 +145,14 @@ impl Graph {
             hasher: Sha256::new(),
         };
         let dict = self.store.dict();
+        let mut calls = 0u32;
         let mut progress = |n: u64| {
             progress(n);
+            calls = calls.wrapping_add(1);
+            if calls.is_multiple_of(RELEASE_CALLS) {
+                // Lookups of new terms probe every dictionary part at random.
+                self.store.release_pages();
+            }
             if !self.read_only && dict.n_in_memory() >= self.bulk_dict_terms {
                 match self.store.flush_dictionary() {
                     Ok(terms) => {

@@ -71,6 +71,10 @@ pub(super) fn replay_bulk(
         if n.is_multiple_of(10_000) && dict.n_in_memory() >= config.bulk_dict_terms {
             store.flush_dictionary().map_err(scratch)?;
         }
+        if n.is_multiple_of(1 << 20) {
+            // Interning probes every dictionary part at random.
+            store.release_pages();
+        }
     }
     if n != entry.header.n_inserted {
         return Err(corruption("quad count differs from the header".into()));

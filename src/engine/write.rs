@@ -33,6 +33,10 @@ use crate::store::{GraphFilter, Pattern};
 const PARALLEL_BUILD_MIN_QUADS: usize = 20_000;
 /// Keys a big commit hands its record's encoder at a time.
 const BATCH_KEYS: usize = 1 << 13;
+/// How often a big commit drops the resident pages of the store's mapped files it reads
+/// at random (`Store::release_pages`): every million keys, in batches or one by one.
+const RELEASE_KEYS: usize = 1 << 20;
+const RELEASE_BATCHES: usize = RELEASE_KEYS / BATCH_KEYS;
 /// Times a clustered write builds again after another node appended first, before it
 /// gives up with `WriteConflict`.
 const MAX_CONFLICTS: usize = 32;
@@ -572,8 +576,12 @@ impl Graph {
             let dir = &self.dir;
             let encoding = scope.spawn(move || {
                 let mut encoder = QuadsEncoder::spilling_into(dir);
-                for batch in received {
+                for (n, batch) in received.into_iter().enumerate() {
                     dict.write_nquads(&batch, &mut encoder)?;
+                    if n % RELEASE_BATCHES == RELEASE_BATCHES - 1 {
+                        // Terms are read by id all over the dictionary's parts.
+                        dict.release_pages();
+                    }
                 }
                 encoder.finish()
             });
@@ -586,6 +594,10 @@ impl Graph {
                     let key = key.map_err(scratch)?;
                     if i % (1 << 16) == 0 && interrupted() {
                         return Err(EngineError::Interrupted);
+                    }
+                    if !base_is_empty && i % RELEASE_KEYS == RELEASE_KEYS - 1 {
+                        // `contains` probes the graph's segments at random.
+                        self.store.release_pages();
                     }
                     if !base_is_empty && base.contains(&key) {
                         continue;

@@ -512,12 +512,19 @@ pub fn decode_record(bytes: &[u8]) -> Option<CommitRecord> {
 
 /// Checks the CRC of `rest` (hash, header and stored quads) and decodes the record.
 /// `decode_quads` is false when the caller only needs the header (start-up scan).
+/// The hash and header at the start of a record's body (`rest`, whose CRC the caller
+/// checked).
+pub(crate) fn decode_head(frame: &Frame, rest: &[u8]) -> Option<(CommitHash, CommitHeader)> {
+    let hash = CommitHash(rest.get(0..32)?.try_into().ok()?);
+    let header = CommitHeader::decode(rest.get(32..32 + frame.header_len)?)?;
+    Some((hash, header))
+}
+
 pub(crate) fn decode_body(frame: &Frame, rest: &[u8], decode_quads: bool) -> Option<CommitRecord> {
     if crc32fast::hash(rest) != frame.crc {
         return None;
     }
-    let hash = CommitHash(rest[0..32].try_into().ok()?);
-    let header = CommitHeader::decode(&rest[32..32 + frame.header_len])?;
+    let (hash, header) = decode_head(frame, rest)?;
     let stored = &rest[32 + frame.header_len..];
     let quads = if !decode_quads {
         Vec::new()

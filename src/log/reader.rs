@@ -83,11 +83,23 @@ pub(crate) fn scan(path: &Path, file: &File, mapped: bool) -> Result<OpenReport,
     let mut report = OpenReport::default();
     let mut offset = 0u64;
     let mut expected_parent = CommitHash::ZERO;
+    let mut released = 0u64;
     let mut body = Vec::new();
     while offset < file_len {
         let expected_seq = report.entries.len() as u64 + 1;
         let one = match &map {
-            Some(map) => read_one_mapped(&map[offset as usize..file_len as usize]),
+            Some(map) => {
+                if offset - released >= RELEASE_STEP as u64 {
+                    // Many small records: their pages go a step at a time.
+                    crate::mapped::release_pages(
+                        map,
+                        released as usize,
+                        (offset - released) as usize,
+                    );
+                    released = offset;
+                }
+                read_one_mapped(map, offset as usize, file_len as usize)
+            }
             None => read_one(&mut reader, file_len - offset, &mut body),
         };
         match one {
@@ -385,7 +397,16 @@ impl std::io::Write for DigestWriter {
 
 /// Reads one record; returns its header, hash and total length, or why it is not whole.
 /// Like `read_one`, on the record at the start of `bytes` (the rest of a mapped log).
-fn read_one_mapped(bytes: &[u8]) -> Result<(CommitHeader, CommitHash, u64), String> {
+/// The record at `at` in `map` (which ends at `end`), its CRC computed a step at a time;
+/// the pages of a record larger than a step are released as they are hashed, so a
+/// record of gigabytes (one big import) does not stay resident (see
+/// `crate::mapped::release_pages`).
+fn read_one_mapped(
+    map: &memmap2::Mmap,
+    at: usize,
+    end: usize,
+) -> Result<(CommitHeader, CommitHash, u64), String> {
+    let bytes = &map[at..end];
     let torn = || format!("torn record: {} trailing bytes", bytes.len());
     let frame_bytes: &[u8; FRAME_LEN] = bytes
         .get(..FRAME_LEN)
@@ -396,12 +417,25 @@ fn read_one_mapped(bytes: &[u8]) -> Result<(CommitHeader, CommitHash, u64), Stri
     let rest = bytes
         .get(FRAME_LEN..FRAME_LEN.checked_add(rest_len).ok_or_else(torn)?)
         .ok_or_else(torn)?;
-    let record = codec::decode_body(&frame, rest, false).ok_or("checksum mismatch")?;
-    Ok((record.header, record.hash, (FRAME_LEN + rest_len) as u64))
+    let mut hasher = crc32fast::Hasher::new();
+    for (k, chunk) in rest.chunks(RELEASE_STEP).enumerate() {
+        hasher.update(chunk);
+        if rest.len() > RELEASE_STEP {
+            crate::mapped::release_pages(map, at + FRAME_LEN + k * RELEASE_STEP, chunk.len());
+        }
+    }
+    if hasher.finalize() != frame.crc {
+        return Err("checksum mismatch".into());
+    }
+    let (hash, header) = codec::decode_head(&frame, rest).ok_or("checksum mismatch")?;
+    Ok((header, hash, (FRAME_LEN + rest_len) as u64))
 }
 
 /// Bytes read at once while checksumming a record's quads (and the scan's buffer size).
 const SCAN_CHUNK: usize = 1 << 20;
+
+/// Bytes of a mapped log checksummed between two releases of their pages.
+const RELEASE_STEP: usize = 8 << 20;
 
 fn read_one(
     reader: &mut impl Read,

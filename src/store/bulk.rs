@@ -24,7 +24,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::dict_file::DictFile;
-use super::segment::{Entry, Keyed, LIVE, MAGIC, Order, QuadKey, Segment};
+use super::segment::{
+    Entry, FenceWriter, Keyed, LIVE, MAGIC, Order, QuadKey, Segment, fence_section_len,
+};
 use super::{DictEntry, Layers, Manifest, SegmentEntry, Store, file};
 use crate::model::{CommitHash, CommitSeq};
 use crate::scratch::{ExternalSort, unlinked_file};
@@ -133,13 +135,19 @@ pub fn write_segment(
         .ok()
         .filter(|&n| n <= u32::MAX as usize)
         .ok_or_else(|| std::io::Error::other("a segment holds at most 2^32 entries"))?;
-    let meta = [seq - 1, seq, n as u64, 0, seq, LIVE, 0, 0];
-    let lens = [n * 32, n * 20, n * 20, n * 20, 0];
+    let meta = [seq - 1, seq, n as u64, 0, seq, LIVE, FenceWriter::MARK, 0];
+    let lens = [n * 32, n * 20, n * 20, n * 20, 0, fence_section_len(n)];
+    let mut fences = FenceWriter::default();
     file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
+        if section == 5 {
+            return fences.write(out);
+        }
         if section == 0 {
             let mut batch: Vec<Entry> = Vec::with_capacity(BATCH);
-            for key in keys.iter() {
-                batch.push(Entry::new(key?, seq, LIVE));
+            for (position, key) in keys.iter().enumerate() {
+                let key = key?;
+                fences.see(0, position, key);
+                batch.push(Entry::new(key, seq, LIVE));
                 if batch.len() == BATCH {
                     out.write_all(bytemuck::cast_slice(&batch))?;
                     batch.clear();
@@ -158,8 +166,10 @@ pub fn write_segment(
             })?;
         }
         let mut batch: Vec<Keyed> = Vec::with_capacity(BATCH);
-        for keyed in sort.finish()? {
-            batch.push(keyed?);
+        for (position, keyed) in sort.finish()?.enumerate() {
+            let keyed = keyed?;
+            fences.see(section, position, keyed.key);
+            batch.push(keyed);
             if batch.len() == BATCH {
                 out.write_all(bytemuck::cast_slice(&batch))?;
                 batch.clear();

@@ -73,6 +73,13 @@ impl Dict {
         }
     }
 
+    /// Drops the resident pages of every dictionary part (see `MappedFile::release_pages`).
+    pub fn release_pages(&self) {
+        for file in &self.inner.read().files {
+            file.file().release_pages();
+        }
+    }
+
     /// The id of a known term.
     pub fn lookup(&self, term: &Term) -> Option<TermId> {
         let inner = self.inner.read();

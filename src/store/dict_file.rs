@@ -7,6 +7,13 @@
 //! 1. table: `n_slots` (a power of two, at least twice `n_terms`) u32, 0 for an empty slot,
 //!    else `i + 1`; a term starts probing at `fnv1a64(encoding) & (n_slots - 1)`, linearly
 //! 2. data: the encoded terms (`encode_term`)
+//! 3. filter (parts written since 2026-12, `meta[3]` = its number of 64-byte blocks, 0
+//!    in older parts, whose readers ignore the section): a blocked Bloom filter of the
+//!    terms' hashes, `FILTER_BITS` per term, so a lookup of a term that is not in the
+//!    part reads one cache line instead of a table slot and, half the time, an offset
+//!    and a term's bytes. An import looks every new term up in every part: without the
+//!    filter those probes made every part wholly resident within seconds (2.5 GB of
+//!    the 3.8 GB peak of a 200M-quad import).
 
 use std::path::Path;
 use std::str::FromStr;
@@ -115,11 +122,39 @@ pub(crate) fn term_hash(bytes: &[u8]) -> u64 {
     hash
 }
 
+/// Bits of the filter per term (about 1 % false positives with `FILTER_PROBES`).
+const FILTER_BITS: usize = 12;
+/// Bits set per term, all in one 512-bit block.
+const FILTER_PROBES: u32 = 7;
+
+/// The filter's block of a term and its bit pattern in it (`hash` = `term_hash`,
+/// re-mixed: FNV-1a's low bits pick table slots, these need all of them).
+fn filter_probe(hash: u64, n_blocks: usize) -> (usize, [u64; 8]) {
+    let mut x = hash ^ (hash >> 31);
+    x = x.wrapping_mul(0x7fb5_d329_728e_a185);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x81da_def4_bc2d_d44d);
+    x ^= x >> 33;
+    let block = ((u128::from(x) * n_blocks as u128) >> 64) as usize;
+    let mut bits = [0u64; 8];
+    let mut y = x.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for _ in 0..FILTER_PROBES {
+        let bit = (y >> 55) as usize; // 0..512
+        bits[bit / 64] |= 1 << (bit % 64);
+        y = y
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(0x632b_e59b_d9b4_e019);
+    }
+    (block, bits)
+}
+
 /// A mapped dictionary part.
 pub(crate) struct DictFile {
     file: MappedFile,
     first: TermId,
     n_terms: u32,
+    /// Blocks of the filter (section 3); 0 in a part written without one.
+    n_blocks: usize,
 }
 
 impl DictFile {
@@ -129,11 +164,18 @@ impl DictFile {
         let mut offsets: Vec<u64> = Vec::with_capacity(terms.len() + 1);
         let slots = (terms.len() * 2).next_power_of_two().max(8);
         let mut table = vec![0u32; slots];
+        let n_blocks = (terms.len() * FILTER_BITS).div_ceil(512).max(1);
+        let mut filter = vec![[0u64; 8]; n_blocks];
         for (i, term) in terms.iter().enumerate() {
             offsets.push(data.len() as u64);
             let start = data.len();
             encode_term(term, &mut data);
-            let mut slot = term_hash(&data[start..]) as usize & (slots - 1);
+            let hash = term_hash(&data[start..]);
+            let (block, bits) = filter_probe(hash, n_blocks);
+            for (word, bit) in filter[block].iter_mut().zip(bits) {
+                *word |= bit;
+            }
+            let mut slot = hash as usize & (slots - 1);
             while table[slot] != 0 {
                 slot = (slot + 1) & (slots - 1);
             }
@@ -144,7 +186,7 @@ impl DictFile {
             u64::from(first),
             terms.len() as u64,
             slots as u64,
-            0,
+            n_blocks as u64,
             0,
             0,
             0,
@@ -158,13 +200,14 @@ impl DictFile {
                 bytemuck::cast_slice(&offsets),
                 bytemuck::cast_slice(&table),
                 &data,
+                bytemuck::cast_slice(&filter),
             ],
         )
     }
 
     pub fn open(path: &Path) -> std::io::Result<Self> {
         let file = MappedFile::open(path, MAGIC)?;
-        let [first, n_terms, slots, ..] = *file.meta();
+        let [first, n_terms, slots, n_blocks, ..] = *file.meta();
         let bad = |what: &str| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
@@ -184,6 +227,7 @@ impl DictFile {
             || table.len() as u64 != slots
             || !table.len().is_power_of_two()
             || offsets.last().copied() != Some(file.section_len(2) as u64)
+            || file.section_len(3) as u64 != n_blocks.saturating_mul(64)
         {
             return Err(bad("inconsistent sizes"));
         }
@@ -191,6 +235,7 @@ impl DictFile {
             file,
             first,
             n_terms,
+            n_blocks: n_blocks as usize,
         })
     }
 
@@ -235,6 +280,17 @@ impl DictFile {
 
     /// The id of an encoded term, given its `term_hash`.
     pub fn find(&self, encoded: &[u8], hash: u64) -> Option<TermId> {
+        if self.n_blocks > 0 {
+            let (block, bits) = filter_probe(hash, self.n_blocks);
+            // A filter that cannot be read is skipped, never taken for "absent" (a term
+            // wrongly absent would get a second id).
+            if let Ok(filter) = bytemuck::try_cast_slice::<u8, [u64; 8]>(self.file.section(3))
+                && let Some(words) = filter.get(block)
+                && words.iter().zip(bits).any(|(word, bit)| word & bit != bit)
+            {
+                return None;
+            }
+        }
         let table = self.table();
         let mask = table.len().checked_sub(1)?;
         let mut slot = hash as usize & mask;
@@ -257,6 +313,41 @@ impl DictFile {
 mod tests {
     use super::*;
     use crate::model::Triple;
+
+    #[test]
+    fn the_filter_finds_every_term_and_turns_most_others_away() {
+        let term = |i: usize| -> Term { NamedNode::new_unchecked(format!("http://e/t{i}")).into() };
+        let terms: Vec<Term> = (0..20_000).map(term).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d");
+        DictFile::write(&path, 1, &terms).unwrap();
+        let file = DictFile::open(&path).unwrap();
+        assert_eq!(file.n_blocks, 20_000 * FILTER_BITS / 512 + 1);
+        let encoded = |t: &Term| {
+            let mut out = Vec::new();
+            encode_term(t, &mut out);
+            out
+        };
+        for (i, t) in terms.iter().enumerate() {
+            let e = encoded(t);
+            assert_eq!(file.find(&e, term_hash(&e)), Some(1 + i as u32));
+        }
+        let (mut passed, n) = (0, 20_000);
+        for i in 20_000..20_000 + n {
+            let e = encoded(&term(i));
+            let (block, bits) = filter_probe(term_hash(&e), file.n_blocks);
+            let filter: &[[u64; 8]] = bytemuck::cast_slice(file.file.section(3));
+            if filter[block].iter().zip(bits).all(|(w, b)| w & b == b) {
+                passed += 1;
+            }
+            assert_eq!(file.find(&e, term_hash(&e)), None);
+        }
+        // About 1 % expected; far more would mean the filter does not filter.
+        assert!(
+            passed < n / 40,
+            "{passed} of {n} absent terms passed the filter"
+        );
+    }
 
     #[test]
     fn every_kind_of_term_round_trips_and_is_found() {

@@ -38,6 +38,9 @@ pub(crate) fn any_damage() -> bool {
 /// open sets the files aside and replays the log (see `Store::open`).
 pub(crate) const DAMAGED_MARKER: &str = "DAMAGED";
 
+/// Bytes checksummed between two releases of their pages.
+const RELEASE_STEP: usize = 8 << 20;
+
 pub(crate) const VERSION: u32 = 2;
 /// The first frame version (no section CRCs), still read.
 const VERSION_1: u32 = 1;
@@ -201,7 +204,7 @@ impl MappedFile {
         self.checked[i].get_or_init(|| {
             let at = self.map.len() - FOOTER_LEN + 4 * i;
             let stored = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
-            let ok = crc32fast::hash(self.section_unchecked(i)) == stored;
+            let ok = self.crc_released(self.sections[i]) == stored;
             if !ok {
                 self.mark_damaged(format!(
                     "{}: section {i} checksum mismatch",
@@ -210,6 +213,28 @@ impl MappedFile {
             }
             ok
         });
+    }
+
+    /// The CRC of the bytes at `(offset, len)`, computed a step at a time, each step's
+    /// pages released once hashed: checking a section of gigabytes must not leave it all
+    /// counted as resident (see `crate::mapped::release_pages`).
+    fn crc_released(&self, (offset, len): (usize, usize)) -> u32 {
+        let mut hasher = crc32fast::Hasher::new();
+        for (k, chunk) in self.map[offset..offset + len]
+            .chunks(RELEASE_STEP)
+            .enumerate()
+        {
+            hasher.update(chunk);
+            crate::mapped::release_pages(&self.map, offset + k * RELEASE_STEP, chunk.len());
+        }
+        hasher.finalize()
+    }
+
+    /// Drops the resident pages of the whole file (see `crate::mapped::release_pages`):
+    /// called now and then by a long pass that probes the file at random (an import's
+    /// dictionary lookups), whose touched pages would otherwise add up to the file.
+    pub fn release_pages(&self) {
+        crate::mapped::release_pages(&self.map, 0, self.map.len());
     }
 
     /// Checks every section not checked yet, in 1 MiB steps, giving up (leaving the
@@ -240,11 +265,13 @@ impl MappedFile {
                 )
             };
             let mut hasher = crc32fast::Hasher::new();
-            for chunk in bytes.chunks(1 << 20) {
+            let base = bytes.as_ptr() as usize - self.map.as_ptr() as usize;
+            for (k, chunk) in bytes.chunks(RELEASE_STEP).enumerate() {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
                 hasher.update(chunk);
+                crate::mapped::release_pages(&self.map, base + k * RELEASE_STEP, chunk.len());
             }
             let ok = hasher.finalize() == stored;
             self.checked[i].get_or_init(|| {
@@ -299,17 +326,16 @@ impl MappedFile {
         } else {
             FOOTER_LEN
         };
-        let body = &self.map[HEADER_LEN..len - footer_len];
         let at = len - 16;
         let stored = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
-        if crc32fast::hash(body) != stored {
+        if self.crc_released((HEADER_LEN, len - footer_len - HEADER_LEN)) != stored {
             return Err(invalid(&self.path, "body checksum mismatch"));
         }
         if self.version != VERSION_1 {
             for i in 0..N_SECTIONS {
                 let at = len - FOOTER_LEN + 4 * i;
                 let stored = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
-                if crc32fast::hash(self.section_unchecked(i)) != stored {
+                if self.crc_released(self.sections[i]) != stored {
                     return Err(invalid(
                         &self.path,
                         format!("section {i} checksum mismatch"),

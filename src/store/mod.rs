@@ -280,6 +280,17 @@ impl Store {
     }
 
     /// The term dictionary shared by every snapshot.
+    /// Drops the resident pages of every mapped file of the store: a long import or
+    /// replay calls it now and then, as its probes would otherwise leave whole files
+    /// resident (see `crate::mapped::release_pages`).
+    pub fn release_pages(&self) {
+        self.dict.release_pages();
+        let segments = self.layers.read().segments.clone();
+        for segment in segments.iter() {
+            segment.release_pages();
+        }
+    }
+
     pub fn dict(&self) -> &Arc<Dict> {
         &self.dict
     }

@@ -266,7 +266,51 @@ pub(crate) struct Segment {
 /// offer's vendor): ~1.1 µs per lookup before.
 const FENCE_EVERY: usize = 128;
 
+/// The bytes of a segment file's section 5, which holds the fences of its four orders
+/// (SPOG, POSG, OSPG, GSPO: each the key at every `FENCE_EVERY`-th position, permuted
+/// to its order), so that an open reads them instead of the orderings. Files that
+/// have them say so with `FENCE_EVERY` in `meta[6]` (0 in older files, whose fences are
+/// made on first use).
+pub(crate) fn fence_section_len(n: usize) -> usize {
+    4 * n.div_ceil(FENCE_EVERY) * std::mem::size_of::<QuadKey>()
+}
+
+/// Collects the fences of a segment file while its sections are written in order, then
+/// writes them as section 5.
+#[derive(Default)]
+pub(crate) struct FenceWriter {
+    fences: [Vec<QuadKey>; 4],
+}
+
+impl FenceWriter {
+    /// `key` (permuted to the order of `section`, 0 = the entries in SPOG) is at
+    /// `position` of that section.
+    #[inline]
+    pub fn see(&mut self, section: usize, position: usize, key: QuadKey) {
+        if position.is_multiple_of(FENCE_EVERY) {
+            self.fences[section].push(key);
+        }
+    }
+
+    pub fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        for fences in &self.fences {
+            out.write_all(bytemuck::cast_slice(fences))?;
+        }
+        Ok(())
+    }
+
+    /// `meta[6]` of a file with fences.
+    pub const MARK: u64 = FENCE_EVERY as u64;
+}
+
 impl Segment {
+    /// Drops the resident pages of a segment file (see `MappedFile::release_pages`).
+    pub fn release_pages(&self) {
+        if let Storage::File { file, .. } = &self.storage {
+            file.release_pages();
+        }
+    }
+
     /// Builds an in-memory segment from entries in any order.
     pub fn build(mut entries: Vec<Entry>) -> Self {
         entries.sort_unstable_by_key(|e| (e.key, e.added));
@@ -325,14 +369,28 @@ impl Segment {
             tombstones.len() as u64,
             newest_added,
             oldest_removed,
-            0,
+            FenceWriter::MARK,
             0,
         ];
-        let lens = [n * 32, n * 20, n * 20, n * 20, tombstones.len() * 24];
+        let lens = [
+            n * 32,
+            n * 20,
+            n * 20,
+            n * 20,
+            tombstones.len() * 24,
+            fence_section_len(n),
+        ];
+        let mut fences = FenceWriter::default();
         file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
             match section {
-                0 => return out.write_all(bytemuck::cast_slice(entries)),
+                0 => {
+                    for (position, entry) in entries.iter().enumerate() {
+                        fences.see(0, position, entry.key);
+                    }
+                    return out.write_all(bytemuck::cast_slice(entries));
+                }
                 4 => return out.write_all(bytemuck::cast_slice(tombstones)),
+                5 => return fences.write(out),
                 _ => {}
             }
             let order = [Order::Posg, Order::Ospg, Order::Gspo][section - 1];
@@ -341,10 +399,9 @@ impl Segment {
                 let (index, entry) = self.at_index(order, position).ok_or_else(|| {
                     std::io::Error::new(std::io::ErrorKind::InvalidData, "inconsistent segment")
                 })?;
-                batch.push(Keyed {
-                    key: order.permute(&entry.key),
-                    index,
-                });
+                let key = order.permute(&entry.key);
+                fences.see(section, position, key);
+                batch.push(Keyed { key, index });
                 if batch.len() == BATCH {
                     out.write_all(bytemuck::cast_slice(&batch))?;
                     batch.clear();
@@ -395,13 +452,24 @@ impl Segment {
             tombstones.len() as u64,
             newest_added,
             oldest_removed,
-            0,
+            FenceWriter::MARK,
             0,
         ];
-        let lens = [n * 32, n * 20, n * 20, n * 20, tombstones.len() * 24];
+        let lens = [
+            n * 32,
+            n * 20,
+            n * 20,
+            n * 20,
+            tombstones.len() * 24,
+            fence_section_len(n),
+        ];
+        let mut fences = FenceWriter::default();
         file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
             if section == 4 {
                 return out.write_all(bytemuck::cast_slice(tombstones));
+            }
+            if section == 5 {
+                return fences.write(out);
             }
             let mut heads = vec![0usize; inputs.len()];
             if section == 0 {
@@ -416,6 +484,7 @@ impl Segment {
                         }
                     }
                     let (i, entry) = best.ok_or_else(corrupt)?;
+                    fences.see(0, position as usize, entry.key);
                     new_pos[i][heads[i]] = position;
                     heads[i] += 1;
                     batch.push(Entry::new(
@@ -433,7 +502,7 @@ impl Segment {
             let order = [Order::Posg, Order::Ospg, Order::Gspo][section - 1];
             let keys: Vec<_> = inputs.iter().map(|s| s.keys_in(order)).collect();
             let mut batch: Vec<Keyed> = Vec::with_capacity(BATCH);
-            for _ in 0..n {
+            for position in 0..n {
                 // The least (permuted key, added) of the inputs' heads; `added` is read
                 // only to order two versions of one quad.
                 let mut best: Option<(usize, QuadKey)> = None;
@@ -458,6 +527,7 @@ impl Segment {
                     }
                 }
                 let (i, key) = best.ok_or_else(corrupt)?;
+                fences.see(section, position, key);
                 let (idx, _) = inputs[i].at_index(order, heads[i]).ok_or_else(corrupt)?;
                 heads[i] += 1;
                 batch.push(Keyed {
@@ -701,7 +771,10 @@ impl Segment {
         (start, self.range_end(order, prefix, start))
     }
 
-    /// Every `FENCE_EVERY`-th key of `order` (made on first use; entries never change).
+    /// Every `FENCE_EVERY`-th key of `order`: read from the file's section 5 when it
+    /// has them (`fence_section_len`), else made on first use (entries never change).
+    /// Making them reads a key every 128 and so touches every page of the ordering: at
+    /// 200M quads, gigabytes read by the first query after an open.
     fn fences(&self, order: Order) -> &[QuadKey] {
         let slot = match order {
             Order::Spog => 0,
@@ -709,6 +782,17 @@ impl Segment {
             Order::Ospg => 2,
             Order::Gspo => 3,
         };
+        if let Storage::File { file, keyed: true } = &self.storage
+            && file.meta()[6] == FENCE_EVERY as u64
+        {
+            let m = self.len().div_ceil(FENCE_EVERY);
+            if file.section_len(5) == fence_section_len(self.len()) {
+                let all: &[QuadKey] = bytemuck::try_cast_slice(file.section(5)).unwrap_or(&[]);
+                if let Some(fences) = all.get(slot * m..(slot + 1) * m) {
+                    return fences;
+                }
+            }
+        }
         self.fences[slot].get_or_init(|| {
             let key_at = self.keys_in(order);
             (0..self.len()).step_by(FENCE_EVERY).map(key_at).collect()
@@ -1388,6 +1472,74 @@ mod tests {
         // their orderings' keys alone (`SegmentScan::all_visible`).
         for entries in [entries, live] {
             same_scans_in_every_storage(entries);
+        }
+    }
+
+    #[test]
+    fn segment_files_carry_their_fences_and_searches_use_them() {
+        let mut entries: Vec<Entry> = (0..1000u32)
+            .map(|i| {
+                Entry::new(
+                    [1 + i % 37, 10 + i % 5, 100 + i, i % 3],
+                    1 + u64::from(i % 2),
+                    LIVE,
+                )
+            })
+            .collect();
+        entries.sort_by_key(|e| (e.key, e.added));
+        let dir = tempfile::tempdir().unwrap();
+        let memory = Arc::new(Segment::build(entries.clone()));
+        let (older, newer) = entries.split_at(entries.len() / 2);
+        let open = |name: &str| Arc::new(Segment::open(&dir.path().join(name), name).unwrap());
+        memory
+            .write_file(&dir.path().join("whole"), 0, 2, &[])
+            .unwrap();
+        Segment::build(older.to_vec())
+            .write_file(&dir.path().join("a"), 0, 2, &[])
+            .unwrap();
+        Segment::build(newer.to_vec())
+            .write_file(&dir.path().join("b"), 0, 2, &[])
+            .unwrap();
+        Segment::merge_to_file(
+            &[open("a"), open("b")],
+            2,
+            &dir.path().join("m"),
+            (0, 2),
+            &[],
+        )
+        .unwrap();
+        for name in ["whole", "m"] {
+            let file = open(name);
+            assert_eq!(file.mapped().unwrap().meta()[6], FenceWriter::MARK);
+            for (slot, order) in [Order::Spog, Order::Posg, Order::Ospg, Order::Gspo]
+                .into_iter()
+                .enumerate()
+            {
+                let made: Vec<QuadKey> = (0..memory.len())
+                    .step_by(FENCE_EVERY)
+                    .map(memory.keys_in(order))
+                    .collect();
+                assert_eq!(made.len(), 8);
+                assert_eq!(file.fences(order), &made[..], "{name}: fences of {order:?}");
+                // Read from section 5, not made from the ordering.
+                assert!(file.fences[slot].get().is_none(), "{name}: {order:?} made");
+            }
+            let segments = Arc::new(vec![file]);
+            for pattern in [
+                pattern(Some(5), None, None, GraphFilter::All),
+                pattern(None, Some(12), None, GraphFilter::All),
+                pattern(None, None, Some(640), GraphFilter::All),
+                pattern(None, None, None, GraphFilter::Is(2)),
+            ] {
+                let found: Vec<QuadKey> = SegmentScan::new(segments.clone(), pattern, 2).collect();
+                let mut want: Vec<QuadKey> =
+                    SegmentScan::new(Arc::new(vec![memory.clone()]), pattern, 2).collect();
+                let mut got = found.clone();
+                got.sort();
+                want.sort();
+                assert!(!want.is_empty());
+                assert_eq!(got, want, "{name}: {pattern:?}");
+            }
         }
     }
 
