@@ -25,7 +25,7 @@ use std::sync::atomic::Ordering;
 
 use super::dict_file::DictFile;
 use super::segment::{
-    Entry, FenceWriter, Keyed, LIVE, MAGIC, Order, QuadKey, Segment, fence_section_len,
+    Entry, FenceWriter, Keyed, LIVE, MAGIC, Order, QuadKey, Segment, file_layout,
 };
 use super::{DictEntry, Layers, Manifest, SegmentEntry, Store, file};
 use crate::model::{CommitHash, CommitSeq};
@@ -135,8 +135,7 @@ pub fn write_segment(
         .ok()
         .filter(|&n| n <= u32::MAX as usize)
         .ok_or_else(|| std::io::Error::other("a segment holds at most 2^32 entries"))?;
-    let meta = [seq - 1, seq, n as u64, 0, seq, LIVE, FenceWriter::MARK, 0];
-    let lens = [n * 32, n * 20, n * 20, n * 20, 0, fence_section_len(n)];
+    let (meta, lens) = file_layout(n, 0, (seq - 1, seq), (seq, LIVE));
     let mut fences = FenceWriter::default();
     file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
         if section == 5 {

@@ -275,6 +275,36 @@ pub(crate) fn fence_section_len(n: usize) -> usize {
     4 * n.div_ceil(FENCE_EVERY) * std::mem::size_of::<QuadKey>()
 }
 
+/// The header values and section sizes of a format-2 segment file of `n` entries and
+/// `n_tombstones` tombstones, holding commits `from_seq+1..=to_seq`, whose entries'
+/// newest `added` and oldest `removed` are `versions`.
+pub(crate) fn file_layout(
+    n: usize,
+    n_tombstones: usize,
+    (from_seq, to_seq): (CommitSeq, CommitSeq),
+    (newest_added, oldest_removed): (CommitSeq, CommitSeq),
+) -> ([u64; file::N_META], [usize; file::N_SECTIONS]) {
+    let meta = [
+        from_seq,
+        to_seq,
+        n as u64,
+        n_tombstones as u64,
+        newest_added,
+        oldest_removed,
+        FenceWriter::MARK,
+        0,
+    ];
+    let lens = [
+        n * 32,
+        n * 20,
+        n * 20,
+        n * 20,
+        n_tombstones * 24,
+        fence_section_len(n),
+    ];
+    (meta, lens)
+}
+
 /// Collects the fences of a segment file while its sections are written in order, then
 /// writes them as section 5.
 #[derive(Default)]
@@ -362,24 +392,12 @@ impl Segment {
         let entries = self.entries();
         let n = entries.len();
         let (newest_added, oldest_removed) = self.versions();
-        let meta = [
-            from_seq,
-            to_seq,
-            n as u64,
-            tombstones.len() as u64,
-            newest_added,
-            oldest_removed,
-            FenceWriter::MARK,
-            0,
-        ];
-        let lens = [
-            n * 32,
-            n * 20,
-            n * 20,
-            n * 20,
-            tombstones.len() * 24,
-            fence_section_len(n),
-        ];
+        let (meta, lens) = file_layout(
+            n,
+            tombstones.len(),
+            (from_seq, to_seq),
+            (newest_added, oldest_removed),
+        );
         let mut fences = FenceWriter::default();
         file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
             match section {
@@ -445,24 +463,12 @@ impl Segment {
                 oldest_removed = oldest_removed.min(folded(segment, entry));
             }
         }
-        let meta = [
-            from_seq,
-            to_seq,
-            n as u64,
-            tombstones.len() as u64,
-            newest_added,
-            oldest_removed,
-            FenceWriter::MARK,
-            0,
-        ];
-        let lens = [
-            n * 32,
-            n * 20,
-            n * 20,
-            n * 20,
-            tombstones.len() * 24,
-            fence_section_len(n),
-        ];
+        let (meta, lens) = file_layout(
+            n,
+            tombstones.len(),
+            (from_seq, to_seq),
+            (newest_added, oldest_removed),
+        );
         let mut fences = FenceWriter::default();
         file::write_file_with(path, MAGIC, meta, &lens, |section, out| {
             if section == 4 {
