@@ -395,11 +395,10 @@ impl std::io::Write for DigestWriter {
     }
 }
 
-/// Reads one record; returns its header, hash and total length, or why it is not whole.
-/// Like `read_one`, on the record at the start of `bytes` (the rest of a mapped log).
-/// The record at `at` in `map` (which ends at `end`), its CRC computed a step at a time;
-/// the pages of a record larger than a step are released as they are hashed, so a
-/// record of gigabytes (one big import) does not stay resident (see
+/// Like `read_one`, on the record at `at` in a mapped log (which ends at `end`): its
+/// header, hash and total length, or why it is not whole. The CRC is computed a step at
+/// a time, and the pages of a record larger than a step are released as they are
+/// hashed, so a record of gigabytes (one big import) does not stay resident (see
 /// `crate::mapped::release_pages`).
 fn read_one_mapped(
     map: &memmap2::Mmap,

@@ -237,7 +237,7 @@ impl MappedFile {
         crate::mapped::release_pages(&self.map, 0, self.map.len());
     }
 
-    /// Checks every section not checked yet, in 1 MiB steps, giving up (leaving the
+    /// Checks every section not checked yet, in `RELEASE_STEP` steps, giving up (leaving the
     /// rest to the first reads) once `stop` is set: the background check after an open,
     /// which must not outlive its store (a test may rewrite the files afterwards).
     pub fn check_all_sections(&self, stop: &AtomicBool) {
