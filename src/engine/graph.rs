@@ -93,6 +93,9 @@ pub struct Graph {
     pub(crate) write_refused_at: Mutex<Option<std::time::Instant>>,
     /// The commit of the store files this node last published for new nodes (0: none).
     pub(crate) files_published: AtomicU64,
+    /// A big commit installed a store file of its own in a cluster: the maintenance
+    /// thread publishes the files even though no flush is due.
+    pub(crate) publish_pending: AtomicBool,
 }
 
 pub(crate) struct WriterState {
@@ -216,6 +219,7 @@ impl Graph {
             idempotency: RwLock::new(idempotency),
             durable_seq: Mutex::new(head),
             poisoned: AtomicBool::new(false),
+            publish_pending: AtomicBool::new(false),
             quads_since_flush: AtomicU64::new(quads_since),
             flush_every_quads: config.flush_every_quads,
             bulk_run_quads: config.bulk_run_quads,
@@ -314,9 +318,16 @@ impl Graph {
         _guard: parking_lot::MutexGuard<'_, ()>,
     ) -> Result<(), EngineError> {
         let pending = self.quads_since_flush.load(Ordering::Acquire);
-        if pending < min_quads.max(1) || self.poisoned.load(Ordering::Acquire) || self.read_only {
+        if self.poisoned.load(Ordering::Acquire) || self.read_only {
             return Ok(());
         }
+        if pending < min_quads.max(1) {
+            if self.publish_pending.swap(false, Ordering::AcqRel) {
+                self.publish_store_files();
+            }
+            return Ok(());
+        }
+        self.publish_pending.store(false, Ordering::Release);
         // The frozen commits must be durable before a manifest names them (I4: a manifest
         // is never ahead of the log).
         let seq = self.store.freeze();

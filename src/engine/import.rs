@@ -253,6 +253,55 @@ impl Graph {
         if let Some(document) = &document {
             digest.update(document.digest);
         }
+        // A big body merged into a graph only inserts: it is committed like a big import,
+        // as a store file of its own, never whole in memory. (A replacing `PUT` deletes
+        // the graph's triples in the same commit, so it takes the in-memory path.)
+        match document {
+            Some(document) if mode == GraphWrite::Merge && document.keys.spilled() => {
+                self.write_graph_bulk(target, document, request, digest)
+            }
+            document => self.write_graph_in_memory(target, mode, document, request, digest),
+        }
+    }
+
+    /// `write_graph` merging a document past one run: a big commit (`commit_bulk`).
+    fn write_graph_bulk(
+        &self,
+        target: Option<crate::model::Term>,
+        document: ParsedDocument,
+        request: &CommitRequest,
+        digest: Sha256,
+    ) -> Result<(CommitOutcome, bool), EngineError> {
+        let graph_id = match &target {
+            None => Some(crate::store::DEFAULT_GRAPH),
+            Some(term) => self.store.dict().lookup(term),
+        };
+        let existed = graph_id.is_some_and(|graph| {
+            self.store
+                .snapshot_at(self.store.published_seq())
+                .quads(crate::store::Pattern {
+                    subject: None,
+                    predicate: None,
+                    object: None,
+                    graph: crate::store::GraphFilter::Is(graph),
+                })
+                .next()
+                .is_some()
+        });
+        let outcome = self.commit_bulk(document.keys, request, digest.finalize().into())?;
+        Ok((outcome, existed))
+    }
+
+    /// `write_graph` as one commit in memory: the graph's current triples are read (and,
+    /// unless merging, deleted) in the same transaction that inserts the document.
+    fn write_graph_in_memory(
+        &self,
+        target: Option<crate::model::Term>,
+        mode: GraphWrite,
+        document: Option<ParsedDocument>,
+        request: &CommitRequest,
+        digest: Sha256,
+    ) -> Result<(CommitOutcome, bool), EngineError> {
         let document = document.map(|d| d.into_keys(&self.dir)).transpose()?;
         let mut existed = false;
         let outcome =

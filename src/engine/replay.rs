@@ -4,13 +4,13 @@
 //! parser into sorted runs on disk and become one segment file, as the import built it;
 //! the record (~13 GB of N-Quads for 50M triples) is never read whole.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::EngineConfig;
 use super::error::EngineError;
 use super::graph::STORE_DIR;
 use crate::log::{CommitLog, LogEntry, LogError};
-use crate::model::CommitHash;
+use crate::model::{CommitHash, CommitSeq};
 use crate::scratch::ExternalSort;
 use crate::store::{BulkKeysWriter, QuadKey, Store};
 
@@ -48,7 +48,6 @@ pub(super) fn replay_bulk(
     config: &EngineConfig,
 ) -> Result<(), EngineError> {
     let seq = entry.header.commit_seq;
-    let scratch = |e| EngineError::io(dir, e);
     let corruption = |reason: String| {
         EngineError::Log(LogError::Corruption {
             commit_seq: seq,
@@ -56,19 +55,49 @@ pub(super) fn replay_bulk(
             reason,
         })
     };
-    let dict = store.dict();
-    let mut keys: ExternalSort<QuadKey> = ExternalSort::new(Some(dir), config.bulk_run_quads);
-    let mut n = 0u64;
     // Lenient, as every replay: the record was written by `write_nquads` and passed its
     // checksum when the log was scanned.
-    for quad in oxttl::NQuadsParser::new()
-        .lenient()
-        .for_reader(log.quads_reader(entry)?)
-    {
+    let built = build_bulk_segment(
+        log.quads_reader(entry)?,
+        entry.header.n_inserted,
+        seq,
+        store,
+        dir,
+        (config.bulk_run_quads, config.bulk_dict_terms),
+        corruption,
+    )?;
+    if let Err(error) = store.install_bulk(seq, entry.hash, &built) {
+        let _ = std::fs::remove_file(&built);
+        return Err(EngineError::io(&built, error));
+    }
+    Ok(())
+}
+
+/// Builds the segment file of commit `seq`, which inserts `n_inserted` quads, from the
+/// N-Quads text of its record (`quads`): the quads go through the parser into sorted
+/// runs on disk and become one file, `store/bulk-<seq>.tmp`, as an import builds it,
+/// with the terms they bring flushed to dictionary parts as they pile up. Memory holds
+/// one run (`run_quads`) and at most `dict_terms` new terms at a time. Returns the
+/// file's path; the caller installs it (`Store::install_bulk`) once the commit is
+/// durable in its log. `corruption` words an undecodable quad or a wrong count.
+pub(super) fn build_bulk_segment(
+    quads: impl std::io::Read,
+    n_inserted: u64,
+    seq: CommitSeq,
+    store: &Store,
+    dir: &Path,
+    (run_quads, dict_terms): (usize, usize),
+    corruption: impl Fn(String) -> EngineError,
+) -> Result<PathBuf, EngineError> {
+    let scratch = |e| EngineError::io(dir, e);
+    let dict = store.dict();
+    let mut keys: ExternalSort<QuadKey> = ExternalSort::new(Some(dir), run_quads);
+    let mut n = 0u64;
+    for quad in oxttl::NQuadsParser::new().lenient().for_reader(quads) {
         let quad = quad.map_err(|e| corruption(format!("undecodable quad: {e}")))?;
         keys.push(dict.intern_quad(quad)).map_err(scratch)?;
         n += 1;
-        if n.is_multiple_of(10_000) && dict.n_in_memory() >= config.bulk_dict_terms {
+        if n.is_multiple_of(10_000) && dict.n_in_memory() >= dict_terms {
             store.flush_dictionary().map_err(scratch)?;
         }
         if n.is_multiple_of(1 << 20) {
@@ -76,7 +105,7 @@ pub(super) fn replay_bulk(
             store.release_pages();
         }
     }
-    if n != entry.header.n_inserted {
+    if n != n_inserted {
         return Err(corruption("quad count differs from the header".into()));
     }
     let mut sorted = BulkKeysWriter::new(dir).map_err(scratch)?;
@@ -86,14 +115,11 @@ pub(super) fn replay_bulk(
     let sorted = sorted.finish().map_err(scratch)?;
     let store_dir = dir.join(STORE_DIR);
     let built = store_dir.join(format!("bulk-{seq}.tmp"));
-    let installed = std::fs::create_dir_all(&store_dir)
-        .and_then(|()| {
-            crate::store::write_segment(&sorted, &built, seq, dir, config.bulk_run_quads)
-        })
-        .and_then(|_| store.install_bulk(seq, entry.hash, &built));
-    if let Err(error) = installed {
+    let written = std::fs::create_dir_all(&store_dir)
+        .and_then(|()| crate::store::write_segment(&sorted, &built, seq, dir, run_quads));
+    if let Err(error) = written {
         let _ = std::fs::remove_file(&built);
         return Err(EngineError::io(&built, error));
     }
-    Ok(())
+    Ok(built)
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::error::EngineError;
 use super::graph::{Graph, WriterState, decode_changes};
-use crate::log::{LogEntry, decode_record};
+use crate::log::{LogEntry, SharedRecord, decode_record};
 use crate::model::CommitSeq;
 
 /// How long a write refused for an unavailable shared log marks the graph unreachable.
@@ -106,9 +106,9 @@ impl Graph {
         let mut applied = 0;
         let mut seq = self.store.applied_seq();
         while seq < last {
-            for bytes in shared.read_range(seq + 1, last)? {
+            for record in shared.read_range(seq + 1, last, &self.dir)? {
                 seq += 1;
-                self.apply_shared_record(writer, seq, &bytes)?;
+                self.apply_shared_record(writer, seq, record)?;
                 applied += 1;
             }
         }
@@ -126,13 +126,43 @@ impl Graph {
     }
 
     /// Checks one record from the shared log against this node's history and applies it
-    /// as commit `seq`: local log, store, idempotency keys, SHACL state.
+    /// as commit `seq`: local log, store, idempotency keys, SHACL state. A big import's
+    /// record (it came in a scratch file) becomes a store file of its own, never whole in
+    /// memory (`apply_shared_bulk`).
     fn apply_shared_record(
         &self,
         writer: &mut WriterState,
         seq: CommitSeq,
-        bytes: &[u8],
+        record: SharedRecord,
     ) -> Result<(), EngineError> {
+        let bulk = |header: &crate::log::CommitHeader| {
+            header.n_deleted == 0 && header.n_inserted >= self.bulk_run_quads as u64
+        };
+        let record = match record {
+            // A big commit that came inline (a small `bulk_run_quads`) takes the same path.
+            SharedRecord::Memory(bytes)
+                if crate::log::peek_header(&bytes).is_some_and(|h| bulk(&h)) =>
+            {
+                let mut file = crate::scratch::unlinked_file(&self.dir)
+                    .map_err(|e| EngineError::io(&self.dir, e))?;
+                std::io::Write::write_all(&mut file, &bytes)
+                    .map_err(|e| EngineError::io(&self.dir, e))?;
+                SharedRecord::Spilled {
+                    file,
+                    len: bytes.len() as u64,
+                }
+            }
+            other => other,
+        };
+        if let SharedRecord::Spilled { file, len } = &record
+            && self.apply_shared_bulk(writer, seq, (file, *len))?
+        {
+            return Ok(());
+        }
+        let bytes = record
+            .into_bytes()
+            .map_err(|e| EngineError::io(&self.dir, e))?;
+        let bytes = bytes.as_slice();
         let diverged = |reason: String| EngineError::SharedLogDiverged {
             graph: self.name.to_string(),
             reason,
@@ -181,6 +211,101 @@ impl Graph {
             self.request_flush();
         }
         Ok(())
+    }
+
+    /// Applies a big record that only inserts (`len` bytes in `file`) the way an import
+    /// wrote it: the record's CRC, hash, number and parent are checked first; its quads
+    /// stream from the file into a new segment file while their digest is computed; only
+    /// if that matches the header is the record appended to the local log and made
+    /// durable, and then the file installed (I4). Returns false, having changed nothing,
+    /// for a record that is better applied in memory (deletes, fewer quads than one run,
+    /// shapes or search declarations possibly in force).
+    fn apply_shared_bulk(
+        &self,
+        writer: &mut WriterState,
+        seq: CommitSeq,
+        (file, len): (&std::fs::File, u64),
+    ) -> Result<bool, EngineError> {
+        let diverged = |reason: String| EngineError::SharedLogDiverged {
+            graph: self.name.to_string(),
+            reason,
+        };
+        let (frame, hash, header) = crate::log::check_record_file(file, len)
+            .ok_or_else(|| diverged(format!("commit {seq} does not decode or fails its hash")))?;
+        if header.commit_seq != seq {
+            return Err(diverged(format!(
+                "message {seq} holds commit {}",
+                header.commit_seq
+            )));
+        }
+        if header.parent_hash != writer.head_hash {
+            return Err(diverged(format!(
+                "commit {seq} names parent {} but this node's commit {} is {}",
+                header.parent_hash.to_hex(),
+                seq - 1,
+                writer.head_hash.to_hex()
+            )));
+        }
+        let bulk = header.n_deleted == 0 && header.n_inserted >= self.bulk_run_quads as u64;
+        if !bulk || self.knows_control_graph() || self.store.dir().is_none() {
+            return Ok(false);
+        }
+        if !self.store.ready_for_bulk(seq) {
+            self.flush_when_idle(1)?;
+        }
+        if !self.store.ready_for_bulk(seq) {
+            return Ok(false);
+        }
+        let mut quads = crate::log::DigestReader::new(crate::log::quads_reader_at(file, 0, &frame));
+        let built = super::replay::build_bulk_segment(
+            &mut quads,
+            header.n_inserted,
+            seq,
+            &self.store,
+            &self.dir,
+            (self.bulk_run_quads, self.bulk_dict_terms),
+            |reason| diverged(format!("commit {seq}: {reason}")),
+        )?;
+        if quads.digest() != header.quads_digest {
+            let _ = std::fs::remove_file(&built);
+            return Err(diverged(format!(
+                "commit {seq}'s quads differ from their digest"
+            )));
+        }
+        let appended = self
+            .log
+            .append_shared(&SharedRecord::Spilled {
+                file: file
+                    .try_clone()
+                    .map_err(|e| EngineError::io(&self.dir, e))?,
+                len,
+            })
+            .and_then(|offset| self.log.sync().map(|()| offset));
+        let offset = match appended {
+            Ok(offset) => offset,
+            Err(error) => {
+                let _ = std::fs::remove_file(&built);
+                self.poisoned.store(true, Ordering::Release);
+                return Err(error.into());
+            }
+        };
+        if let Err(error) = self.store.install_bulk(seq, hash, &built) {
+            // Durable in the log, not in the store: the next open replays it.
+            let _ = std::fs::remove_file(&built);
+            self.poisoned.store(true, Ordering::Release);
+            return Err(EngineError::io(&self.dir, error));
+        }
+        writer.head_hash = hash;
+        if let Some(key) = &header.idempotency_key {
+            self.idempotency.write().insert(key.clone(), seq);
+        }
+        self.commits.write().push(LogEntry {
+            header,
+            hash,
+            offset,
+            len,
+        });
+        Ok(true)
     }
 
     fn shacl_graph_id(&self) -> Option<crate::store::TermId> {
@@ -398,8 +523,8 @@ pub(crate) fn bootstrap(
         let (log, _) = crate::log::CommitLog::open(&log_path, true)?;
         let mut copied = 0;
         while copied < seq {
-            for record in shared.read_range(copied + 1, seq)? {
-                log.append(&record)?;
+            for record in shared.read_range(copied + 1, seq, dir)? {
+                log.append_shared(&record)?;
                 copied += 1;
             }
         }

@@ -421,12 +421,7 @@ impl Graph {
             let record = EncodedRecord::new(&header, hash, quads);
             if let Some(shared) = &self.shared
                 && shared
-                    .append(
-                        seq,
-                        &record
-                            .to_vec()
-                            .map_err(|e| EngineError::io(self.log.path(), e))?,
-                    )
+                    .append(seq, &record)
                     .map_err(EngineError::from)
                     .inspect_err(|e| self.note_shared(e))?
                     == Appended::Conflict
@@ -513,65 +508,216 @@ impl Graph {
     /// writer lock, the earlier commits are flushed to files first; then one pass over
     /// the merged runs drops the quads already present and writes both the log record
     /// (spilled past 64 MiB) and the sorted keys (a scratch file), from which the
-    /// commit's segment file is built under a `.tmp` name. The record is appended and
-    /// fsynced, and only then does a manifest name the file at the commit (I4), after
-    /// which it is published like any commit (I2). A crash before the append leaves the
-    /// graph at its previous head (the `.tmp` file is deleted at the next open, scratch
-    /// files are unlinked from the start); after it, the open replays the record.
+    /// commit's segment file is built under a `.tmp` name (`build_bulk`). The record is
+    /// appended and fsynced, and only then does a manifest name the file at the commit
+    /// (I4), after which it is published like any commit (I2). A crash before the append
+    /// leaves the graph at its previous head (the `.tmp` file is deleted at the next open,
+    /// scratch files are unlinked from the start); after it, the open replays the record.
     ///
-    /// A clustered graph, a graph whose dictionary knows a control graph (shapes or
-    /// search declarations may be in force, or the import writes one) and a store
-    /// without files take the in-memory path instead.
+    /// In a cluster the record goes to the shared log first (sent from its spill file),
+    /// and the other nodes apply it the same way (`apply_shared_bulk`). When another node
+    /// appended first, the commit catches up and is built again on the new head, from its
+    /// keys kept sorted in a scratch file for that, at most `MAX_CONFLICTS` times, as
+    /// `commit_with` does.
+    ///
+    /// A graph whose dictionary knows a control graph (shapes or search declarations may
+    /// be in force, or the import writes one) and a store without files take the
+    /// in-memory path instead.
     pub(crate) fn commit_bulk(
         &self,
         keys: ExternalSort<QuadKey>,
         request: &CommitRequest,
         digest: [u8; 32],
     ) -> Result<CommitOutcome, EngineError> {
-        let dict = self.store.dict();
-        let control_known = CONTROL_GRAPHS.iter().any(|g| {
-            dict.lookup(&Term::NamedNode(NamedNode::new_unchecked(*g)))
-                .is_some()
-        });
         let scratch = |e| EngineError::io(&self.dir, e);
-        let in_memory = |keys: ExternalSort<QuadKey>| {
-            let keys = keys.into_vec().map_err(scratch)?;
-            self.commit_keys(keys, Vec::new(), request, digest)
-        };
-        if self.shared.is_some() || self.read_only || control_known || self.store.dir().is_none() {
-            return in_memory(keys);
+        let in_memory = |keys: Vec<QuadKey>| self.commit_keys(keys, Vec::new(), request, digest);
+        if self.read_only || self.knows_control_graph() || self.store.dir().is_none() {
+            return in_memory(keys.into_vec().map_err(scratch)?);
         }
         validate_request(request)?;
+        // A clustered commit may be built more than once: its keys are kept in a file.
+        let (mut once, kept) = if self.shared.is_some() {
+            let mut all = BulkKeysWriter::new(&self.dir).map_err(scratch)?;
+            for key in keys.finish().map_err(scratch)? {
+                all.push(key.map_err(scratch)?).map_err(scratch)?;
+            }
+            (None, Some(all.finish().map_err(scratch)?))
+        } else {
+            (Some(keys), None)
+        };
         let mut writer = self.writer.lock();
-        if self.poisoned.load(Ordering::Acquire) {
-            return Err(EngineError::Poisoned {
-                graph: self.name.to_string(),
+        let mut conflicts = 0;
+        loop {
+            if self.poisoned.load(Ordering::Acquire) {
+                return Err(EngineError::Poisoned {
+                    graph: self.name.to_string(),
+                });
+            }
+            if self.shared.is_some() {
+                let caught_up = self
+                    .catch_up_locked(&mut writer, None)
+                    .inspect_err(|e| self.note_shared(e))?;
+                if caught_up > 0 {
+                    self.sync_through(self.store.applied_seq())?;
+                }
+            }
+            if let Some(outcome) = self.idempotent_replay(request, digest)? {
+                drop(writer);
+                return self.acknowledge_replay(outcome);
+            }
+            let head = self.store.applied_seq();
+            let seq = head + 1;
+            if !self.store.ready_for_bulk(seq) {
+                // Earlier commits still in memory segments go to a file first.
+                self.flush_when_idle(1)?;
+            }
+            let source: Box<dyn Iterator<Item = std::io::Result<QuadKey>> + '_> =
+                match (&kept, once.take()) {
+                    (Some(kept), _) => Box::new(kept.iter()),
+                    (None, Some(keys)) if !self.store.ready_for_bulk(seq) => {
+                        drop(writer);
+                        return in_memory(keys.into_vec().map_err(scratch)?);
+                    }
+                    (None, Some(keys)) => Box::new(keys.finish().map_err(scratch)?),
+                    (None, None) => {
+                        return Err(scratch(std::io::Error::other("the keys were consumed")));
+                    }
+                };
+            if !self.store.ready_for_bulk(seq) {
+                let keys = source
+                    .collect::<std::io::Result<Vec<_>>>()
+                    .map_err(scratch)?;
+                drop(writer);
+                return in_memory(keys);
+            }
+            let store_dir = self.dir.join(super::graph::STORE_DIR);
+            let built = store_dir.join(format!("bulk-{seq}.tmp"));
+            let (n_inserted, quads) = self.build_bulk(source, head, &built).inspect_err(|_| {
+                let _ = std::fs::remove_file(&built);
+            })?;
+            if n_inserted == 0 {
+                drop(writer);
+                self.sync_through(head)?;
+                return Ok(CommitOutcome::unchanged(head));
+            }
+            // The last moment to stop: after the append, the commit is durable.
+            if self.interrupt.load(Ordering::Acquire) {
+                let _ = std::fs::remove_file(&built);
+                return Err(EngineError::Interrupted);
+            }
+            let header = self.next_header(
+                seq,
+                writer.head_hash,
+                request,
+                digest,
+                (n_inserted, 0),
+                quads.digest,
+            );
+            let hash = header.hash();
+            let record = EncodedRecord::new(&header, hash, quads);
+            if let Some(shared) = &self.shared {
+                let appended = shared
+                    .append(seq, &record)
+                    .map_err(EngineError::from)
+                    .inspect_err(|e| self.note_shared(e))
+                    .inspect_err(|_| {
+                        let _ = std::fs::remove_file(&built);
+                    })?;
+                if appended == Appended::Conflict {
+                    let _ = std::fs::remove_file(&built);
+                    conflicts += 1;
+                    if conflicts >= MAX_CONFLICTS {
+                        return Err(EngineError::WriteConflict {
+                            graph: self.name.to_string(),
+                            attempts: conflicts,
+                        });
+                    }
+                    if conflicts >= TURN_AFTER_CONFLICTS {
+                        shared.announce_waiting();
+                    }
+                    std::thread::sleep(conflict_pause(conflicts));
+                    continue;
+                }
+                *self.write_refused_at.lock() = None;
+                if conflicts >= TURN_AFTER_CONFLICTS {
+                    shared.announce_done();
+                }
+            }
+            let appended = self.log.append_record(&record).map_err(EngineError::from);
+            let offset = match appended.and_then(|offset| {
+                self.log.sync().map_err(EngineError::from)?;
+                Ok(offset)
+            }) {
+                Ok(offset) => offset,
+                Err(error) => {
+                    // The record may be in the log without the store holding it: no write
+                    // may follow until a restart replays the log.
+                    self.poisoned.store(true, Ordering::Release);
+                    let _ = std::fs::remove_file(&built);
+                    return Err(error);
+                }
+            };
+            if let Err(error) = self.store.install_bulk(seq, hash, &built) {
+                // Durable in the log, not in the store: the next open replays it.
+                self.poisoned.store(true, Ordering::Release);
+                let _ = std::fs::remove_file(&built);
+                return Err(EngineError::io(&store_dir, error));
+            }
+            // No shapes can be in force (the shapes graph is unknown): nothing to validate.
+            let inserted = header.n_inserted;
+            self.record_commit(&mut writer, request, header, hash, (offset, record.len()));
+            drop(writer);
+            self.sync_through(seq)?;
+            self.search.notify();
+            if self.shared.is_some() {
+                // New nodes should start from the new file, not replay the import.
+                self.publish_pending.store(true, Ordering::Release);
+                self.request_flush();
+            }
+            return Ok(CommitOutcome {
+                commit_seq: Some(seq),
+                head_seq: seq,
+                hash: Some(hash),
+                inserted,
+                deleted: 0,
+                idempotent_replay: false,
+                validation: None,
             });
         }
-        if let Some(outcome) = self.idempotent_replay(request, digest)? {
-            drop(writer);
-            return self.acknowledge_replay(outcome);
-        }
-        let head = self.store.applied_seq();
+    }
+
+    /// Whether the dictionary knows a control graph: shapes or search declarations may be
+    /// in force (or a write is about to bring some), so writes take the in-memory path,
+    /// which validates and indexes.
+    pub(crate) fn knows_control_graph(&self) -> bool {
+        let dict = self.store.dict();
+        CONTROL_GRAPHS.iter().any(|g| {
+            dict.lookup(&Term::NamedNode(NamedNode::new_unchecked(*g)))
+                .is_some()
+        })
+    }
+
+    /// The one pass of a big commit over its sorted keys (built on commit `head`): drops
+    /// the quads `head` holds, writes the rest to the commit's log record (returned) and
+    /// to the segment file `built`. Returns how many quads it inserts.
+    fn build_bulk(
+        &self,
+        keys: impl Iterator<Item = std::io::Result<QuadKey>>,
+        head: CommitSeq,
+        built: &std::path::Path,
+    ) -> Result<(u64, QuadsSection), EngineError> {
+        let dict = self.store.dict();
+        let scratch = |e| EngineError::io(&self.dir, e);
         let seq = head + 1;
-        if !self.store.ready_for_bulk(seq) {
-            // Earlier commits still in memory segments go to a file first.
-            self.flush_when_idle(1)?;
-        }
-        if !self.store.ready_for_bulk(seq) {
-            drop(writer);
-            return in_memory(keys);
-        }
         let base = self.store.snapshot_at(head);
         let base_is_empty = self.store.n_versions() == 0;
         let interrupted = || self.interrupt.load(Ordering::Acquire);
         let store_dir = self.dir.join(super::graph::STORE_DIR);
-        let built = store_dir.join(format!("bulk-{seq}.tmp"));
         let log_error = |e| EngineError::io(self.log.path(), e);
         // The log record's N-Quads are written, hashed and compressed on a thread of their
         // own (two thirds of this commit's work, measured at 5M), beside the one pass
         // over the merged runs and the segment file's build.
-        let (n_inserted, quads) = std::thread::scope(|scope| {
+        std::thread::scope(|scope| {
             let (batches, received) = std::sync::mpsc::sync_channel::<Vec<QuadKey>>(4);
             let dir = &self.dir;
             let encoding = scope.spawn(move || {
@@ -590,7 +736,7 @@ impl Graph {
                 let mut sorted = BulkKeysWriter::new(&self.dir).map_err(scratch)?;
                 let mut batch: Vec<QuadKey> = Vec::with_capacity(BATCH_KEYS);
                 let stopped = || log_error(std::io::Error::other("the record's encoder stopped"));
-                for (i, key) in keys.finish().map_err(scratch)?.enumerate() {
+                for (i, key) in keys.enumerate() {
                     let key = key.map_err(scratch)?;
                     if i % (1 << 16) == 0 && interrupted() {
                         return Err(EngineError::Interrupted);
@@ -644,64 +790,6 @@ impl Graph {
                 (_, Err(error)) | (Err(error), _) => Err(error),
                 (Ok(n), Ok(quads)) => Ok((n, quads)),
             }
-        })
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&built);
-        })?;
-        if n_inserted == 0 {
-            drop(writer);
-            self.sync_through(head)?;
-            return Ok(CommitOutcome::unchanged(head));
-        }
-        // The last moment to stop: after the append, the commit is durable.
-        if interrupted() {
-            let _ = std::fs::remove_file(&built);
-            return Err(EngineError::Interrupted);
-        }
-        let header = self.next_header(
-            seq,
-            writer.head_hash,
-            request,
-            digest,
-            (n_inserted, 0),
-            quads.digest,
-        );
-        let hash = header.hash();
-        let record = EncodedRecord::new(&header, hash, quads);
-        let appended = self.log.append_record(&record).map_err(EngineError::from);
-        let offset = match appended.and_then(|offset| {
-            self.log.sync().map_err(EngineError::from)?;
-            Ok(offset)
-        }) {
-            Ok(offset) => offset,
-            Err(error) => {
-                // The record may be in the log without the store holding it: no write
-                // may follow until a restart replays the log.
-                self.poisoned.store(true, Ordering::Release);
-                let _ = std::fs::remove_file(&built);
-                return Err(error);
-            }
-        };
-        if let Err(error) = self.store.install_bulk(seq, hash, &built) {
-            // Durable in the log, not in the store: the next open replays it.
-            self.poisoned.store(true, Ordering::Release);
-            let _ = std::fs::remove_file(&built);
-            return Err(EngineError::io(&store_dir, error));
-        }
-        // No shapes can be in force (the shapes graph is unknown): nothing to validate.
-        let inserted = header.n_inserted;
-        self.record_commit(&mut writer, request, header, hash, (offset, record.len()));
-        drop(writer);
-        self.sync_through(seq)?;
-        self.search.notify();
-        Ok(CommitOutcome {
-            commit_seq: Some(seq),
-            head_seq: seq,
-            hash: Some(hash),
-            inserted,
-            deleted: 0,
-            idempotent_replay: false,
-            validation: None,
         })
     }
 

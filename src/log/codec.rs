@@ -410,6 +410,7 @@ fn record_head(header: &CommitHeader, hash: CommitHash, quads: &QuadsSection) ->
 /// memory or in their spill file.
 pub struct EncodedRecord {
     head: Vec<u8>,
+    hash: CommitHash,
     quads: QuadsSection,
 }
 
@@ -417,7 +418,26 @@ impl EncodedRecord {
     pub fn new(header: &CommitHeader, hash: CommitHash, quads: QuadsSection) -> Self {
         Self {
             head: record_head(header, hash, &quads),
+            hash,
             quads,
+        }
+    }
+
+    /// The commit's hash.
+    pub fn hash(&self) -> CommitHash {
+        self.hash
+    }
+
+    /// The frame, hash and header: the bytes before the stored quads.
+    pub(crate) fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// The spill file holding the stored quads and their length (`None`: in memory).
+    pub(crate) fn spill_file(&self) -> Option<(&std::fs::File, u64)> {
+        match &self.quads.stored {
+            Stored::Spilled { file, len, .. } => Some((file, *len)),
+            Stored::Memory(_) => None,
         }
     }
 
@@ -508,6 +528,122 @@ pub fn decode_record(bytes: &[u8]) -> Option<CommitRecord> {
     (record.header.hash() == record.hash
         && quads_digest(&record.quads) == record.header.quads_digest)
         .then_some(record)
+}
+
+/// The header of a whole record in memory, unchecked (its CRC is checked when the
+/// record is decoded): to decide how to apply it.
+pub(crate) fn peek_header(bytes: &[u8]) -> Option<CommitHeader> {
+    let frame = decode_frame(bytes.get(..FRAME_LEN)?.try_into().ok()?)?;
+    decode_head(&frame, &bytes[FRAME_LEN..]).map(|(_, header)| header)
+}
+
+/// Checks a whole record held in a file (`len` bytes from its start) without reading it
+/// whole into memory: the frame, the lengths, the CRC (read 1 MiB at a time), and the
+/// header's hash. Returns the frame, hash and header. The quads' digest is left to the
+/// caller, who inflates them anyway (`quads_in_file` then `DigestReader`).
+pub(crate) fn check_record_file(
+    file: &std::fs::File,
+    len: u64,
+) -> Option<(Frame, CommitHash, CommitHeader)> {
+    use std::os::unix::fs::FileExt;
+    let mut frame_bytes = [0u8; FRAME_LEN];
+    file.read_exact_at(&mut frame_bytes, 0).ok()?;
+    let frame = decode_frame(&frame_bytes)?;
+    if len != (FRAME_LEN + 32 + frame.header_len + frame.quads_len) as u64 {
+        return None;
+    }
+    let mut head = vec![0u8; 32 + frame.header_len];
+    file.read_exact_at(&mut head, FRAME_LEN as u64).ok()?;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head);
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut at = (FRAME_LEN + head.len()) as u64;
+    while at < len {
+        let n = usize::try_from((len - at).min(buffer.len() as u64)).ok()?;
+        file.read_exact_at(&mut buffer[..n], at).ok()?;
+        crc.update(&buffer[..n]);
+        at += n as u64;
+    }
+    if crc.finalize() != frame.crc {
+        return None;
+    }
+    let (hash, header) = decode_head(&frame, &head)?;
+    (header.hash() == hash).then_some((frame, hash, header))
+}
+
+/// The quads of the record at `offset` of a file (whose frame is `frame`), as a stream:
+/// inflated when stored compressed.
+pub(crate) fn quads_reader_at<'a>(
+    file: &'a std::fs::File,
+    offset: u64,
+    frame: &Frame,
+) -> Box<dyn std::io::Read + Send + 'a> {
+    let start = offset + (FRAME_LEN + 32 + frame.header_len) as u64;
+    let stored = std::io::BufReader::with_capacity(
+        1 << 20,
+        OffsetReader {
+            file,
+            at: start,
+            end: start + frame.quads_len as u64,
+        },
+    );
+    if frame.flags & FLAG_DEFLATE != 0 {
+        Box::new(flate2::bufread::DeflateDecoder::new(stored))
+    } else {
+        Box::new(stored)
+    }
+}
+
+/// Reads `at..end` of a file with positioned reads (the file's own offset untouched).
+struct OffsetReader<'a> {
+    file: &'a std::fs::File,
+    at: u64,
+    end: u64,
+}
+
+impl std::io::Read for OffsetReader<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let left = usize::try_from(self.end - self.at).unwrap_or(usize::MAX);
+        let n = out.len().min(left);
+        if n == 0 {
+            return Ok(0);
+        }
+        let read = std::os::unix::fs::FileExt::read_at(self.file, &mut out[..n], self.at)?;
+        if read == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        self.at += read as u64;
+        Ok(read)
+    }
+}
+
+/// Passes bytes through, hashing them: a record's quads are checked against the
+/// header's digest while they are applied.
+pub(crate) struct DigestReader<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R> DigestReader<R> {
+    pub fn new(inner: R) -> Self {
+        Self {
+            inner,
+            hasher: Sha256::new(),
+        }
+    }
+
+    /// The SHA-256 of every byte read so far.
+    pub fn digest(&self) -> [u8; 32] {
+        self.hasher.clone().finalize().into()
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for DigestReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// Checks the CRC of `rest` (hash, header and stored quads) and decodes the record.

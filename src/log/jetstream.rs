@@ -25,12 +25,12 @@ use async_nats::header::{
 };
 use async_nats::jetstream::{self, context::PublishErrorKind, stream};
 use parking_lot::Mutex;
-use sha2::{Digest, Sha256};
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_stream::StreamExt;
 
+use super::EncodedRecord;
 use super::LogError;
-use super::shared::{Appended, Cluster, SharedLog};
+use super::shared::{Appended, Cluster, SharedLog, SharedRecord};
 use crate::model::CommitSeq;
 
 /// No call to the cluster waits longer than this.
@@ -336,18 +336,20 @@ impl GraphStream {
     }
 
     /// The record a stream message carries: its payload, or the object it names (a
-    /// body too large for one message, in `bucket`).
+    /// body too large for one message, in `bucket`, downloaded into an unlinked file in
+    /// `spill`).
     async fn record_of(
         (context, bucket, replicas): (&jetstream::Context, &str, usize),
         headers: Option<&HeaderMap>,
         payload: &[u8],
-    ) -> Result<Vec<u8>, LogError> {
+        spill: &std::path::Path,
+    ) -> Result<SharedRecord, LogError> {
         if headers.and_then(|h| h.get(BODY_HEADER)).map(|v| v.as_str()) != Some("object") {
-            return Ok(payload.to_vec());
+            return Ok(SharedRecord::Memory(payload.to_vec()));
         }
         let name = String::from_utf8_lossy(payload).into_owned();
         let store = Self::bucket(context, bucket, replicas).await?;
-        read_object(&store, name).await
+        read_object_spilling(&store, name, spill).await
     }
 
     async fn bucket(
@@ -382,28 +384,44 @@ impl SharedLog for GraphStream {
         })
     }
 
-    fn append(&self, seq: CommitSeq, record: &[u8]) -> Result<Appended, LogError> {
-        let digest: String = Sha256::digest(record)
-            .iter()
-            .take(16)
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let message_id = format!("{seq}-{digest}");
+    fn append(&self, seq: CommitSeq, record: &EncodedRecord) -> Result<Appended, LogError> {
+        // The commit's hash covers its number, parent and quads: the same record always
+        // gets the same id, another record another.
+        let message_id = format!("{seq}-{}", &record.hash().to_hex()[..32]);
         let mut headers = HeaderMap::new();
         headers.insert(NATS_EXPECTED_LAST_SEQUENCE, (seq - 1).to_string().as_str());
         headers.insert(NATS_MESSAGE_ID, message_id.as_str());
-        let payload = if record.len() > self.max_inline {
+        let unreadable =
+            |e: std::io::Error| unavailable(format!("reading commit {seq}'s record: {e}"));
+        let payload = if record.len() > self.max_inline as u64 {
             // Too large for one message: the body goes to the object store first, so a
-            // reader never meets a message whose body is missing.
+            // reader never meets a message whose body is missing. A spilled record is
+            // sent from its file, a chunk at a time.
+            let mut body: Box<dyn tokio::io::AsyncRead + Send + Unpin> = match record.spill_file() {
+                None => Box::new(std::io::Cursor::new(record.to_vec().map_err(unreadable)?)),
+                Some((file, len)) => {
+                    // A handle of its own (the record is read by position elsewhere).
+                    let mut own = file.try_clone().map_err(unreadable)?;
+                    std::io::Seek::seek(&mut own, std::io::SeekFrom::Start(0))
+                        .map_err(unreadable)?;
+                    Box::new(
+                        std::io::Cursor::new(record.head().to_vec())
+                            .chain(tokio::fs::File::from_std(own).take(len)),
+                    )
+                }
+            };
             let (context, bucket, replicas) =
                 (self.context.clone(), self.bucket.clone(), self.replicas);
             let object = format!("commit-{message_id}");
-            let body = record.to_vec();
-            let name = object.clone();
-            self.run(async move {
+            let meta = jetstream::object_store::ObjectMetadata {
+                name: object.clone(),
+                chunk_size: Some(self.max_inline.max(128 << 10)),
+                ..Default::default()
+            };
+            self.run_for(transfer_limit(record.len()), async move {
                 let store = Self::bucket(&context, &bucket, replicas).await?;
                 store
-                    .put(name.as_str(), &mut body.as_slice())
+                    .put(meta, &mut body)
                     .await
                     .map_err(|e| unavailable(format!("storing a commit body: {e}")))?;
                 Ok(())
@@ -411,7 +429,7 @@ impl SharedLog for GraphStream {
             headers.insert(BODY_HEADER, "object");
             object.into_bytes()
         } else {
-            record.to_vec()
+            record.to_vec().map_err(unreadable)?
         };
         let mut last_error = None;
         for _ in 0..PUBLISH_ATTEMPTS {
@@ -551,10 +569,26 @@ impl SharedLog for GraphStream {
                 .await
                 .map_err(|e| unavailable(format!("creating {}: {e}", dir.display())))?;
             for name in manifest_files(&text) {
-                let bytes = read(format!("{node}/{name}")).await?;
-                tokio::fs::write(dir.join(&name), bytes)
+                // Streamed to disk (a segment file of a big import is gigabytes) and
+                // synced before the caller writes the manifest that names it.
+                let object_name = format!("{node}/{name}");
+                let failed = |e: &dyn std::fmt::Display| {
+                    unavailable(format!("downloading {object_name}: {e}"))
+                };
+                let mut object = store.get(&object_name).await.map_err(|e| failed(&e))?;
+                let size = object.info().size as u64;
+                let file = tokio::fs::File::create(dir.join(&name))
                     .await
-                    .map_err(|e| unavailable(format!("writing {name}: {e}")))?;
+                    .map_err(|e| failed(&e))?;
+                let mut out = tokio::io::BufWriter::with_capacity(1 << 20, file);
+                let copied = tokio::io::copy(&mut object, &mut out)
+                    .await
+                    .map_err(|e| failed(&e))?;
+                out.flush().await.map_err(|e| failed(&e))?;
+                if copied != size {
+                    return Err(failed(&format!("{copied} bytes came of {size}")));
+                }
+                out.into_inner().sync_all().await.map_err(|e| failed(&e))?;
             }
             Ok(Some(manifest))
         })
@@ -613,14 +647,20 @@ impl SharedLog for GraphStream {
         });
     }
 
-    fn read_range(&self, from: CommitSeq, to: CommitSeq) -> Result<Vec<Vec<u8>>, LogError> {
+    fn read_range(
+        &self,
+        from: CommitSeq,
+        to: CommitSeq,
+        spill: &std::path::Path,
+    ) -> Result<Vec<SharedRecord>, LogError> {
         if to < from {
             return Ok(Vec::new());
         }
         // A few records: one direct get each costs less than setting up a consumer.
         if to - from < RANGE_BY_GETS {
-            return (from..=to).map(|seq| self.read(seq)).collect();
+            return (from..=to).map(|seq| self.read(seq, spill)).collect();
         }
+        let spill = spill.to_owned();
         let (stream, client, context, bucket, replicas) = (
             self.stream.clone(),
             self.client.clone(),
@@ -628,23 +668,28 @@ impl SharedLog for GraphStream {
             self.bucket.clone(),
             self.replicas,
         );
-        self.run(async move {
-            let consumer = stream
-                .create_consumer(jetstream::consumer::push::OrderedConfig {
-                    deliver_subject: client.new_inbox(),
-                    deliver_policy: jetstream::consumer::DeliverPolicy::ByStartSequence {
-                        start_sequence: from,
-                    },
-                    ..Default::default()
-                })
+        // Bodies in the object store may take long: each step is bounded instead.
+        self.run_for(FILES_TIMEOUT, async move {
+            let failed = |e: &dyn std::fmt::Display| {
+                unavailable(format!("reading commits from {from}: {e}"))
+            };
+            let consumer = stream.create_consumer(jetstream::consumer::push::OrderedConfig {
+                deliver_subject: client.new_inbox(),
+                deliver_policy: jetstream::consumer::DeliverPolicy::ByStartSequence {
+                    start_sequence: from,
+                },
+                ..Default::default()
+            });
+            let consumer = tokio::time::timeout(OP_TIMEOUT, consumer)
                 .await
-                .map_err(|e| unavailable(format!("reading commits from {from}: {e}")))?;
-            let mut messages = consumer
-                .messages()
+                .map_err(|e| failed(&e))?
+                .map_err(|e| failed(&e))?;
+            let mut messages = tokio::time::timeout(OP_TIMEOUT, consumer.messages())
                 .await
-                .map_err(|e| unavailable(format!("reading commits from {from}: {e}")))?;
+                .map_err(|e| failed(&e))?
+                .map_err(|e| failed(&e))?;
             let (mut records, mut bytes) = (Vec::new(), 0usize);
-            while let Some(message) = messages.next().await {
+            while let Ok(Some(message)) = tokio::time::timeout(OP_TIMEOUT, messages.next()).await {
                 let message = message
                     .map_err(|e| unavailable(format!("reading commits from {from}: {e}")))?;
                 let expected = from + records.len() as u64;
@@ -658,9 +703,10 @@ impl SharedLog for GraphStream {
                     (&context, &bucket, replicas),
                     message.headers.as_ref(),
                     &message.payload,
+                    &spill,
                 )
                 .await?;
-                bytes += record.len();
+                bytes += usize::try_from(record.len()).unwrap_or(usize::MAX);
                 records.push(record);
                 if seq >= to || records.len() >= RANGE_MAX_RECORDS || bytes >= RANGE_MAX_BYTES {
                     break;
@@ -674,23 +720,28 @@ impl SharedLog for GraphStream {
             Ok(records)
         })
     }
+}
 
-    fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError> {
-        let (stream, context, bucket, replicas) = (
+impl GraphStream {
+    /// The record of commit `seq` (1 ≤ seq ≤ `last_seq`), as its writer encoded it.
+    fn read(&self, seq: CommitSeq, spill: &std::path::Path) -> Result<SharedRecord, LogError> {
+        let (stream, context, bucket, replicas, spill) = (
             self.stream.clone(),
             self.context.clone(),
             self.bucket.clone(),
             self.replicas,
+            spill.to_owned(),
         );
-        self.run(async move {
-            let message = stream
-                .get_raw_message(seq)
+        self.run_for(FILES_TIMEOUT, async move {
+            let message = tokio::time::timeout(OP_TIMEOUT, stream.get_raw_message(seq))
                 .await
+                .map_err(|e| unavailable(format!("reading commit {seq}: {e}")))?
                 .map_err(|e| unavailable(format!("reading commit {seq}: {e}")))?;
             Self::record_of(
                 (&context, &bucket, replicas),
                 Some(&message.headers),
                 &message.payload,
+                &spill,
             )
             .await
         })
@@ -726,6 +777,42 @@ async fn read_object(
         .await
         .map_err(|e| unavailable(format!("reading object {name}: {e}")))?;
     Ok(bytes)
+}
+
+/// An object's content downloaded into an unlinked file in `spill` (a body in the
+/// object store is larger than a message, and a big import's is gigabytes: never whole
+/// in memory), within a time that grows with its size.
+async fn read_object_spilling(
+    store: &jetstream::object_store::ObjectStore,
+    name: String,
+    spill: &std::path::Path,
+) -> Result<SharedRecord, LogError> {
+    let failed = |e: &dyn std::fmt::Display| unavailable(format!("reading object {name}: {e}"));
+    let mut object = tokio::time::timeout(OP_TIMEOUT, store.get(&name))
+        .await
+        .map_err(|e| failed(&e))?
+        .map_err(|e| failed(&e))?;
+    let size = object.info().size as u64;
+    let file = crate::scratch::unlinked_file(spill).map_err(|e| failed(&e))?;
+    let mut out = tokio::io::BufWriter::with_capacity(1 << 20, tokio::fs::File::from_std(file));
+    let copied = tokio::time::timeout(transfer_limit(size), tokio::io::copy(&mut object, &mut out))
+        .await
+        .map_err(|e| failed(&e))?
+        .map_err(|e| failed(&e))?;
+    out.flush().await.map_err(|e| failed(&e))?;
+    if copied != size {
+        return Err(failed(&format!("{copied} bytes came of {size}")));
+    }
+    Ok(SharedRecord::Spilled {
+        file: out.into_inner().into_std().await,
+        len: size,
+    })
+}
+
+/// How long moving `bytes` through the cluster may take: the usual bound plus a second
+/// per 8 MiB (a slow but working link finishes; a dead one is found).
+fn transfer_limit(bytes: u64) -> Duration {
+    OP_TIMEOUT + Duration::from_secs(bytes / (8 << 20))
 }
 
 /// Runs `future` on `runtime` and waits for it from this (synchronous) thread, at most

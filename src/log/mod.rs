@@ -13,9 +13,10 @@ pub use codec::{
     CommitHeader, CommitRecord, EncodedRecord, FORMAT_VERSION, QuadsEncoder, QuadsSection,
     decode_record, encode_quads, encode_record, format_time, parse_time, quads_digest,
 };
+pub(crate) use codec::{DigestReader, check_record_file, peek_header, quads_reader_at};
 pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log, verify_log_with};
 pub(crate) use reader::{highest_intact_commit, intact_record_at};
-pub use shared::{Appended, Cluster, ClusterHandle, SharedLog};
+pub use shared::{Appended, Cluster, ClusterHandle, SharedLog, SharedRecord};
 pub use writer::CommitLog;
 
 use crate::model::CommitSeq;

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::LogError;
+use super::{EncodedRecord, LogError};
 use crate::model::CommitSeq;
 
 /// What an append with an expected predecessor did.
@@ -23,20 +23,58 @@ pub enum Appended {
     Conflict,
 }
 
+/// A record read from the shared log: in memory, or, when large (a big import's commit),
+/// in an unlinked scratch file, so that applying it never holds it whole.
+pub enum SharedRecord {
+    Memory(Vec<u8>),
+    Spilled { file: std::fs::File, len: u64 },
+}
+
+impl SharedRecord {
+    /// The record's length in bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            Self::Memory(bytes) => bytes.len() as u64,
+            Self::Spilled { len, .. } => *len,
+        }
+    }
+
+    /// Always false: a record has a frame.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The whole record in memory (read back from its file when spilled).
+    pub fn into_bytes(self) -> std::io::Result<Vec<u8>> {
+        match self {
+            Self::Memory(bytes) => Ok(bytes),
+            Self::Spilled { file, len } => {
+                let mut bytes = vec![0; usize::try_from(len).map_err(std::io::Error::other)?];
+                std::os::unix::fs::FileExt::read_exact_at(&file, &mut bytes, 0)?;
+                Ok(bytes)
+            }
+        }
+    }
+}
+
 /// One graph's replicated log.
 pub trait SharedLog: Send + Sync {
     /// The last commit the shared log holds (0: none).
     fn last_seq(&self) -> Result<CommitSeq, LogError>;
-    /// Appends `record` as commit `seq`, only if the last commit is `seq - 1`. Retrying
-    /// an append that was acknowledged but whose answer was lost is acknowledged again,
-    /// not appended twice.
-    fn append(&self, seq: CommitSeq, record: &[u8]) -> Result<Appended, LogError>;
-    /// The record of commit `seq` (1 ≤ seq ≤ `last_seq`), as its writer encoded it.
-    fn read(&self, seq: CommitSeq) -> Result<Vec<u8>, LogError>;
+    /// Appends `record` (commit `seq`, whose hash is `hash`) only if the last commit is
+    /// `seq - 1`. Retrying an append that was acknowledged but whose answer was lost is
+    /// acknowledged again, not appended twice. A record whose quads are in a spill file
+    /// is sent from it, never whole in memory.
+    fn append(&self, seq: CommitSeq, record: &EncodedRecord) -> Result<Appended, LogError>;
     /// The records of commits `from..=to` (`to` ≤ `last_seq`) in order, in one pass: all
     /// of them, or a prefix of at least one when they are many or large (the caller asks
-    /// again from where it got to).
-    fn read_range(&self, from: CommitSeq, to: CommitSeq) -> Result<Vec<Vec<u8>>, LogError>;
+    /// again from where it got to). A large record comes in an unlinked file in `spill`.
+    fn read_range(
+        &self,
+        from: CommitSeq,
+        to: CommitSeq,
+        spill: &std::path::Path,
+    ) -> Result<Vec<SharedRecord>, LogError>;
     /// Publishes a node's store files (immutable, named by `manifest`) so a new node can
     /// start from them: uploads the files the shared store lacks under `node`, then the
     /// manifest, then marks it the newest, then removes `node`'s files that neither this

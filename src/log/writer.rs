@@ -110,6 +110,38 @@ impl CommitLog {
         Ok(offset)
     }
 
+    /// Like `append`, for a record received from a cluster's shared log (copied from its
+    /// scratch file when it came in one).
+    pub fn append_shared(&self, record: &super::SharedRecord) -> Result<u64, LogError> {
+        let (file, record_len) = match record {
+            super::SharedRecord::Memory(bytes) => return self.append(bytes),
+            super::SharedRecord::Spilled { file, len } => (file, *len),
+        };
+        let mut len = self.len.lock();
+        let offset = *len;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &self.file);
+        let mut buffer = vec![0u8; 1 << 20];
+        let mut at = 0u64;
+        let mut copy = || -> std::io::Result<()> {
+            while at < record_len {
+                let n = usize::try_from((record_len - at).min(buffer.len() as u64))
+                    .unwrap_or(buffer.len());
+                file.read_exact_at(&mut buffer[..n], at)?;
+                out.write_all(&buffer[..n])?;
+                at += n as u64;
+            }
+            out.flush()
+        };
+        let written = copy();
+        drop(out);
+        if let Err(source) = written {
+            let _ = self.file.set_len(offset);
+            return Err(io_error(&self.path, source));
+        }
+        *len = offset + record_len;
+        Ok(offset)
+    }
+
     /// Makes every appended record durable.
     pub fn sync(&self) -> Result<(), LogError> {
         self.file
@@ -149,20 +181,7 @@ impl CommitLog {
             offset: entry.offset,
             reason: "bad frame".into(),
         })?;
-        let start = entry.offset + (FRAME_LEN + 32 + frame.header_len) as u64;
-        let stored = std::io::BufReader::with_capacity(
-            1 << 20,
-            OffsetReader {
-                file: &self.file,
-                at: start,
-                end: start + frame.quads_len as u64,
-            },
-        );
-        Ok(if frame.flags & codec::FLAG_DEFLATE != 0 {
-            Box::new(flate2::bufread::DeflateDecoder::new(stored))
-        } else {
-            Box::new(stored)
-        })
+        Ok(codec::quads_reader_at(&self.file, entry.offset, &frame))
     }
 
     /// The log file's path.
@@ -182,29 +201,5 @@ pub(crate) fn io_error(path: &Path, source: std::io::Error) -> LogError {
     LogError::Io {
         path: path.display().to_string(),
         source,
-    }
-}
-
-/// Reads `at..end` of a file with positioned reads (the log's appends move no offset of
-/// ours).
-struct OffsetReader<'a> {
-    file: &'a File,
-    at: u64,
-    end: u64,
-}
-
-impl std::io::Read for OffsetReader<'_> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let left = usize::try_from(self.end - self.at).unwrap_or(usize::MAX);
-        let n = out.len().min(left);
-        if n == 0 {
-            return Ok(0);
-        }
-        let read = self.file.read_at(&mut out[..n], self.at)?;
-        if read == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        self.at += read as u64;
-        Ok(read)
     }
 }

@@ -879,3 +879,108 @@ fn published_objects_in(url: &str, bucket: &str) -> BTreeSet<String> {
 fn node_with(strata: &Strata, url: &str) -> Server {
     strata.serve(&["--log", url])
 }
+
+/// Issue 24 in a cluster: a big import through one node (a Graph Store `POST` whose quads
+/// pass the import's run size, here 5,000) is one commit whose record goes through the
+/// object store; every other node applies it as a store file of its own (its store files
+/// hold the commit at once, without a flush), and a new node starts from the files the
+/// writer publishes right after it, not by replaying the import.
+#[test]
+fn a_big_import_through_one_node_becomes_a_store_file_on_every_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = nats_single(dir.path());
+    let url = nats.url();
+    let env = [("STRATA_IMPORT_RUN_QUADS", "5000")];
+    let args = ["serve", "--http", "127.0.0.1:0", "--no-demo", "--log", &url];
+    let (first, second) = (Strata::new(), Strata::new());
+    let writer = first.serve_with_env(&args, &env);
+    let follower = second.serve_with_env(&args, &env);
+    let (status, body) = update(
+        &writer,
+        "INSERT DATA { <http://e/early> <http://e/p> 1 }",
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    wait_until(
+        Duration::from_secs(20),
+        "the follower to apply commit 1",
+        || head(&follower) == 1,
+    );
+
+    // 60,000 triples whose values hardly compress: the record is larger than a message.
+    let mut data = String::new();
+    let mut x: u64 = 24;
+    for i in 0..60_000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        data.push_str(&format!(
+            "<http://e/s{i}> <http://e/p> \"{x:016x}{:016x}\" .\n",
+            x.rotate_left(29)
+        ));
+    }
+    let mut response = agent()
+        .post(writer.url("/graphs/main/store?default"))
+        .header("content-type", "application/n-triples")
+        .send(data.as_str())
+        .unwrap();
+    let status = response.status().as_u16();
+    let body = response.body_mut().read_to_string().unwrap();
+    assert!(status == 200 || status == 204, "{status} {body}");
+    assert_eq!(head(&writer), 2);
+    assert_eq!(
+        gauge(&writer, "strata_store_files_seq"),
+        2,
+        "the writer installed the import as a store file"
+    );
+    let bodies = published_objects_in(&url, "STRATA_BODIES_main");
+    assert!(
+        bodies.iter().any(|name| name.starts_with("commit-2-")),
+        "the record went through the object store: {bodies:?}"
+    );
+
+    wait_until(
+        Duration::from_secs(60),
+        "the follower to apply commit 2",
+        || head(&follower) == 2,
+    );
+    assert_eq!(
+        gauge(&follower, "strata_store_files_seq"),
+        2,
+        "the follower applied the import as a store file, not in memory"
+    );
+    assert_eq!(subjects_at(&follower, 2), subjects_at(&writer, 2));
+    assert_eq!(subjects_at(&follower, 2).len(), 60_001);
+
+    // The writer publishes its files right after the import; a new node starts there.
+    wait_until(
+        Duration::from_secs(60),
+        "the writer to publish its store files",
+        || gauge(&writer, "strata_store_files_published_seq") == 2,
+    );
+    let third = Strata::new();
+    let started = third.serve_with_env(&args, &env);
+    wait_until(Duration::from_secs(30), "the new node to start", || {
+        head(&started) == 2
+    });
+    assert_eq!(
+        gauge(&started, "strata_store_files_seq"),
+        2,
+        "started from the published files"
+    );
+    assert_eq!(subjects_at(&started, 2).len(), 60_001);
+
+    // Every node's log and files verify, and a restart finds the same graph.
+    drop((writer, follower, started));
+    for strata in [&first, &second, &third] {
+        let verified = strata.run(&["verify"]);
+        assert!(
+            verified.ok().contains("2 commits verified"),
+            "{}",
+            verified.stdout
+        );
+    }
+    let again = second.serve_with_env(&args, &env);
+    assert_eq!(head(&again), 2);
+    assert_eq!(subjects_at(&again, 2).len(), 60_001);
+}

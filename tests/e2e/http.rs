@@ -1490,3 +1490,54 @@ fn a_gzip_graph_store_body_is_decoded_as_it_arrives() {
     assert!(error.to_string().contains("line 3"), "{error}");
     assert_eq!(head_seq(&server, None), 1);
 }
+
+/// Issue 24: a Graph Store `POST` whose body passes one run of the import's sort (here
+/// 5,000 quads) is committed like a big import, as a store file of its own (the store
+/// files hold the commit at once, without a flush), and answers as any merge does: 201
+/// for a graph it creates, a repeat of it changes nothing.
+#[test]
+fn a_big_graph_store_post_is_committed_as_a_store_file_of_its_own() {
+    let strata = Strata::new();
+    let server = strata.serve_with_env(
+        &["serve", "--http", "127.0.0.1:0", "--no-demo"],
+        &[("STRATA_IMPORT_RUN_QUADS", "5000")],
+    );
+    let graph = "/graphs/main/store?graph=http%3A%2F%2Fe%2Fbig";
+    let body = |from: usize| {
+        (from..from + 20_000)
+            .map(|i| format!("<http://e/s{i}> <http://e/p> \"{i}\" .\n"))
+            .collect::<String>()
+    };
+    let post = |text: &str| {
+        let mut response = agent()
+            .post(server.url(graph))
+            .header("content-type", "application/n-triples")
+            .send(text)
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: serde_json::Value =
+            serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+        (status, body)
+    };
+    let (status, outcome) = post(&body(0));
+    assert_eq!(status, 201, "{outcome}");
+    assert_eq!(outcome["inserted"], 20_000);
+    let files_seq = || crate::util::metric(&server, "strata_store_files_seq{graph=\"main\"}");
+    assert_eq!(files_seq(), 1);
+    let (status, outcome) = post(&body(0));
+    assert_eq!(status, 200, "{outcome}");
+    assert_eq!(outcome["inserted"], 0, "{outcome}");
+    let (status, outcome) = post(&body(10_000));
+    assert_eq!(status, 200, "{outcome}");
+    assert_eq!(outcome["inserted"], 10_000, "{outcome}");
+    assert_eq!(files_seq(), 2);
+    let mut get = agent()
+        .get(server.url(graph))
+        .header("accept", "application/n-triples")
+        .call()
+        .unwrap();
+    assert_eq!(
+        get.body_mut().read_to_string().unwrap().lines().count(),
+        30_000
+    );
+}
