@@ -1541,3 +1541,62 @@ fn a_big_graph_store_post_is_committed_as_a_store_file_of_its_own() {
         30_000
     );
 }
+
+/// A `multipart/form-data` Graph Store `POST` is read part by part as it arrives: each
+/// part in its own format, the whole one commit; a body that is not multipart, or a part
+/// in a format the endpoint does not take, is refused with nothing committed.
+#[test]
+fn multipart_graph_store_posts_are_parsed_part_by_part() {
+    let (_strata, server) = server_with(None);
+    let graph = "/graphs/main/store?graph=http%3A%2F%2Fe%2Fparts";
+    let post = |body: String| {
+        let mut response = agent()
+            .post(server.url(graph))
+            .header("content-type", "multipart/form-data; boundary=\"b0undary\"")
+            .send(body)
+            .unwrap();
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap();
+        (
+            status,
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        )
+    };
+    let mut big = String::new();
+    for i in 0..5_000 {
+        big.push_str(&format!("<http://e/n{i}> <http://e/p> \"{i}\" .\n"));
+    }
+    let body = format!(
+        "--b0undary\r\nContent-Disposition: form-data; name=\"a\"; filename=\"a.ttl\"\r\n\
+         Content-Type: text/turtle\r\n\r\n@prefix e: <http://e/> . e:a e:p 1 , 2 .\r\n\
+         --b0undary\r\nContent-Type: application/n-triples\r\n\r\n{big}\r\n--b0undary--\r\n"
+    );
+    let (status, outcome) = post(body);
+    assert_eq!(status, 201, "{outcome}");
+    assert_eq!(outcome["inserted"], 5_002, "{outcome}");
+    assert_eq!(outcome["commit_seq"], 2, "one commit for both parts");
+
+    let (status, outcome) = post("no boundary in here".into());
+    assert_eq!(status, 400, "{outcome}");
+    assert_eq!(outcome["error"]["param"], "body", "{outcome}");
+    let (status, outcome) = post(
+        "--b0undary\r\nContent-Type: text/turtle\r\n\r\n<http://e/x> <http://e/p> 3 .\r\n\
+         --b0undary\r\nContent-Type: image/png\r\n\r\nPNG\r\n--b0undary--\r\n"
+            .into(),
+    );
+    assert_eq!(status, 415, "{outcome}");
+    let (status, outcome) =
+        post("--b0undary\r\nContent-Type: text/turtle\r\n\r\n<http://e/x> <http://e/p> 3 .".into());
+    assert_eq!(status, 400, "a body cut inside a part: {outcome}");
+    let mut log = agent()
+        .get(server.url("/graphs/main/commits"))
+        .call()
+        .unwrap();
+    let log: serde_json::Value =
+        serde_json::from_str(&log.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(
+        log.to_string().matches("\"commit_seq\"").count(),
+        2,
+        "the refusals committed nothing: {log}"
+    );
+}

@@ -4,7 +4,7 @@
 //! (`multipart/form-data` too), DELETE; each write is one commit.
 
 use axum::Json;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -13,7 +13,7 @@ use super::auth::authorize;
 use super::config::Scope;
 use super::error::HttpError;
 use super::negotiate::{self, GRAPHS};
-use super::params::{Params, commit_request, content_type, read_body, stream_body};
+use super::params::{Params, commit_request, content_type, stream_body};
 use super::stream::{Head, blocking, stream};
 use super::{AppState, DEFAULT_GRAPH_NAME, outcome_json, request_base_iri};
 use crate::engine::{GraphWrite, ImportFormat, ImportOptions};
@@ -258,19 +258,19 @@ async fn write(
         .map(|n| n.as_str().to_owned())
         .unwrap_or_else(|| request_base_iri(&headers, &location.store_path));
     let limit = state.config.body_limit_bytes;
-    let documents: Vec<(ImportFormat, Document)> = if mode == GraphWrite::Delete {
-        Vec::new()
+    let body = if mode == GraphWrite::Delete {
+        None
     } else if is_multipart(&headers, mode) {
-        // Parts are found by their boundaries in the whole body.
-        let body = read_body(body, limit).await?;
-        body_documents(&headers, body, mode)?
-            .into_iter()
-            .map(|(format, bytes)| (format, Document::Whole(bytes)))
-            .collect()
+        // Each part is parsed as it arrives, found by its boundary in the stream.
+        let boundary = multipart_boundary(&headers)?;
+        Some(Document::Multipart(
+            stream_body(body, limit).await?,
+            boundary,
+        ))
     } else {
         // One document, parsed as it arrives.
         let format = rdf_format(content_type(&headers).as_deref())?;
-        vec![(format, Document::Streamed(stream_body(body, limit).await?))]
+        Some(Document::Streamed(format, stream_body(body, limit).await?))
     };
     let request = commit_request(&headers, &rights)?;
     let engine = state.engine.clone();
@@ -289,43 +289,46 @@ async fn write(
         } else {
             engine.graph(&graph)?
         };
-        let mut parsed = None;
-        for (format, body) in documents {
-            let options = ImportOptions {
-                format,
-                base_iri: Some(base.clone()),
-                into_graph: target_name.clone(),
-                source_name: "request body".into(),
-            };
-            // `/metrics` counts the quads as they are parsed.
-            let mut counted = 0;
-            let progress = |parsed: u64| {
-                let new = parsed.saturating_sub(counted);
-                metrics
-                    .import_quads
-                    .fetch_add(new, std::sync::atomic::Ordering::Relaxed);
-                counted = parsed;
-            };
-            // Only triple formats are accepted, so every quad lands in the target graph.
-            let document = match body {
-                Document::Whole(bytes) => graph.parse_document(&bytes[..], &options, progress)?,
-                Document::Streamed(mut stream) => {
-                    match graph.parse_document(&mut stream, &options, progress) {
-                        Ok(document) => document,
-                        // A body cut by its limit or its connection: that, not the
-                        // parser's view of the cut document, is the answer.
-                        Err(error) => return Err(stream.fault().unwrap_or(error.into())),
-                    }
+        let options = |format| ImportOptions {
+            format,
+            base_iri: Some(base.clone()),
+            into_graph: target_name.clone(),
+            source_name: "request body".into(),
+        };
+        // `/metrics` counts the quads as they are parsed.
+        let mut counted = 0;
+        let progress = |parsed: u64| {
+            let new = parsed.saturating_sub(counted);
+            metrics
+                .import_quads
+                .fetch_add(new, std::sync::atomic::Ordering::Relaxed);
+            counted = parsed;
+        };
+        // Only triple formats are accepted, so every quad lands in the target graph.
+        let parsed = match body {
+            None => None,
+            Some(Document::Streamed(format, mut stream)) => {
+                match graph.parse_document(&mut stream, &options(format), progress) {
+                    Ok(document) => Some(document),
+                    // A body cut by its limit or its connection: that, not the parser's
+                    // view of the cut document, is the answer.
+                    Err(error) => return Err(stream.fault().unwrap_or(error.into())),
                 }
-            };
-            parsed = Some(match parsed.take() {
-                None => document,
-                Some(mut all) => {
-                    crate::engine::ParsedDocument::append(&mut all, document);
-                    all
+            }
+            Some(Document::Multipart(stream, boundary)) => {
+                let mut all: Option<crate::engine::ParsedDocument> = None;
+                for part in parse_parts(&graph, stream, &boundary, options, progress)? {
+                    all = Some(match all {
+                        None => part,
+                        Some(mut all) => {
+                            crate::engine::ParsedDocument::append(&mut all, part);
+                            all
+                        }
+                    });
                 }
-            });
-        }
+                all
+            }
+        };
         Ok(graph.write_graph(target_name.as_ref(), mode, parsed, &request)?)
     })
     .await;
@@ -371,8 +374,9 @@ async fn write(
 
 /// A document of a write's body.
 enum Document {
-    Whole(Bytes),
-    Streamed(super::params::BodyStream),
+    Streamed(ImportFormat, super::params::BodyStream),
+    /// A `multipart/form-data` body and its boundary: one document per part.
+    Multipart(super::params::BodyStream, String),
 }
 
 /// Whether the body is a `multipart/form-data` POST (several documents).
@@ -380,86 +384,63 @@ fn is_multipart(headers: &HeaderMap, mode: GraphWrite) -> bool {
     mode == GraphWrite::Merge && content_type(headers).as_deref() == Some("multipart/form-data")
 }
 
-/// The RDF documents of a write body: one, or one per part of a `multipart/form-data` POST.
-fn body_documents(
-    headers: &HeaderMap,
-    body: Bytes,
-    mode: GraphWrite,
-) -> Result<Vec<(ImportFormat, Bytes)>, HttpError> {
-    let media = content_type(headers);
-    if mode == GraphWrite::Merge && media.as_deref() == Some("multipart/form-data") {
-        let boundary = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.split(';')
-                    .find_map(|p| p.trim().strip_prefix("boundary="))
-            })
-            .map(|b| b.trim_matches('"').to_owned())
-            .ok_or_else(|| {
-                HttpError::bad_param("Content-Type", "multipart/form-data needs a boundary")
-            })?;
-        return multipart_parts(&body, &boundary)?
-            .into_iter()
-            .map(|(part_type, content)| Ok((rdf_format(part_type.as_deref())?, content)))
-            .collect();
-    }
-    Ok(vec![(rdf_format(media.as_deref())?, body)])
+/// The boundary a `multipart/form-data` Content-Type names.
+fn multipart_boundary(headers: &HeaderMap) -> Result<String, HttpError> {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.split(';')
+                .find_map(|p| p.trim().strip_prefix("boundary="))
+        })
+        .map(|b| b.trim_matches('"').to_owned())
+        .filter(|b| !b.is_empty())
+        .ok_or_else(|| HttpError::bad_param("Content-Type", "multipart/form-data needs a boundary"))
 }
 
-/// Splits a multipart body into (Content-Type, content) parts.
-fn multipart_parts(
-    body: &Bytes,
+/// Parses each part of a `multipart/form-data` body as it arrives (a format per part,
+/// from its Content-Type). A body cut by its limit or its connection answers as such; a
+/// body that is not multipart answers 400 naming `body`.
+fn parse_parts(
+    graph: &crate::engine::Graph,
+    stream: super::params::BodyStream,
     boundary: &str,
-) -> Result<Vec<(Option<String>, Bytes)>, HttpError> {
-    let delimiter = format!("--{boundary}");
-    let bad = || HttpError::bad_param("body", "malformed multipart/form-data body");
-    let text = &body[..];
-    let mut parts = Vec::new();
-    let positions: Vec<usize> = find_all(text, delimiter.as_bytes());
-    for window in positions.windows(2) {
-        let part = &text[window[0] + delimiter.len()..window[1]];
-        let part = part
-            .strip_prefix(b"\r\n")
-            .or_else(|| part.strip_prefix(b"\n"))
-            .ok_or_else(bad)?;
-        let split = find_all(part, b"\r\n\r\n")
-            .first()
-            .map(|&i| (i, 4))
-            .or_else(|| find_all(part, b"\n\n").first().map(|&i| (i, 2)))
-            .ok_or_else(bad)?;
-        let (head, content) = (&part[..split.0], &part[split.0 + split.1..]);
-        let content = content
-            .strip_suffix(b"\r\n")
-            .or_else(|| content.strip_suffix(b"\n"))
-            .unwrap_or(content);
-        let head = String::from_utf8_lossy(head);
-        let part_type = head.lines().find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.trim().eq_ignore_ascii_case("content-type").then(|| {
-                value
-                    .split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_ascii_lowercase()
-            })
-        });
-        parts.push((part_type, body.slice_ref(content)));
+    options: impl Fn(ImportFormat) -> ImportOptions,
+    mut progress: impl FnMut(u64),
+) -> Result<Vec<crate::engine::ParsedDocument>, HttpError> {
+    let mut multipart = super::multipart::Multipart::new(stream, boundary);
+    let mut documents = Vec::new();
+    let mut parsed_before = 0;
+    loop {
+        let part = match multipart.next_part() {
+            Ok(Some(part_type)) => part_type,
+            Ok(None) => break,
+            Err(error) => {
+                return Err(multipart
+                    .inner_mut()
+                    .fault()
+                    .unwrap_or_else(|| HttpError::bad_param("body", error.to_string())));
+            }
+        };
+        let options = options(rdf_format(part.as_deref())?);
+        let counted = parsed_before;
+        let parsed =
+            graph.parse_document(&mut multipart.part(), &options, |n| progress(counted + n));
+        match parsed {
+            Ok(document) => {
+                parsed_before += document.len() as u64;
+                documents.push(document);
+            }
+            Err(error) => return Err(multipart.inner_mut().fault().unwrap_or(error.into())),
+        }
     }
-    if parts.is_empty() {
-        return Err(bad());
+    if documents.is_empty() {
+        return Err(HttpError::bad_param(
+            "body",
+            "malformed multipart/form-data body: no part",
+        ));
     }
-    Ok(parts)
-}
-
-fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
-    if needle.is_empty() || haystack.len() < needle.len() {
-        return Vec::new();
-    }
-    (0..=haystack.len() - needle.len())
-        .filter(|&i| &haystack[i..i + needle.len()] == needle)
-        .collect()
+    Ok(documents)
 }
 
 fn rdf_format(media: Option<&str>) -> Result<ImportFormat, HttpError> {
@@ -479,23 +460,4 @@ fn rdf_format(media: Option<&str>) -> Result<ImportFormat, HttpError> {
             ),
         )
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn multipart_bodies_split_into_typed_parts() {
-        let body = Bytes::from_static(
-            b"--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\nContent-Type: text/turtle\r\n\r\n<a> <b> <c> .\r\n--XyZ\r\nContent-Type: application/n-triples\r\n\r\n<d> <e> <f> .\n\r\n--XyZ--\r\n",
-        );
-        let parts = multipart_parts(&body, "XyZ").unwrap();
-        assert_eq!(parts.len(), 2);
-        assert_eq!(parts[0].0.as_deref(), Some("text/turtle"));
-        assert_eq!(&parts[0].1[..], b"<a> <b> <c> .");
-        assert_eq!(parts[1].0.as_deref(), Some("application/n-triples"));
-        assert_eq!(&parts[1].1[..], b"<d> <e> <f> .\n");
-        assert!(multipart_parts(&Bytes::from_static(b"nothing"), "XyZ").is_err());
-    }
 }

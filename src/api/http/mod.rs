@@ -15,6 +15,7 @@ mod health;
 mod history;
 mod metrics;
 mod middleware;
+mod multipart;
 mod negotiate;
 mod params;
 mod records;

@@ -116,10 +116,11 @@ pub async fn run(
 async fn import(
     ctx: &Context,
     request_ctx: &RequestContext<RoleServer>,
-    args: RdfArgs,
+    mut args: RdfArgs,
     admin: bool,
 ) -> Result<Envelope, ApiError> {
-    let content = args.content.clone().ok_or_else(|| {
+    // Taken, not copied: the text is parsed from where the request put it.
+    let content = args.content.take().ok_or_else(|| {
         ApiError::invalid_argument("content", "give the document text in `content`")
     })?;
     if content.len() > IMPORT_LIMIT_BYTES {
