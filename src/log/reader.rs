@@ -89,7 +89,7 @@ pub(crate) fn scan(path: &Path, file: &File, mapped: bool) -> Result<OpenReport,
         let expected_seq = report.entries.len() as u64 + 1;
         let one = match &map {
             Some(map) => {
-                if offset - released >= RELEASE_STEP as u64 {
+                if offset - released >= crate::mapped::RELEASE_STEP as u64 {
                     // Many small records: their pages go a step at a time.
                     crate::mapped::release_pages(
                         map,
@@ -416,14 +416,9 @@ fn read_one_mapped(
     let rest = bytes
         .get(FRAME_LEN..FRAME_LEN.checked_add(rest_len).ok_or_else(torn)?)
         .ok_or_else(torn)?;
-    let mut hasher = crc32fast::Hasher::new();
-    for (k, chunk) in rest.chunks(RELEASE_STEP).enumerate() {
-        hasher.update(chunk);
-        if rest.len() > RELEASE_STEP {
-            crate::mapped::release_pages(map, at + FRAME_LEN + k * RELEASE_STEP, chunk.len());
-        }
-    }
-    if hasher.finalize() != frame.crc {
+    if crate::mapped::crc_released(map, (at + FRAME_LEN, rest_len), true, &|| false)
+        != Some(frame.crc)
+    {
         return Err("checksum mismatch".into());
     }
     let (hash, header) = codec::decode_head(&frame, rest).ok_or("checksum mismatch")?;
@@ -432,9 +427,6 @@ fn read_one_mapped(
 
 /// Bytes read at once while checksumming a record's quads (and the scan's buffer size).
 const SCAN_CHUNK: usize = 1 << 20;
-
-/// Bytes of a mapped log checksummed between two releases of their pages.
-const RELEASE_STEP: usize = 8 << 20;
 
 fn read_one(
     reader: &mut impl Read,

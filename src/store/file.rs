@@ -38,9 +38,6 @@ pub(crate) fn any_damage() -> bool {
 /// open sets the files aside and replays the log (see `Store::open`).
 pub(crate) const DAMAGED_MARKER: &str = "DAMAGED";
 
-/// Bytes checksummed between two releases of their pages.
-const RELEASE_STEP: usize = 8 << 20;
-
 pub(crate) const VERSION: u32 = 2;
 /// The first frame version (no section CRCs), still read.
 const VERSION_1: u32 = 1;
@@ -215,19 +212,10 @@ impl MappedFile {
         });
     }
 
-    /// The CRC of the bytes at `(offset, len)`, computed a step at a time, each step's
-    /// pages released once hashed: checking a section of gigabytes must not leave it all
-    /// counted as resident (see `crate::mapped::release_pages`).
+    /// The CRC of the bytes at `(offset, len)` (see `crate::mapped::crc_released`:
+    /// pages released as they are hashed, a long range on every core).
     fn crc_released(&self, (offset, len): (usize, usize)) -> u32 {
-        let mut hasher = crc32fast::Hasher::new();
-        for (k, chunk) in self.map[offset..offset + len]
-            .chunks(RELEASE_STEP)
-            .enumerate()
-        {
-            hasher.update(chunk);
-            crate::mapped::release_pages(&self.map, offset + k * RELEASE_STEP, chunk.len());
-        }
-        hasher.finalize()
+        crate::mapped::crc_released(&self.map, (offset, len), true, &|| false).unwrap_or(0)
     }
 
     /// Drops the resident pages of the whole file (see `crate::mapped::release_pages`):
@@ -237,9 +225,10 @@ impl MappedFile {
         crate::mapped::release_pages(&self.map, 0, self.map.len());
     }
 
-    /// Checks every section not checked yet, in `RELEASE_STEP` steps, giving up (leaving the
-    /// rest to the first reads) once `stop` is set: the background check after an open,
-    /// which must not outlive its store (a test may rewrite the files afterwards).
+    /// Checks every section not checked yet, in `mapped::RELEASE_STEP` steps on one
+    /// thread, giving up (leaving the rest to the first reads) once `stop` is set: the
+    /// background check after an open, which must not outlive its store (a test may
+    /// rewrite the files afterwards).
     pub fn check_all_sections(&self, stop: &AtomicBool) {
         let parts: Vec<usize> = if self.version == VERSION_1 {
             vec![0]
@@ -264,16 +253,14 @@ impl MappedFile {
                     u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes")),
                 )
             };
-            let mut hasher = crc32fast::Hasher::new();
             let base = bytes.as_ptr() as usize - self.map.as_ptr() as usize;
-            for (k, chunk) in bytes.chunks(RELEASE_STEP).enumerate() {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                hasher.update(chunk);
-                crate::mapped::release_pages(&self.map, base + k * RELEASE_STEP, chunk.len());
-            }
-            let ok = hasher.finalize() == stored;
+            let stopped = || stop.load(Ordering::Relaxed);
+            let Some(crc) =
+                crate::mapped::crc_released(&self.map, (base, bytes.len()), false, &stopped)
+            else {
+                return;
+            };
+            let ok = crc == stored;
             self.checked[i].get_or_init(|| {
                 if !ok {
                     self.mark_damaged(if self.version == VERSION_1 {
