@@ -22,6 +22,13 @@ timed out), `--only bi1,a05` (some analytic queries; the explore mix always runs
 `--strata BIN` (default target/release/strata),
 `--work DIR` (data cache and server directories; default /tmp/strata-analytic-http),
 `--json FILE` (raw figures), `--keep` (keep the loaded stores), `--virtuoso-buffers N`.
+`--data FILE` queries another N-Triples file (gzip too; not for Virtuoso, whose loader
+reads a directory) instead of one the driver writes, e.g. the 200M file of
+`scripts/bsbm-scale.py --copies 200 … | gzip -1`, whose plain text would not fit on disk;
+`--strata-data DIR` and `--oxigraph-store DIR` serve stores already loaded there (by
+`strata --data DIR import` and `oxigraph load --location DIR`, e.g. under
+`/usr/bin/time -v` for their peak memory): the driver skips that engine's load and never
+deletes the directory.
 Strata's server takes its settings from the environment too: `STRATA_QUERY_THREADS=1`
 runs it on one thread per query (default: every core).
 
@@ -908,7 +915,13 @@ class Strata(Engine):
         version = (out.stdout or out.stderr).strip().removeprefix("strata").strip() or "?"
         self.version = f"{version} (binary of {built})"
 
+    def data_dir(self) -> Path:
+        return Path(self.args.strata_data) if self.args.strata_data else self.dir / "data"
+
     def load(self) -> None:
+        if self.args.strata_data:
+            log(f"  serving the store already in {self.args.strata_data}")
+            return
         data = self.dir / "data"
         self.load_seconds["import"] = run(
             [self.bin, "--data", data, "import", self.data_file], "strata import",
@@ -923,7 +936,7 @@ class Strata(Engine):
             "request_timeout_secs": int(self.args.timeout) + 60,
         }))
         self.server = Server("strata", [
-            self.bin, "--data", self.dir / "data", "--timeout", int(self.args.timeout),
+            self.bin, "--data", self.data_dir(), "--timeout", int(self.args.timeout),
             "--query-memory-mb", "0", "serve", "--no-demo", "--http", f"127.0.0.1:{port}", "--config", config,
         ], self.dir / "serve.log")
         self.wait_http(f"http://127.0.0.1:{port}/healthz")
@@ -959,7 +972,13 @@ class Oxigraph(Engine):
         text = out.stdout.strip()
         return text.removeprefix("oxigraph").strip() or None
 
+    def store_dir(self) -> Path:
+        return Path(self.args.oxigraph_store) if self.args.oxigraph_store else self.dir / "store"
+
     def load(self) -> None:
+        if self.args.oxigraph_store:
+            log(f"  serving the store already in {self.args.oxigraph_store}")
+            return
         store = self.dir / "store"
         self.load_seconds["load"] = run(
             [self.exe, "load", "--location", store, "--file", self.data_file], "oxigraph load",
@@ -974,7 +993,7 @@ class Oxigraph(Engine):
     def start(self) -> None:
         port = free_port()
         self.server = Server("oxigraph", [
-            self.exe, "serve-read-only", "--location", self.dir / "store",
+            self.exe, "serve-read-only", "--location", self.store_dir(),
             "--bind", f"127.0.0.1:{port}", "--timeout-s", int(self.args.timeout),
         ], self.dir / "serve.log")
         self.endpoint = f"http://127.0.0.1:{port}/query"
@@ -1265,6 +1284,9 @@ def main() -> int:
     parser.add_argument("--work", default="/tmp/strata-analytic-http")
     parser.add_argument("--json", default="")
     parser.add_argument("--keep", action="store_true", help="keep the loaded stores")
+    parser.add_argument("--data", default="", help="an N-Triples file (gzip too) to load instead")
+    parser.add_argument("--strata-data", default="", help="serve this loaded Strata data directory")
+    parser.add_argument("--oxigraph-store", default="", help="serve this loaded oxigraph store")
     parser.add_argument("--virtuoso-buffers", type=int, default=220000,
                         help="Virtuoso NumberOfBuffers (8 KiB pages; default 220000, 1.7 GiB)")
     args = parser.parse_args()
@@ -1296,7 +1318,14 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     report = {}
     try:
-        data_file = prepare_data(args.scale, work)
+        if args.data:
+            if "virtuoso" in names:
+                parser.error("--data is for strata and oxigraph (Virtuoso's loader reads a directory)")
+            data_file = Path(args.data).resolve()
+            if not data_file.exists():
+                parser.error(f"--data {args.data}: no such file")
+        else:
+            data_file = prepare_data(args.scale, work)
         for n in names:
             engines.append(ENGINES[n](args, work, data_file))
         for e in engines:
@@ -1370,7 +1399,7 @@ def main() -> int:
             explore_report = run_explore(engines, explore, passes, args.timeout)
 
         report = {
-            "scale": args.scale,
+            "scale": Path(args.data).name if args.data else args.scale,
             "data": str(data_file),
             "triples": triples,
             "passes": passes,

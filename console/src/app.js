@@ -5,6 +5,7 @@
 import { ApiError, apiKey, json, request, setApiKey, sparql, update } from "./api.js";
 import { renderSpec, vegaLiteSpec } from "./chart.js";
 import { createEditor } from "./editor.js";
+import { completeSignIn, discover, signIn } from "./oauth.js";
 import { readTsv } from "./tsv.js";
 
 const PAGE_ROWS = 500;
@@ -92,7 +93,7 @@ async function loadGraphs() {
     $("connection").textContent = "";
   } catch (error) {
     $("connection").textContent = error instanceof ApiError && error.status === 401
-      ? "This server needs an API key: enter one above."
+      ? (state.oauth ? "This server needs you to sign in (or an API key)." : "This server needs an API key: enter one above.")
       : `Cannot list graphs: ${error.message}`;
   }
   document.body.classList.toggle("read-only", !state.access.write);
@@ -626,7 +627,22 @@ async function loadNamespaces() {
 }
 
 async function start() {
+  // Back from the authorization server: take the token, then read the address as it was.
+  let signInProblem = null;
+  try {
+    await completeSignIn();
+  } catch (error) {
+    signInProblem = error.message;
+  }
   readUrl();
+  state.oauth = await discover();
+  const signin = $("signin");
+  if (state.oauth) {
+    signin.hidden = false;
+    signin.addEventListener("click", () => signIn(state.oauth).catch((error) => {
+      $("connection").textContent = `Cannot sign in: ${error.message}`;
+    }));
+  }
   const key = $("key");
   key.value = apiKey();
   key.addEventListener("change", async () => {
@@ -649,6 +665,7 @@ async function start() {
     show(b.dataset.view);
   }));
   await loadGraphs();
+  if (signInProblem) $("connection").textContent = signInProblem;
   await show(state.view);
   document.body.dataset.ready = "true";
 }

@@ -2,6 +2,10 @@
 // WebSocket; no npm package): keys in session storage, typing and Ctrl-Enter, sorting.
 //
 //   node --experimental-websocket tests/e2e/console_cdp.mjs CHROMIUM BASE_URL READ_KEY WRITE_KEY
+//   node --experimental-websocket tests/e2e/console_cdp.mjs CHROMIUM BASE_URL oauth
+//
+// The second form signs in through the authorization server the server names (OAuth:
+// authorization code with PKCE; the test authorization server approves without a form).
 //
 // Prints one line per check and exits non-zero when one fails.
 
@@ -95,6 +99,11 @@ async function main() {
   });
   await cdp.send("Page.enable");
   await cdp.send("Runtime.enable");
+  if (readKey === "oauth") {
+    await signInScenario(open, evaluate, waitFor);
+    cdp.close();
+    return;
+  }
 
   // A read-only key: no update controls.
   await open(`${base}/?graph=main&view=query`);
@@ -156,6 +165,31 @@ async function main() {
   await open(`${base}/?graph=main&view=query`);
   check("no key: asks for one", (await evaluate(`document.querySelector("#connection").textContent`)).includes("needs an API key"));
   cdp.close();
+}
+
+async function signInScenario(open, evaluate, waitFor) {
+  await open(`${base}/?graph=main&view=query`);
+  check("signed out: asks to sign in", (await evaluate(`document.querySelector("#connection").textContent`)).includes("sign in"),
+    await evaluate(`document.querySelector("#connection").textContent`));
+  check("signed out: the sign-in button is shown", await evaluate(`!document.querySelector("#signin").hidden`));
+  check("signed out: no graphs", await evaluate(`document.querySelector("#graph").options.length === 0`));
+  await evaluate(`document.querySelector("#signin").click()`);
+  // Away to the authorization server and back with a code, exchanged for a token.
+  await sleep(300);
+  try {
+    await waitFor(`document.body && document.body.dataset.ready === "true" && !!sessionStorage.getItem("strata.apiKey")`, "the sign-in to finish");
+  } catch (error) {
+    const where = await evaluate(`location.href + " | " + (document.querySelector("#connection") || {}).textContent + " | " + document.body.innerText.slice(0, 300)`).catch((e) => e.message);
+    throw new Error(`${error.message} at ${where}`);
+  }
+  const token = await evaluate(`sessionStorage.getItem("strata.apiKey")`);
+  check("signed in: a JWT access token in this tab's session storage", token.split(".").length === 3, token);
+  check("signed in: the address is back to what it was", await evaluate(`location.search === "?graph=main&view=query"`),
+    await evaluate(`location.href`));
+  check("signed in: graphs listed", await evaluate(`document.querySelector("#graph").options.length >= 1`));
+  check("signed in: nothing to complain about", (await evaluate(`document.querySelector("#connection").textContent`)) === "",
+    await evaluate(`document.querySelector("#connection").textContent`));
+  check("signed in: the token's scopes allow writes", !(await evaluate(`document.body.classList.contains("read-only")`)));
 }
 
 try {

@@ -709,7 +709,7 @@ fn listening_beyond_loopback_needs_api_keys() {
     let strata = Strata::new();
     let run = strata.run(&["serve", "--http", "0.0.0.0:0", "--no-demo"]);
     let stderr = run.fails_with(1);
-    assert!(stderr.contains("without API keys"), "{stderr}");
+    assert!(stderr.contains("without sign-in"), "{stderr}");
 }
 
 #[test]

@@ -189,11 +189,17 @@ impl Column {
 struct Fixture<'a> {
     server: &'a Server,
     mcp: BTreeMap<&'static str, Mcp<'a>>,
-    /// The key that sees everything (admin; any key without keys configured).
-    admin_key: Option<&'static str>,
+    /// What each column sends as its bearer (an API key, or an OAuth access token).
+    bearers: BTreeMap<&'static str, String>,
+    /// The bearer that sees everything (admin; any key without keys configured).
+    admin_key: Option<String>,
 }
 
 impl Fixture<'_> {
+    fn bearer(&self, column: Column) -> Option<&str> {
+        self.bearers.get(column.tag()).map(String::as_str)
+    }
+
     fn http(
         &self,
         column: Column,
@@ -201,7 +207,7 @@ impl Fixture<'_> {
         path: &str,
         body: Option<(&str, &str)>,
     ) -> Outcome {
-        http_outcome(http(self.server, column.key(), method, path, body))
+        http_outcome(http(self.server, self.bearer(column), method, path, body))
     }
 
     fn mcp(&self, column: Column, tool: &str, arguments: Value) -> Outcome {
@@ -210,7 +216,13 @@ impl Fixture<'_> {
 
     /// Every graph with its head, as the admin sees them.
     fn heads(&self) -> BTreeMap<String, u64> {
-        let (status, body) = http(self.server, self.admin_key, "GET", "/graphs", None);
+        let (status, body) = http(
+            self.server,
+            self.admin_key.as_deref(),
+            "GET",
+            "/graphs",
+            None,
+        );
         assert_eq!(status, 200, "{body}");
         let body: Value = serde_json::from_str(&body).expect("JSON");
         body["graphs"]
@@ -324,7 +336,7 @@ fn cases() -> Vec<Case> {
             action: "list graphs",
             how: "GET /graphs",
             run: |f, c| {
-                let (status, body) = http(f.server, c.key(), "GET", "/graphs", None);
+                let (status, body) = http(f.server, f.bearer(c), "GET", "/graphs", None);
                 if status != 200 {
                     return http_outcome((status, body));
                 }
@@ -361,7 +373,7 @@ fn cases() -> Vec<Case> {
             run: |f, c| {
                 // Listing them as the admin first opens every graph, so each has a line.
                 f.heads();
-                let (status, body) = http(f.server, c.key(), "GET", "/metrics", None);
+                let (status, body) = http(f.server, f.bearer(c), "GET", "/metrics", None);
                 if status != 200 {
                     return http_outcome((status, body));
                 }
@@ -924,13 +936,18 @@ fn every_action_is_allowed_to_exactly_the_scopes_the_readme_lists() {
     {
         let (_strata, server) = serve(&GRAPHS, Some(keys));
         let columns = [Column::Read, Column::Write, Column::Admin, Column::Limited];
+        let bearers: BTreeMap<_, _> = columns
+            .iter()
+            .map(|c| (c.tag(), c.key().expect("a key").to_owned()))
+            .collect();
         let fixture = Fixture {
             server: &server,
             mcp: columns
                 .iter()
-                .map(|c| (c.tag(), Mcp::open(&server, c.key().expect("a key"))))
+                .map(|c| (c.tag(), Mcp::open(&server, &bearers[c.tag()])))
                 .collect(),
-            admin_key: Some("admin-key"),
+            bearers,
+            admin_key: Some("admin-key".to_owned()),
         };
         prepare(&fixture, Column::Admin);
         failures.extend(check_cells(&fixture, &columns, &table));
@@ -942,6 +959,7 @@ fn every_action_is_allowed_to_exactly_the_scopes_the_readme_lists() {
             mcp: [(Column::NoKeys.tag(), Mcp::open(&server, "no-key"))]
                 .into_iter()
                 .collect(),
+            bearers: BTreeMap::new(),
             admin_key: None,
         };
         prepare(&fixture, Column::NoKeys);
@@ -950,6 +968,80 @@ fn every_action_is_allowed_to_exactly_the_scopes_the_readme_lists() {
     assert!(
         failures.is_empty(),
         "{} cell(s) broke README's table:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The same table for OAuth callers: each column's access token carries the scopes that
+/// match the key of that column (`strata:read`; `strata:read strata:write`;
+/// `strata:admin`; `strata:read:main strata:write:main`), from a real authorization
+/// server, over HTTP and MCP alike.
+#[test]
+fn oauth_tokens_may_do_exactly_what_the_same_scopes_allow_a_key() {
+    let table = readme_table();
+    let auth = crate::oauth::AuthServer::start();
+    let strata = Strata::new();
+    let file = strata.file(
+        "people.ttl",
+        "@prefix ex: <http://example.org/> . ex:ada a ex:Person ; ex:name \"Ada\" ; ex:knows ex:alan . ex:alan a ex:Person ; ex:name \"Alan\" .",
+    );
+    for graph in GRAPHS {
+        strata
+            .run(&["--graph", graph, "import", file.to_str().unwrap()])
+            .ok();
+    }
+    let port = crate::oauth::free_port();
+    let resource = format!("http://127.0.0.1:{port}");
+    let config = strata.file(
+        "config.json",
+        json!({"oauth": {"issuer": auth.issuer, "resource": resource}}).to_string(),
+    );
+    let address = format!("127.0.0.1:{port}");
+    let server = strata.serve_with_env(
+        &[
+            "serve",
+            "--http",
+            &address,
+            "--no-demo",
+            "--config",
+            config.to_str().unwrap(),
+        ],
+        &[
+            ("STRATA_DESTRUCTIVE", "allow"),
+            ("STRATA_EMBEDDER", "hashed"),
+        ],
+    );
+    let columns = [Column::Read, Column::Write, Column::Admin, Column::Limited];
+    let scopes = |c: Column| match c {
+        Column::Read => "strata:read",
+        Column::Write => "strata:read strata:write",
+        Column::Admin => "strata:admin",
+        _ => "strata:read:main strata:write:main",
+    };
+    let bearers: BTreeMap<_, _> = columns
+        .iter()
+        .map(|&c| {
+            (
+                c.tag(),
+                auth.token("jwt-client", "jwt-secret", scopes(c), Some(&resource)),
+            )
+        })
+        .collect();
+    let fixture = Fixture {
+        server: &server,
+        mcp: columns
+            .iter()
+            .map(|c| (c.tag(), Mcp::open(&server, &bearers[c.tag()])))
+            .collect(),
+        admin_key: Some(bearers[Column::Admin.tag()].clone()),
+        bearers,
+    };
+    prepare(&fixture, Column::Admin);
+    let failures = check_cells(&fixture, &columns, &table);
+    assert!(
+        failures.is_empty(),
+        "{} cell(s) broke README's table for OAuth tokens:\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -428,9 +428,17 @@ pub struct ValidateArgs {
 pub struct ServeArgs {
     #[command(flatten)]
     pub dir: DataDir,
-    /// Address to listen on. Anything but loopback requires API keys.
+    /// Address to listen on. Anything but loopback requires sign-in (API keys or OAuth)
+    /// and TLS (or `"tls_terminated_by_proxy": true` in the configuration).
     #[arg(long, default_value = "127.0.0.1:7878")]
     pub http: String,
+    /// Serve HTTPS with this certificate chain (PEM); read again when the file changes
+    /// or on SIGHUP.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of `--tls-cert` (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Server configuration (JSON: api_keys, allowed_hosts, limits; see the README).
     #[arg(long, env = "STRATA_CONFIG")]
     pub config: Option<PathBuf>,

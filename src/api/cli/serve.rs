@@ -33,8 +33,15 @@ pub(super) fn run(
             ),
         )
     })?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(
+            http::tls::Certificates::load(cert, key)
+                .map_err(|e| ApiError::invalid_argument("--tls-cert", e))?,
+        ),
+        _ => None,
+    };
     config
-        .check_listen_address(&addr)
+        .check_listen_address(&addr, tls.is_some())
         .map_err(|e| ApiError::invalid_argument("--http", e))?;
     if !args.no_demo && engine.graph_names().is_empty() {
         load_demo(engine, &cli.graph, args.stdio)?;
@@ -71,18 +78,19 @@ pub(super) fn run(
     let served: std::io::Result<()> = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
-        let state = AppState::new(engine.clone(), config, local);
-        println!("Strata is listening on http://{local} (data {})", engine.data_dir().display());
+        let state = AppState::new(engine.clone(), config, local).with_tls(tls.is_some());
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        println!("Strata is listening on {scheme}://{local} (data {})", engine.data_dir().display());
         for name in engine.graph_names() {
             if let Ok(graph) = engine.graph(name.as_str()) {
                 println!("  graph {name}: head commit {}", graph.head_seq());
             }
         }
         println!(
-            "Try:\n  curl -s http://{local}/sparql --data-urlencode 'query=SELECT ?s ?p ?o WHERE {{ ?s ?p ?o }} LIMIT 5'"
+            "Try:\n  curl -s {scheme}://{local}/sparql --data-urlencode 'query=SELECT ?s ?p ?o WHERE {{ ?s ?p ?o }} LIMIT 5'"
         );
         tracing::info!(%local, "listening");
-        http::serve(listener, state, shutdown_signal()).await
+        http::serve(listener, state, tls, shutdown_signal()).await
     });
     served.map_err(|e| {
         ApiError::invalid_argument("--http", format!("cannot serve on {addr}: {e}"))

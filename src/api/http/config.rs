@@ -9,18 +9,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-/// What an API key may do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    /// Queries, the log, exports.
-    Read,
-    /// Updates and Graph Store writes.
-    Write,
-    /// Creating and deleting graphs; changing the control graphs (SHACL shapes, search
-    /// index declarations), which decide how later writes are judged.
-    Admin,
-}
+/// What an API key may do: `"read"`, `"write"`, `"admin"`.
+pub use crate::api::access::Right as Scope;
 
 /// One API key, as configured.
 #[derive(Clone, Debug, Deserialize)]
@@ -41,6 +31,12 @@ pub struct ApiKeyConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct HttpConfig {
     pub api_keys: Vec<ApiKeyConfig>,
+    /// OAuth 2.1 sign-in (`oauth.rs`): the authorization server whose access tokens are
+    /// accepted beside the API keys.
+    pub oauth: Option<super::oauth::OAuthConfig>,
+    /// Serving beyond loopback without TLS is refused unless this says a proxy in front
+    /// terminates TLS.
+    pub tls_terminated_by_proxy: bool,
     /// Host header values accepted besides loopback names and the listen address
     /// (DNS-rebinding protection).
     pub allowed_hosts: Vec<String>,
@@ -73,6 +69,8 @@ impl Default for HttpConfig {
     fn default() -> Self {
         Self {
             api_keys: Vec::new(),
+            oauth: None,
+            tls_terminated_by_proxy: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             cors_origins: Vec::new(),
@@ -134,6 +132,9 @@ impl HttpConfig {
                 ));
             }
         }
+        if let Some(oauth) = &self.oauth {
+            oauth.validate()?;
+        }
         if self.body_limit_bytes == 0 {
             return Err("body_limit_bytes must be positive".into());
         }
@@ -146,12 +147,21 @@ impl HttpConfig {
         Ok(())
     }
 
-    /// Refuses to listen beyond loopback without API keys: anyone on the network could
-    /// otherwise read and write every graph.
-    pub fn check_listen_address(&self, addr: &SocketAddr) -> Result<(), String> {
-        if !addr.ip().is_loopback() && self.api_keys.is_empty() {
+    /// Refuses to listen beyond loopback without sign-in (API keys or OAuth: anyone on
+    /// the network could otherwise read and write every graph) or without TLS (keys and
+    /// tokens would cross the network in clear), unless a proxy is said to do TLS.
+    pub fn check_listen_address(&self, addr: &SocketAddr, tls: bool) -> Result<(), String> {
+        if addr.ip().is_loopback() {
+            return Ok(());
+        }
+        if self.api_keys.is_empty() && self.oauth.is_none() {
             return Err(format!(
-                "refusing to listen on {addr} without API keys: configure api_keys (see `strata hash-key`) or listen on 127.0.0.1"
+                "refusing to listen on {addr} without sign-in: configure api_keys (see `strata hash-key`) or oauth, or listen on 127.0.0.1"
+            ));
+        }
+        if !tls && !self.tls_terminated_by_proxy {
+            return Err(format!(
+                "refusing to listen on {addr} without TLS: pass --tls-cert and --tls-key, or set \"tls_terminated_by_proxy\": true when a proxy in front does TLS"
             ));
         }
         Ok(())

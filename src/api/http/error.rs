@@ -21,6 +21,9 @@ pub struct HttpError {
     /// response can be narrowed to the graphs the caller's key may see.
     /// (Boxed: it is rare, and errors travel in every handler's `Result`.)
     pub missing_graph: Option<Box<MissingGraph>>,
+    /// For a `forbidden` answer to an OAuth token: the scope that would allow the request
+    /// (`auth::identify` puts it in the `WWW-Authenticate` challenge).
+    pub scope_needed: Option<String>,
 }
 
 /// A `graph_not_found` answer's facts, kept in the response's extensions until
@@ -53,6 +56,7 @@ impl HttpError {
             param: None,
             report: None,
             missing_graph: None,
+            scope_needed: None,
         }
     }
 
@@ -63,6 +67,12 @@ impl HttpError {
             ..Self::new(ErrorCode::InvalidArgument, message)
         }
     }
+}
+
+fn error_scope(response: &mut Response, scope: String) {
+    response
+        .extensions_mut()
+        .insert(super::auth::ScopeNeeded(scope));
 }
 
 fn status_of(code: ErrorCode) -> StatusCode {
@@ -81,6 +91,7 @@ impl From<ApiError> for HttpError {
                 .as_deref()
                 .map(crate::report::validation_json),
             missing_graph: None,
+            scope_needed: None,
         }
     }
 }
@@ -96,6 +107,7 @@ impl From<EngineError> for HttpError {
         };
         Self {
             missing_graph,
+            scope_needed: None,
             ..ApiError::from(error).into()
         }
     }
@@ -117,6 +129,9 @@ impl IntoResponse for HttpError {
             (self.status, Json(serde_json::json!({ "error": error }))).into_response();
         if let Some(missing) = self.missing_graph {
             response.extensions_mut().insert(*missing);
+        }
+        if let Some(scope) = self.scope_needed {
+            error_scope(&mut response, scope);
         }
         response
     }

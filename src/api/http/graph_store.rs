@@ -9,8 +9,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::auth::authorize;
-use super::config::Scope;
+use super::auth::{Caller, Right, authorize};
 use super::error::HttpError;
 use super::negotiate::{self, GRAPHS};
 use super::params::{Params, commit_request, content_type, stream_body};
@@ -51,7 +50,12 @@ impl Location {
         }
     }
 
-    fn target(&self, params: &Params, headers: &HeaderMap) -> Result<Target, HttpError> {
+    fn target(
+        &self,
+        state: &AppState,
+        params: &Params,
+        headers: &HeaderMap,
+    ) -> Result<Target, HttpError> {
         if let Some(rest) = &self.direct {
             if params.contains("default") || params.contains("graph") {
                 return Err(HttpError::bad_param(
@@ -59,7 +63,7 @@ impl Location {
                     "a graph named by its URL takes no ?default or ?graph",
                 ));
             }
-            let iri = request_base_iri(headers, &format!("{}/{rest}", self.store_path));
+            let iri = request_base_iri(state, headers, &format!("{}/{rest}", self.store_path));
             return NamedNode::new(&iri)
                 .map(Target::Named)
                 .map_err(|e| HttpError::bad_param("graph", format!("the URL is not an IRI: {e}")));
@@ -117,9 +121,10 @@ pub async fn get(
     state: State<AppState>,
     location: Location,
     raw: Raw,
+    caller: Caller,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
-    read(state, location, raw, headers).await
+    read(state, location, raw, caller, headers).await
 }
 
 /// `PUT`: replace the RDF graph with the body.
@@ -127,10 +132,20 @@ pub async fn put(
     state: State<AppState>,
     location: Location,
     raw: Raw,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
-    write(state, location, raw, headers, body, GraphWrite::Replace).await
+    write(
+        state,
+        location,
+        raw,
+        caller,
+        headers,
+        body,
+        GraphWrite::Replace,
+    )
+    .await
 }
 
 /// `POST`: add the body to the RDF graph (or, at the store itself, create one).
@@ -138,10 +153,20 @@ pub async fn post(
     state: State<AppState>,
     location: Location,
     raw: Raw,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
-    write(state, location, raw, headers, body, GraphWrite::Merge).await
+    write(
+        state,
+        location,
+        raw,
+        caller,
+        headers,
+        body,
+        GraphWrite::Merge,
+    )
+    .await
 }
 
 /// `DELETE`: remove the RDF graph.
@@ -149,12 +174,14 @@ pub async fn delete(
     state: State<AppState>,
     location: Location,
     raw: Raw,
+    caller: Caller,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     write(
         state,
         location,
         raw,
+        caller,
         headers,
         Body::empty(),
         GraphWrite::Delete,
@@ -166,13 +193,14 @@ async fn read(
     State(state): State<AppState>,
     location: Location,
     RawQuery(raw): RawQuery,
+    caller: Caller,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&location.graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&location.graph))?;
+    authorize(&caller, Right::Read, Some(&location.graph))?;
     super::wait_for_min_commit(&state, &location.graph, &headers).await?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
-    let name = match location.target(&params, &headers)? {
+    let name = match location.target(&state, &params, &headers)? {
         Target::Default => None,
         Target::Named(name) => Some(name),
         Target::Store => {
@@ -223,14 +251,15 @@ async fn write(
     State(state): State<AppState>,
     location: Location,
     RawQuery(raw): RawQuery,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
     mode: GraphWrite,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&location.graph)?;
-    let rights = authorize(&state.config, &headers, Scope::Write, Some(&location.graph))?;
+    let rights = authorize(&caller, Right::Write, Some(&location.graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
-    let (name, created) = match (location.target(&params, &headers)?, mode) {
+    let (name, created) = match (location.target(&state, &params, &headers)?, mode) {
         (Target::Default, _) => (None, false),
         (Target::Named(name), _) => (Some(name), false),
         (Target::Store, GraphWrite::Merge) => {
@@ -238,6 +267,7 @@ async fn write(
             // the Location header can be fetched as is (201 + Location).
             let id = oxrdf::BlankNode::default();
             let iri = request_base_iri(
+                &state,
                 &headers,
                 &format!("{}/{}", location.store_path, id.as_str()),
             );
@@ -256,7 +286,7 @@ async fn write(
     let base = name
         .as_ref()
         .map(|n| n.as_str().to_owned())
-        .unwrap_or_else(|| request_base_iri(&headers, &location.store_path));
+        .unwrap_or_else(|| request_base_iri(&state, &headers, &location.store_path));
     let limit = state.config.body_limit_bytes;
     let body = if mode == GraphWrite::Delete {
         None
@@ -272,7 +302,7 @@ async fn write(
         let format = rdf_format(content_type(&headers).as_deref())?;
         Some(Document::Streamed(format, stream_body(body, limit).await?))
     };
-    let request = commit_request(&headers, &rights)?;
+    let request = commit_request(&headers, &rights, &location.graph)?;
     let engine = state.engine.clone();
     let target_name = name.clone();
     let graph = location.graph.clone();
@@ -285,7 +315,7 @@ async fn write(
         // Only `main` is created by its first write, and only for a key that may create
         // graphs.
         let graph = if graph == DEFAULT_GRAPH_NAME {
-            engine.graph_to_write(&graph, rights.admin)?
+            engine.graph_to_write(&graph, rights.admin_on(&graph))?
         } else {
             engine.graph(&graph)?
         };

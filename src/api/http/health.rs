@@ -2,11 +2,11 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::auth::authenticate;
+use super::auth::{Caller, authenticate};
 use super::error::HttpError;
 
 /// `ok`; in a cluster also whether the shared log answers (`degraded` when it does not:
@@ -35,11 +35,8 @@ pub async fn healthz(State(state): State<AppState>) -> Response {
     .into_response()
 }
 
-pub async fn metrics(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    let rights = authenticate(&state.config, &headers)?;
+pub async fn metrics(State(state): State<AppState>, caller: Caller) -> Result<Response, HttpError> {
+    let rights = authenticate(&caller)?;
     let text = state
         .metrics
         .render(&state.engine, |graph| rights.sees(graph));

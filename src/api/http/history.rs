@@ -4,13 +4,12 @@
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use super::AppState;
-use super::auth::{authenticate, authorize};
-use super::config::Scope;
+use super::auth::{Caller, Right, authenticate, authorize};
 use super::error::HttpError;
 use super::params::Params;
 use super::stream::blocking;
@@ -56,10 +55,14 @@ fn quads_json(quads: &[Quad], offset: usize, limit: usize) -> Vec<String> {
 /// that will work.
 pub async fn list_graphs(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
-    let rights = authenticate(&state.config, &headers)?;
-    let access = serde_json::json!({"read": true, "write": rights.write, "admin": rights.admin});
+    let rights = authenticate(&caller)?;
+    let access = serde_json::json!({
+        "read": true,
+        "write": rights.write.any(),
+        "admin": rights.admin.any(),
+    });
     let engine = state.engine.clone();
     let graphs = blocking(move || {
         let mut out = Vec::new();
@@ -94,10 +97,10 @@ pub struct CreateGraph {
 /// `POST /graphs` with `{"name": "..."}` (admin).
 pub async fn create_graph(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    caller: Caller,
     body: axum::body::Body,
 ) -> Result<Response, HttpError> {
-    authorize(&state.config, &headers, Scope::Admin, None)?;
+    authorize(&caller, Right::Admin, None)?;
     let body = super::params::read_body(body, state.config.body_limit_bytes).await?;
     let request: CreateGraph = serde_json::from_slice(&body).map_err(|e| {
         HttpError::bad_param(
@@ -119,10 +122,10 @@ pub async fn create_graph(
 pub async fn delete_graph(
     State(state): State<AppState>,
     Path(graph): Path<String>,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+    authorize(&caller, Right::Admin, Some(&graph))?;
     let engine = state.engine.clone();
     blocking(move || Ok(engine.delete_graph(&graph)?)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
@@ -133,10 +136,10 @@ pub async fn commits(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let (offset, limit) = page(&params)?;
     let engine = state.engine.clone();
@@ -173,10 +176,10 @@ pub async fn commit(
     State(state): State<AppState>,
     Path((graph, seq)): Path<(String, String)>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     let seq: u64 = seq.parse().map_err(|_| {
         HttpError::bad_param("seq", format!("expected a commit number, got {seq:?}"))
     })?;
@@ -213,10 +216,10 @@ pub async fn diff(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let seq = |key: &str| -> Result<u64, HttpError> {
         let value = params
@@ -266,10 +269,10 @@ pub async fn record_history(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let (offset, limit) = page(&params)?;
     let at = params.read_at()?;
@@ -326,10 +329,10 @@ pub async fn record_history(
 pub async fn indexes(
     State(state): State<AppState>,
     Path(graph): Path<String>,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     let engine = state.engine.clone();
     let name = graph.clone();
     let statuses = blocking(move || Ok(engine.graph(&name)?.index_status())).await?;

@@ -14,23 +14,16 @@ use super::error::{HttpError, MissingGraph};
 
 /// Narrows a `graph_not_found` answer, which names the graphs that exist, to the graphs
 /// the request's key may see: a graph-limited key never learns the others' names.
-pub async fn hide_other_graphs(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let authorization = request.headers().get(header::AUTHORIZATION).cloned();
+pub async fn hide_other_graphs(request: Request, next: Next) -> Response {
+    let rights = request
+        .extensions()
+        .get::<super::auth::Caller>()
+        .map_or_else(super::auth::Rights::none, |c| c.rights.clone());
     let response = next.run(request).await;
-    // The key is looked up again only for the rare answer that needs narrowing.
     let Some(missing) = response.extensions().get::<MissingGraph>().cloned() else {
         return response;
     };
-    let mut headers = axum::http::HeaderMap::new();
-    if let Some(value) = authorization {
-        headers.insert(header::AUTHORIZATION, value);
-    }
-    let rights = super::auth::rights_or_none(&state.config, &headers);
-    if rights.graphs.is_none() {
+    if rights.sees_all() {
         return response;
     }
     missing.response_for(|graph| rights.sees(graph))
@@ -244,6 +237,10 @@ pub async fn observe(State(state): State<AppState>, request: Request, next: Next
     };
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
+    let caller = response
+        .extensions()
+        .get::<super::auth::Who>()
+        .map_or_else(|| "-".to_owned(), ToString::to_string);
     state
         .metrics
         .record_request(&method, &route, status, elapsed);
@@ -252,6 +249,7 @@ pub async fn observe(State(state): State<AppState>, request: Request, next: Next
         %method,
         route = %route,
         status,
+        %caller,
         micros = elapsed.as_micros() as u64,
         "request"
     );

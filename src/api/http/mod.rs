@@ -17,15 +17,18 @@ mod metrics;
 mod middleware;
 mod multipart;
 mod negotiate;
+mod oauth;
 mod params;
 mod records;
 mod shacl;
 mod sparql;
 mod stream;
+pub mod tls;
 mod update;
 
 pub use auth::hash_key;
 pub use config::{ApiKeyConfig, HttpConfig, Scope};
+pub use oauth::OAuthConfig;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -56,6 +59,10 @@ pub struct AppState {
     metrics: Arc<Metrics>,
     /// Host header values accepted: loopback names, the listen address, configured hosts.
     allowed_hosts: Arc<BTreeSet<String>>,
+    /// Checks OAuth access tokens, when OAuth is configured.
+    oauth: Option<Arc<oauth::Validator>>,
+    /// Served over TLS (base IRIs of requests are `https://…`).
+    tls: bool,
 }
 
 impl AppState {
@@ -71,13 +78,27 @@ impl AppState {
             engine.clone(),
             config.query_timeout(),
         ));
+        let oauth = config
+            .oauth
+            .clone()
+            .map(|settings| Arc::new(oauth::Validator::new(settings)));
         Self {
             mcp,
             engine,
+            oauth,
+            tls: false,
             config: Arc::new(config),
             metrics: Arc::new(Metrics::default()),
             allowed_hosts: Arc::new(allowed_hosts),
         }
+    }
+}
+
+impl AppState {
+    /// The same state for a server speaking TLS.
+    pub fn with_tls(mut self, tls: bool) -> Self {
+        self.tls = tls;
+        self
     }
 }
 
@@ -155,13 +176,24 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(console::index))
         .route("/console/{file}", get(console::asset))
         .route("/healthz", get(health::healthz))
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(protected_resource_metadata),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/{*path}",
+            get(protected_resource_metadata_of),
+        )
         .route("/metrics", get(health::metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed);
     let mut app = graph_routes
+        .layer(axum::middleware::from_fn(middleware::hide_other_graphs))
+        // Who is calling is decided once, before any handler (and after the guard: a
+        // refused Host never costs a token check).
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            middleware::hide_other_graphs,
+            auth::identify,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -198,28 +230,49 @@ pub fn router(state: AppState) -> Router {
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
+    tls: Option<Arc<tls::Certificates>>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(edge::CodedListener(listener), router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    match tls {
+        None => {
+            axum::serve(edge::CodedListener(listener), router(state))
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+        Some(certificates) => {
+            certificates.watch();
+            axum::serve(
+                tls::TlsListener::new(listener, certificates)?,
+                router(state),
+            )
+            .with_graceful_shutdown(shutdown)
+            .await
+        }
+    }
 }
 
-/// `/mcp` needs a valid key (read scope) when keys are configured; what the key allows
-/// travels with the request for the tools to check. The body is read here, so a body
-/// over the limit is a 413 and an unreadable one (broken chunked encoding) a 400, with
-/// the same JSON errors as every other route.
+/// `/mcp` needs valid credentials that may read some graph; what they allow travels
+/// with the request for the tools to check. The body is read here, so a body over the
+/// limit is a 413 and an unreadable one (broken chunked encoding) a 400, with the same
+/// JSON errors as every other route.
 async fn mcp_auth(
     axum::extract::State(state): axum::extract::State<AppState>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let headers = request.headers().clone();
-    if let Err(error) = auth::authorize(&state.config, &headers, Scope::Read, None) {
+    let caller = request
+        .extensions()
+        .get::<auth::Caller>()
+        .cloned()
+        .unwrap_or_else(auth::Caller::open);
+    if let Err(error) = auth::authorize(&caller, auth::Right::Read, None) {
         return error.into_response();
     }
-    let access = auth::access(&state.config, &headers);
+    let access = crate::api::mcp::McpAccess {
+        rights: caller.rights.clone(),
+        who: caller.who.json(),
+    };
     let (mut parts, body) = request.into_parts();
     let body = match params::read_body(body, state.config.body_limit_bytes).await {
         Ok(body) => body,
@@ -244,6 +297,36 @@ fn with_commit(mut response: axum::response::Response, seq: u64) -> axum::respon
         .headers_mut()
         .insert("strata-commit", axum::http::HeaderValue::from(seq));
     response
+}
+
+/// `GET /.well-known/oauth-protected-resource` (RFC 9728): this server as an OAuth
+/// protected resource: its URL, its authorization server, the scopes it understands.
+async fn protected_resource_metadata(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> Result<axum::response::Response, HttpError> {
+    metadata_for(&state, false)
+}
+
+/// The same for a path of this server; `/mcp` is the one with metadata of its own.
+async fn protected_resource_metadata_of(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    axum::extract::Path(path): axum::extract::Path<String>,
+) -> Result<axum::response::Response, HttpError> {
+    if path.trim_end_matches('/') != "mcp" {
+        return Err(not_found().await);
+    }
+    metadata_for(&state, true)
+}
+
+fn metadata_for(state: &AppState, mcp: bool) -> Result<axum::response::Response, HttpError> {
+    use axum::response::IntoResponse;
+    let Some(validator) = &state.oauth else {
+        return Err(HttpError::new(
+            ErrorCode::NotFound,
+            "OAuth is not configured on this server (see the README, \"Signing in with OAuth\")",
+        ));
+    };
+    Ok(axum::Json(validator.config().metadata(mcp)).into_response())
 }
 
 async fn not_found() -> HttpError {
@@ -294,13 +377,14 @@ async fn wait_for_min_commit(
     .await
 }
 
-/// The base IRI of a request: `http://<host><path>`.
-fn request_base_iri(headers: &HeaderMap, path: &str) -> String {
+/// The base IRI of a request: `http(s)://<host><path>`.
+fn request_base_iri(state: &AppState, headers: &HeaderMap, path: &str) -> String {
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost");
-    format!("http://{host}{path}")
+    let scheme = if state.tls { "https" } else { "http" };
+    format!("{scheme}://{host}{path}")
 }
 
 /// The JSON body of a write response.

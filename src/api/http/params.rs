@@ -313,9 +313,13 @@ pub fn utf8_body(bytes: &Bytes, param: &str) -> Result<String, HttpError> {
 }
 
 /// Commit metadata from headers: `Strata-Author`, `Strata-Message`, `Strata-Observed-At`,
-/// `Idempotency-Key`; `rights` (the caller's key) says whether the commit may change the
-/// control graphs.
-pub fn commit_request(headers: &HeaderMap, rights: &Rights) -> Result<CommitRequest, HttpError> {
+/// `Idempotency-Key`; `rights` (the caller's) say whether the commit may change the
+/// control graphs of `graph`.
+pub fn commit_request(
+    headers: &HeaderMap,
+    rights: &Rights,
+    graph: &str,
+) -> Result<CommitRequest, HttpError> {
     let text = |name: &str| -> Result<Option<String>, HttpError> {
         headers
             .get(name)
@@ -338,7 +342,7 @@ pub fn commit_request(headers: &HeaderMap, rights: &Rights) -> Result<CommitRequ
         message: text("strata-message")?,
         observed_at,
         idempotency_key: text("idempotency-key")?,
-        admin: rights.admin,
+        admin: rights.admin_on(graph),
     })
 }
 

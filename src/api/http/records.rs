@@ -16,8 +16,7 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::auth::authorize;
-use super::config::Scope;
+use super::auth::{Caller, Right, authorize};
 use super::error::HttpError;
 use super::params::{commit_request, content_type, read_body};
 use super::{AppState, with_commit};
@@ -30,10 +29,11 @@ use crate::records::{CommitArgs, ConfigureArgs, WriteArgs};
 pub async fn post_records(
     state: State<AppState>,
     graph: Path<String>,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
-    write::<CommitArgs>(state, graph, headers, body).await
+    write::<CommitArgs>(state, graph, caller, headers, body).await
 }
 
 /// `POST /graphs/{g}/ontology`: define or evolve the ontology records are written
@@ -41,33 +41,36 @@ pub async fn post_records(
 pub async fn post_ontology(
     state: State<AppState>,
     graph: Path<String>,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
-    write::<ConfigureArgs>(state, graph, headers, body).await
+    write::<ConfigureArgs>(state, graph, caller, headers, body).await
 }
 
 /// A write with the arguments of `A`, approved by the request itself.
 async fn write<A: WriteArgs>(
     State(state): State<AppState>,
     Path(graph): Path<String>,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
+    let rights = authorize(&caller, Right::Write, Some(&graph))?;
     let mut args: A = json_body(&state, &headers, body, &graph).await?;
     if args.needs_admin() {
-        authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+        authorize(&caller, Right::Admin, Some(&graph))?;
     }
-    *args.graph_mut() = Some(graph);
     // The write headers every HTTP write takes, for what the body leaves out.
-    let request = commit_request(&headers, &rights)?;
+    let request = commit_request(&headers, &rights, &graph)?;
+    let admin = rights.admin_on(&graph);
+    *args.graph_mut() = Some(graph);
     args.fill_from(&request);
     let author = request.author;
     let engine = state.engine.clone();
     let envelope = super::stream::blocking(move || {
-        let prepared = args.prepare(&engine, rights.admin)?;
+        let prepared = args.prepare(&engine, admin)?;
         Ok(crate::records::commit_as_requested(prepared, author)?)
     })
     .await?;
@@ -78,11 +81,12 @@ async fn write<A: WriteArgs>(
 pub async fn post_query(
     State(state): State<AppState>,
     Path(graph): Path<String>,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     super::wait_for_min_commit(&state, &graph, &headers).await?;
     let mut args: QueryArgs = json_body(&state, &headers, body, &graph).await?;
     args.graph = Some(graph);

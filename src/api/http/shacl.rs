@@ -10,8 +10,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
-use super::auth::authorize;
-use super::config::Scope;
+use super::auth::{Caller, Right, authorize};
 use super::error::HttpError;
 use super::params::{Params, commit_request, content_type, read_body};
 use super::stream::blocking;
@@ -47,10 +46,10 @@ pub async fn get_shapes(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let as_of = number(&params, "as_of")?;
     let engine = state.engine.clone();
@@ -84,11 +83,12 @@ pub async fn put_shapes(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    let rights = authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
+    let rights = authorize(&caller, Right::Admin, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let mode = match params.one("mode")? {
         None => ValidationMode::Warn,
@@ -117,7 +117,7 @@ pub async fn put_shapes(
             ),
         )
     })?;
-    let request = commit_request(&headers, &rights)?;
+    let request = commit_request(&headers, &rights, &graph)?;
     let body = read_body(body, state.config.body_limit_bytes).await?;
     let engine = state.engine.clone();
     let name = graph.clone();
@@ -132,7 +132,7 @@ pub async fn put_shapes(
         let graph = if dry_run {
             engine.graph(&name)?
         } else {
-            engine.graph_to_write(&name, rights.admin)?
+            engine.graph_to_write(&name, rights.admin_on(&name))?
         };
         let preview = graph.preview_shapes(triples.clone())?;
         let mut answer = serde_json::json!({
@@ -164,11 +164,12 @@ pub async fn put_shapes(
 pub async fn delete_shapes(
     State(state): State<AppState>,
     Path(graph): Path<String>,
+    caller: Caller,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    let rights = authorize(&state.config, &headers, Scope::Admin, Some(&graph))?;
-    let request = commit_request(&headers, &rights)?;
+    let rights = authorize(&caller, Right::Admin, Some(&graph))?;
+    let request = commit_request(&headers, &rights, &graph)?;
     let engine = state.engine.clone();
     let name = graph.clone();
     let (outcome, existed) = blocking(move || {
@@ -195,10 +196,10 @@ pub async fn conformance(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let (offset, limit) = super::history::page(&params)?;
     let engine = state.engine.clone();

@@ -6,8 +6,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 
-use super::auth::authorize;
-use super::config::Scope;
+use super::auth::{Caller, Right, authorize};
 use super::error::HttpError;
 use super::negotiate::{self, GRAPHS, SOLUTIONS};
 use super::params::{Params, content_type, read_body, utf8_body};
@@ -24,14 +23,23 @@ const RESPONSE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 pub async fn get_default(
     state: State<AppState>,
     raw: RawQuery,
+    caller: Caller,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
-    get(state, Path(DEFAULT_GRAPH_NAME.to_owned()), raw, headers).await
+    get(
+        state,
+        Path(DEFAULT_GRAPH_NAME.to_owned()),
+        raw,
+        caller,
+        headers,
+    )
+    .await
 }
 
 pub async fn post_default(
     state: State<AppState>,
     raw: RawQuery,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
@@ -39,6 +47,7 @@ pub async fn post_default(
         state,
         Path(DEFAULT_GRAPH_NAME.to_owned()),
         raw,
+        caller,
         headers,
         body,
     )
@@ -49,6 +58,7 @@ pub async fn get(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
+    caller: Caller,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
@@ -62,13 +72,14 @@ pub async fn get(
         .one("query")?
         .ok_or_else(|| HttpError::bad_param("query", "missing query parameter"))?
         .to_owned();
-    run(state, graph, text, params, headers).await
+    run(state, graph, text, params, caller, headers).await
 }
 
 pub async fn post(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
@@ -107,7 +118,7 @@ pub async fn post(
             ));
         }
     };
-    run(state, graph, text, params, headers).await
+    run(state, graph, text, params, caller, headers).await
 }
 
 async fn run(
@@ -115,10 +126,11 @@ async fn run(
     graph: String,
     text: String,
     params: Params,
+    caller: Caller,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    authorize(&state.config, &headers, Scope::Read, Some(&graph))?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     super::wait_for_min_commit(&state, &graph, &headers).await?;
     let at = params.read_at()?;
     let options = ReadOptions {
@@ -133,7 +145,7 @@ async fn run(
             .collect(),
         ..ReadOptions::default()
     };
-    let base = request_base_iri(&headers, &format!("/graphs/{graph}/sparql"));
+    let base = request_base_iri(&state, &headers, &format!("/graphs/{graph}/sparql"));
     let query = crate::sparql::parse_query(&text, Some(&base)).map_err(EngineError::from)?;
     let (content_type, format) = match &query {
         Query::Select { .. } | Query::Ask { .. } => negotiate::choose(&headers, SOLUTIONS)?,

@@ -8,8 +8,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use spargebra::GraphUpdateOperation;
 
-use super::auth::authorize;
-use super::config::Scope;
+use super::auth::{Caller, Right, authorize};
 use super::error::HttpError;
 use super::params::{Params, commit_request, content_type, read_body, utf8_body};
 use super::stream::blocking;
@@ -21,6 +20,7 @@ use crate::sparql::UpdateOptions;
 pub async fn post_default(
     state: State<AppState>,
     raw: RawQuery,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
@@ -28,6 +28,7 @@ pub async fn post_default(
         state,
         Path(DEFAULT_GRAPH_NAME.to_owned()),
         raw,
+        caller,
         headers,
         body,
     )
@@ -38,11 +39,12 @@ pub async fn post(
     State(state): State<AppState>,
     Path(graph): Path<String>,
     RawQuery(raw): RawQuery,
+    caller: Caller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
     super::check_graph_name(&graph)?;
-    let rights = authorize(&state.config, &headers, Scope::Write, Some(&graph))?;
+    let rights = authorize(&caller, Right::Write, Some(&graph))?;
     let mut params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let body = read_body(body, state.config.body_limit_bytes).await?;
     let text = match content_type(&headers).as_deref() {
@@ -75,7 +77,7 @@ pub async fn post(
         using_named_graph_uris: params.iris("using-named-graph-uri")?,
         ..UpdateOptions::default()
     };
-    let base = request_base_iri(&headers, &format!("/graphs/{graph}/update"));
+    let base = request_base_iri(&state, &headers, &format!("/graphs/{graph}/update"));
     let update = crate::sparql::parse_update(&text, Some(&base)).map_err(EngineError::from)?;
     let protocol_dataset =
         !options.using_graph_uris.is_empty() || !options.using_named_graph_uris.is_empty();
@@ -91,13 +93,13 @@ pub async fn post(
             "the update names its dataset (USING or WITH); do not also pass using-graph-uri or using-named-graph-uri",
         ));
     }
-    let request = commit_request(&headers, &rights)?;
+    let request = commit_request(&headers, &rights, &graph)?;
     let engine = state.engine.clone();
     let outcome = blocking(move || {
         // Only `main` is created by its first write, and only for a key that may create
         // graphs.
         let graph = if graph == DEFAULT_GRAPH_NAME {
-            engine.graph_to_write(&graph, rights.admin)?
+            engine.graph_to_write(&graph, rights.admin_on(&graph))?
         } else {
             engine.graph(&graph)?
         };

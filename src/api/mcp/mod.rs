@@ -29,33 +29,36 @@ pub use crate::query::{Context, InspectArgs, QueryArgs, graph_name};
 pub use crate::records::{CommitArgs, ConfigureArgs};
 pub use rdf::RdfArgs;
 
-/// What an HTTP caller's API key allows, put in the request by the HTTP layer. Calls over
-/// stdio carry none: the person who started the process has full access.
+/// What an HTTP caller's credentials allow (an API key's or an OAuth token's), put in
+/// the request by the HTTP layer. Calls over stdio carry none: the person who started
+/// the process has full access.
 #[derive(Clone, Debug)]
 pub struct McpAccess {
-    pub write: bool,
-    /// The admin scope: creating graphs, changing the control graphs (shapes, search index
-    /// declarations), `configure` → `publish_schema`, `embeddings` declare/delete/refresh.
+    pub rights: crate::api::access::Rights,
+    /// Who is calling, for the audit line (`{"key"}`, `{"subject", "client"}` or null).
+    pub who: serde_json::Value,
+}
+
+/// What a tool call was allowed after `check_access`.
+#[derive(Clone, Debug)]
+pub struct Granted {
+    pub access: McpAccess,
+    /// The admin right on the graph the call is about (control graphs, graph creation).
     pub admin: bool,
-    /// Graphs the key may touch; `None`: all.
-    pub graphs: Option<Vec<String>>,
 }
 
 impl McpAccess {
-    /// Every right: stdio, or HTTP without API keys (loopback only).
+    /// Every right: stdio, or HTTP without sign-in (loopback only).
     pub fn full() -> Self {
         Self {
-            write: true,
-            admin: true,
-            graphs: None,
+            rights: crate::api::access::Rights::full(),
+            who: serde_json::Value::Null,
         }
     }
 
-    /// Whether the key may see `graph` at all (listings leave the others out).
+    /// Whether the caller may see `graph` at all (listings leave the others out).
     pub fn sees(&self, graph: &str) -> bool {
-        self.graphs
-            .as_ref()
-            .is_none_or(|graphs| graphs.iter().any(|g| g == graph))
+        self.rights.sees(graph)
     }
 }
 
@@ -84,7 +87,7 @@ async fn check_access(
     graph: &str,
     need: Need,
     what: &str,
-) -> Result<McpAccess, ApiError> {
+) -> Result<Granted, ApiError> {
     let access = access_of(ctx);
     let forbidden = |message: String, param: &str| ApiError {
         code: crate::error::ErrorCode::Forbidden,
@@ -92,25 +95,50 @@ async fn check_access(
         param: Some(param.into()),
         validation: None,
     };
-    if need >= Need::Write && !access.write {
-        return Err(forbidden(
-            format!("this API key lacks the write scope, which {what} needs"),
-            "action",
-        ));
-    }
-    if need == Need::Admin && !access.admin {
-        return Err(forbidden(
-            format!("this API key lacks the admin scope, which {what} needs"),
-            "action",
-        ));
+    let right = match need {
+        Need::Read => crate::api::access::Right::Read,
+        Need::Write => crate::api::access::Right::Write,
+        Need::Admin => crate::api::access::Right::Admin,
+    };
+    let credential = if access.who.get("subject").is_some() {
+        "this access token"
+    } else {
+        "this API key"
+    };
+    for lower in [Need::Write, Need::Admin] {
+        let scope = if lower == Need::Write {
+            "write"
+        } else {
+            "admin"
+        };
+        let grant = if lower == Need::Write {
+            &access.rights.write
+        } else {
+            &access.rights.admin
+        };
+        if need >= lower && !grant.any() {
+            return Err(forbidden(
+                format!("{credential} lacks the {scope} scope, which {what} needs"),
+                "action",
+            ));
+        }
     }
     if !access.sees(graph) {
         return Err(forbidden(
-            format!("this API key may not access graph {graph:?}"),
+            format!("{credential} may not access graph {graph:?}"),
             "graph",
         ));
     }
-    if need == Need::Read && access.graphs.is_some() {
+    if !access.rights.allows(right, Some(graph)) {
+        return Err(forbidden(
+            format!(
+                "{credential} lacks the {} scope on graph {graph:?}, which {what} needs",
+                right.name()
+            ),
+            "graph",
+        ));
+    }
+    if need == Need::Read && !access.rights.sees_all() {
         // The engine's "not found" names every graph; a graph-limited key hears only of
         // its own. (Writes to a missing graph are refused as graph creation instead.)
         let engine = engine.clone();
@@ -127,7 +155,8 @@ async fn check_access(
             .into());
         }
     }
-    Ok(access)
+    let admin = access.rights.admin_on(graph);
+    Ok(Granted { access, admin })
 }
 
 /// How a writing tool ends: with an answer, or (protocol 2026-07-28 and later) with a
@@ -165,10 +194,10 @@ impl StrataMcp {
         ctx: RequestContext<RoleServer>,
         Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
-        let started = Instant::now();
+        let started = Call::start(&ctx);
         let args: InspectArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish("inspect", "?", started, Err(error))),
+            Err(error) => return Ok(finish("inspect", "?", &started, Err(error))),
         };
         let action = format!("{:?}", args.action).to_lowercase();
         let context = self.context.clone();
@@ -184,6 +213,7 @@ impl StrataMcp {
                 "inspect",
             )
             .await
+            .map(|granted| granted.access)
         };
         let result = match checked {
             Err(error) => Err(error),
@@ -195,7 +225,7 @@ impl StrataMcp {
         Ok(finish(
             "inspect",
             &action,
-            started,
+            &started,
             result.map(|e| (e, None)),
         ))
     }
@@ -212,10 +242,10 @@ impl StrataMcp {
         ctx: RequestContext<RoleServer>,
         Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
-        let started = Instant::now();
+        let started = Call::start(&ctx);
         let args: QueryArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish("query", "?", started, Err(error))),
+            Err(error) => return Ok(finish("query", "?", &started, Err(error))),
         };
         let action = format!("{:?}", args.mode).to_lowercase();
         let context = self.context.clone();
@@ -241,7 +271,12 @@ impl StrataMcp {
             Ok(_) => blocking(move || crate::query::run(&context, args, cancellation)).await,
         };
         watcher.abort();
-        Ok(finish("query", &action, started, result.map(|e| (e, None))))
+        Ok(finish(
+            "query",
+            &action,
+            &started,
+            result.map(|e| (e, None)),
+        ))
     }
 
     #[tool(
@@ -258,10 +293,10 @@ impl StrataMcp {
         InputResponses(responses): InputResponses,
         Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = Instant::now();
+        let started = Call::start(&ctx);
         let args: RdfArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish_step("rdf", "?", started, Err(error))),
+            Err(error) => return Ok(finish_step("rdf", "?", &started, Err(error))),
         };
         let action = format!("{:?}", args.action).to_lowercase();
         let retry = approval::Retry {
@@ -280,7 +315,7 @@ impl StrataMcp {
             Err(error) => Err(error),
             Ok(access) => rdf::run(&self.context, &ctx, args, retry, access.admin).await,
         };
-        Ok(finish_step("rdf", &action, started, result))
+        Ok(finish_step("rdf", &action, &started, result))
     }
 
     #[tool(
@@ -297,10 +332,10 @@ impl StrataMcp {
         InputResponses(responses): InputResponses,
         Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = Instant::now();
+        let started = Call::start(&ctx);
         let args: CommitArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish_step("commit", "?", started, Err(error))),
+            Err(error) => return Ok(finish_step("commit", "?", &started, Err(error))),
         };
         let action = if args.dry_run { "dry_run" } else { "write" };
         let retry = approval::Retry {
@@ -308,7 +343,7 @@ impl StrataMcp {
             responses,
         };
         let result = self.write(&ctx, retry, args, "commit").await;
-        Ok(finish_step("commit", action, started, result))
+        Ok(finish_step("commit", action, &started, result))
     }
 
     #[tool(
@@ -325,10 +360,10 @@ impl StrataMcp {
         InputResponses(responses): InputResponses,
         Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = Instant::now();
+        let started = Call::start(&ctx);
         let args: ConfigureArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish_step("configure", "?", started, Err(error))),
+            Err(error) => return Ok(finish_step("configure", "?", &started, Err(error))),
         };
         let action = format!("{:?}", args.action).to_lowercase();
         let retry = approval::Retry {
@@ -342,7 +377,7 @@ impl StrataMcp {
             _ => "configure",
         };
         let result = self.write(&ctx, retry, args, what).await;
-        Ok(finish_step("configure", &action, started, result))
+        Ok(finish_step("configure", &action, &started, result))
     }
 
     #[tool(
@@ -359,10 +394,10 @@ impl StrataMcp {
         InputResponses(responses): InputResponses,
         Parameters(raw): Parameters<JsonObject>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let started = Instant::now();
+        let started = Call::start(&ctx);
         let args: crate::query::search::EmbeddingsArgs = match parse_args(raw) {
             Ok(args) => args,
-            Err(error) => return Ok(finish_step("embeddings", "?", started, Err(error))),
+            Err(error) => return Ok(finish_step("embeddings", "?", &started, Err(error))),
         };
         let action = format!("{:?}", args.action).to_lowercase();
         // Declarations live in a control graph and decide what gets indexed: changing
@@ -386,7 +421,7 @@ impl StrataMcp {
         .await
         {
             Ok(access) => access,
-            Err(error) => return Ok(finish_step("embeddings", &action, started, Err(error))),
+            Err(error) => return Ok(finish_step("embeddings", &action, &started, Err(error))),
         };
         let mut approved_by = None;
         if args.action == crate::query::search::EmbeddingsAction::Delete {
@@ -411,11 +446,11 @@ impl StrataMcp {
                     return Ok(finish_step(
                         "embeddings",
                         &action,
-                        started,
+                        &started,
                         Ok(Step::InputRequired(result)),
                     ));
                 }
-                Err(error) => return Ok(finish_step("embeddings", &action, started, Err(error))),
+                Err(error) => return Ok(finish_step("embeddings", &action, &started, Err(error))),
             }
         }
         let context = self.context.clone();
@@ -432,7 +467,7 @@ impl StrataMcp {
             // The `query` description lists what is searchable: tell the client to re-list.
             let _ = ctx.peer.notify_tool_list_changed().await;
         }
-        Ok(finish_step("embeddings", &action, started, result))
+        Ok(finish_step("embeddings", &action, &started, result))
     }
 }
 
@@ -495,7 +530,7 @@ impl ServerHandler for StrataMcp {
     async fn on_custom_request(
         &self,
         request: rmcp::model::CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
         if request.method != "tools/call" {
             return Err(ErrorData::new(
@@ -509,7 +544,7 @@ impl ServerHandler for StrataMcp {
         let result = finish(
             &tool,
             "",
-            Instant::now(),
+            &Call::start(&context),
             Err(ApiError::invalid_argument(problem.0, problem.1)),
         );
         Ok(rmcp::model::CustomResult::new(
@@ -640,11 +675,30 @@ async fn blocking<T: Send + 'static>(
     })
 }
 
+/// A tool call under way: when it started and who made it (for the audit line).
+struct Call {
+    started: Instant,
+    who: serde_json::Value,
+}
+
+impl Call {
+    fn start(ctx: &RequestContext<RoleServer>) -> Self {
+        Self {
+            started: Instant::now(),
+            who: access_of(ctx).who,
+        }
+    }
+
+    fn elapsed(&self) -> std::time::Duration {
+        self.started.elapsed()
+    }
+}
+
 /// Like `finish`, for tools that may end with a question (`Step::InputRequired`).
 fn finish_step(
     tool: &str,
     action: &str,
-    started: Instant,
+    started: &Call,
     result: Result<Step, ApiError>,
 ) -> CallToolResponse {
     match result {
@@ -657,6 +711,7 @@ fn finish_step(
                 "code": null,
                 "duration_ms": (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0,
                 "approval": "asked",
+                "caller": started.who,
             });
             tracing::info!(target: "strata::audit", "{audit}");
             CallToolResponse::InputRequired(question)
@@ -672,7 +727,7 @@ fn finish_step(
 fn finish(
     tool: &str,
     action: &str,
-    started: Instant,
+    started: &Call,
     result: Result<(Envelope, Option<&'static str>), ApiError>,
 ) -> CallToolResult {
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -721,6 +776,7 @@ fn finish(
         "code": code,
         "duration_ms": (duration_ms * 100.0).round() / 100.0,
         "approval": approval,
+        "caller": started.who,
     });
     tracing::info!(target: "strata::audit", "{audit}");
     response
