@@ -388,3 +388,43 @@ fn console_asks_for_a_key_when_the_server_needs_one() {
     let page = dom(browser, profile.path(), &server.url("/"));
     assert!(page.contains("This server needs an API key"), "{page}");
 }
+
+/// Signing in from the console when the server takes OAuth tokens (`console_cdp.mjs …
+/// oauth`): the page finds the authorization server in the protected resource metadata,
+/// registers itself, goes there with PKCE, comes back with a code, exchanges it for a token
+/// kept in the tab's session storage, and then lists graphs and may write. The page's
+/// Content-Security-Policy lets its scripts reach that server and nothing else.
+#[test]
+fn console_signs_in_through_the_authorization_server() {
+    let Some(browser) = chromium() else { return };
+    let auth = crate::oauth::AuthServer::start();
+    let (_strata, server, _resource) = crate::oauth::serve_with_oauth(&auth, serde_json::json!({}));
+    let page = agent()
+        .get(&server.url("/"))
+        .call()
+        .expect("the console page");
+    let policy = page
+        .headers()
+        .get("content-security-policy")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        policy.contains(&format!("connect-src 'self' {}", auth.issuer)),
+        "{policy}"
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/console_cdp.mjs");
+    let output = Command::new("node")
+        .arg("--experimental-websocket")
+        .arg(&script)
+        .args([browser, &server.base, "oauth"])
+        .output()
+        .expect("run node");
+    let report = String::from_utf8_lossy(&output.stdout);
+    println!("{report}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{report}");
+    assert!(
+        report.lines().filter(|l| l.starts_with("ok ")).count() >= 8,
+        "{report}"
+    );
+}

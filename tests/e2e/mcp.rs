@@ -414,6 +414,11 @@ fn mcp_typescript_sdk_over_http() {
 /// once with `npm ci` from the pinned `tests/e2e/mcp_ts/package-lock.json` under Cargo's
 /// test tmpdir; `client.mjs` is copied beside its `node_modules` on every run.
 fn typescript_client() -> Result<Client, String> {
+    typescript_script("client.mjs").map(Client::TypeScript)
+}
+
+/// `tests/e2e/mcp_ts/<name>` copied beside the installed TypeScript SDK, ready for `node`.
+pub fn typescript_script(name: &str) -> Result<PathBuf, String> {
     static INSTALLED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp_ts");
     let dir = INSTALLED
@@ -453,10 +458,9 @@ fn typescript_client() -> Result<Client, String> {
         })
         .clone()
         .map_err(|why| format!("no MCP TypeScript SDK: {why} (needs node and npm)"))?;
-    let script = dir.join("client.mjs");
-    std::fs::copy(source.join("client.mjs"), &script)
-        .map_err(|e| format!("copy client.mjs: {e}"))?;
-    Ok(Client::TypeScript(script))
+    let script = dir.join(name);
+    std::fs::copy(source.join(name), &script).map_err(|e| format!("copy {name}: {e}"))?;
+    Ok(script)
 }
 
 /// The agent query modes on ~50,000 records with history over 200 commits, each checked

@@ -150,6 +150,19 @@ pub fn serve_with_oauth(auth: &AuthServer, extra: Value) -> (Strata, Server, Str
         "@prefix ex: <http://example.org/> . ex:ada a ex:Person ; ex:name \"Ada\" .",
     );
     strata.run(&["import", file.to_str().expect("path")]).ok();
+    let (server, resource) = serve_oauth_on(&strata, auth, extra, &[]);
+    (strata, server, resource)
+}
+
+/// `strata serve` on `strata`'s data, taking tokens from `auth` (plus `extra` in the
+/// `oauth` configuration) and the API key `admin-key`, with `env` set. Returns the server
+/// and its resource URL.
+pub fn serve_oauth_on(
+    strata: &Strata,
+    auth: &AuthServer,
+    extra: Value,
+    env: &[(&str, &str)],
+) -> (Server, String) {
     let port = free_port();
     let resource = format!("http://127.0.0.1:{port}");
     let mut oauth = json!({"issuer": auth.issuer, "resource": resource});
@@ -165,6 +178,8 @@ pub fn serve_with_oauth(auth: &AuthServer, extra: Value) -> (Strata, Server, Str
         .to_string(),
     );
     let address = format!("127.0.0.1:{port}");
+    let mut env = env.to_vec();
+    env.push(("STRATA_DESTRUCTIVE", "allow"));
     let server = strata.serve_with_env(
         &[
             "serve",
@@ -174,9 +189,9 @@ pub fn serve_with_oauth(auth: &AuthServer, extra: Value) -> (Strata, Server, Str
             "--config",
             config.to_str().expect("path"),
         ],
-        &[("STRATA_DESTRUCTIVE", "allow")],
+        &env,
     );
-    (strata, server, resource)
+    (server, resource)
 }
 
 fn sha256_hex(key: &str) -> String {
@@ -547,6 +562,28 @@ fn the_python_mcp_sdk_signs_in_through_the_challenge_and_calls_tools() {
         .arg(&server.base)
         .output()
         .expect("run python3 mcp_oauth_client.py (needs the mcp package)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("ALL CHECKS PASSED"),
+        "the SDK's OAuth flow failed:\n{stdout}\n{stderr}"
+    );
+}
+
+/// The same sign-in with the official TypeScript MCP SDK (`mcp_ts/oauth_client.mjs`): its
+/// transport meets the 401, discovers and registers, hands over the authorization URL,
+/// exchanges the code in `finishAuth` and connects again with the token.
+#[test]
+fn the_typescript_mcp_sdk_signs_in_through_the_challenge_and_calls_tools() {
+    let script = crate::mcp::typescript_script("oauth_client.mjs").expect("the TypeScript SDK");
+    let auth = AuthServer::start();
+    let (_strata, server, _resource) = serve_with_oauth(&auth, json!({}));
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(&server.base)
+        .current_dir(script.parent().expect("the SDK's directory"))
+        .output()
+        .expect("run node oauth_client.mjs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

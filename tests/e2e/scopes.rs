@@ -991,27 +991,8 @@ fn oauth_tokens_may_do_exactly_what_the_same_scopes_allow_a_key() {
             .run(&["--graph", graph, "import", file.to_str().unwrap()])
             .ok();
     }
-    let port = crate::oauth::free_port();
-    let resource = format!("http://127.0.0.1:{port}");
-    let config = strata.file(
-        "config.json",
-        json!({"oauth": {"issuer": auth.issuer, "resource": resource}}).to_string(),
-    );
-    let address = format!("127.0.0.1:{port}");
-    let server = strata.serve_with_env(
-        &[
-            "serve",
-            "--http",
-            &address,
-            "--no-demo",
-            "--config",
-            config.to_str().unwrap(),
-        ],
-        &[
-            ("STRATA_DESTRUCTIVE", "allow"),
-            ("STRATA_EMBEDDER", "hashed"),
-        ],
-    );
+    let (server, resource) =
+        crate::oauth::serve_oauth_on(&strata, &auth, json!({}), &[("STRATA_EMBEDDER", "hashed")]);
     let columns = [Column::Read, Column::Write, Column::Admin, Column::Limited];
     let scopes = |c: Column| match c {
         Column::Read => "strata:read",

@@ -6,10 +6,11 @@ use crate::error::ErrorCode;
 use std::io::Write;
 use std::sync::OnceLock;
 
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::AppState;
 use super::error::HttpError;
 
 struct Asset {
@@ -46,9 +47,23 @@ static ASSETS: [Asset; 4] = [
 const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; \
      img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-/// `GET /`: the console page.
-pub async fn index(headers: HeaderMap) -> Response {
-    serve(&ASSETS[0], &headers)
+/// `GET /`: the console page. With OAuth configured its scripts may also reach the
+/// authorization server (metadata, client registration, token), nothing else.
+pub async fn index(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let mut response = serve(&ASSETS[0], &headers);
+    if let Some(validator) = &state.oauth {
+        let origins = validator.browser_origins().await;
+        let policy = format!(
+            "{CONTENT_SECURITY_POLICY}; connect-src 'self' {}",
+            origins.join(" ")
+        );
+        if let Ok(value) = HeaderValue::from_str(&policy) {
+            response
+                .headers_mut()
+                .insert(header::CONTENT_SECURITY_POLICY, value);
+        }
+    }
+    response
 }
 
 /// `GET /console/{file}`: the page's script, styles and licenses.

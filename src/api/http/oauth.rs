@@ -231,6 +231,8 @@ struct IssuerMetadata {
     issuer: Option<String>,
     jwks_uri: Option<String>,
     introspection_endpoint: Option<String>,
+    token_endpoint: Option<String>,
+    registration_endpoint: Option<String>,
 }
 
 struct Keys {
@@ -457,6 +459,30 @@ impl Validator {
             .unwrap_or_else(|| Err(refused(format!("the issuer has no key {kid:?}"))))
     }
 
+    /// The origins the console's page must be allowed to reach to sign a person in (its
+    /// Content-Security-Policy `connect-src`): the issuer's, and those of its token and
+    /// registration endpoints once its metadata is read. A page load waits at most a
+    /// second for that metadata, so an unreachable issuer does not hold the console up.
+    pub async fn browser_origins(self: &Arc<Self>) -> Vec<String> {
+        let mut urls = vec![self.config.issuer.clone()];
+        let known = self.metadata.lock().clone();
+        let metadata = match known {
+            Some(metadata) => Some(metadata),
+            None => tokio::time::timeout(Duration::from_secs(1), self.metadata())
+                .await
+                .ok()
+                .and_then(Result::ok),
+        };
+        if let Some(metadata) = metadata {
+            urls.extend(metadata.token_endpoint.clone());
+            urls.extend(metadata.registration_endpoint.clone());
+        }
+        let mut origins: Vec<String> = urls.iter().filter_map(|url| csp_origin(url)).collect();
+        origins.sort();
+        origins.dedup();
+        origins
+    }
+
     async fn metadata(self: &Arc<Self>) -> Result<Arc<IssuerMetadata>, String> {
         if let Some(metadata) = self.metadata.lock().clone() {
             return Ok(metadata);
@@ -680,6 +706,21 @@ fn read_json<T: serde::de::DeserializeOwned>(
 }
 
 /// `https://host:port` and the rest of a URL.
+/// `url`'s origin as a CSP source (`https://host:port`), or None when it is not a plain
+/// http(s) URL: a value from configuration or an issuer's metadata must not be able to add
+/// directives to the policy.
+fn csp_origin(url: &str) -> Option<String> {
+    let (origin, _) = split_origin(url);
+    let host = origin
+        .strip_prefix("https://")
+        .or_else(|| origin.strip_prefix("http://"))?;
+    let plain = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
+    plain.then(|| origin.to_ascii_lowercase())
+}
+
 fn split_origin(url: &str) -> (&str, &str) {
     let after_scheme = url.find("://").map_or(0, |i| i + 3);
     match url[after_scheme..].find('/') {
@@ -734,6 +775,28 @@ mod tests {
         let mut bad = config();
         bad.resource = "not a url".into();
         assert!(bad.validate().is_err());
+    }
+
+    #[test]
+    fn only_plain_origins_go_into_the_console_policy() {
+        assert_eq!(
+            csp_origin("https://Auth.example.com:8443/realms/acme/protocol/token").as_deref(),
+            Some("https://auth.example.com:8443")
+        );
+        assert_eq!(
+            csp_origin("http://127.0.0.1:9000").as_deref(),
+            Some("http://127.0.0.1:9000")
+        );
+        for bad in [
+            "https://a.example; script-src *",
+            "javascript:alert(1)",
+            "https://user@host.example/",
+            "https:// spaced.example/",
+            "ftp://files.example/",
+            "https://",
+        ] {
+            assert_eq!(csp_origin(bad), None, "{bad}");
+        }
     }
 
     #[test]
