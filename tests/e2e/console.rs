@@ -359,19 +359,9 @@ fn console_keys_keyboard_and_sorting() {
         "--config",
         config.to_str().unwrap(),
     ]);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/console_cdp.mjs");
-    let output = Command::new("node")
-        .arg("--experimental-websocket")
-        .arg(&script)
-        .args([browser, &server.base, "reader-secret", "writer-secret"])
-        .output()
-        .expect("run node");
-    let report = String::from_utf8_lossy(&output.stdout);
-    println!("{report}{}", String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "{report}");
-    assert!(
-        report.lines().filter(|l| l.starts_with("ok ")).count() >= 10,
-        "{report}"
+    run_cdp(
+        &[browser, &server.base, "reader-secret", "writer-secret"],
+        10,
     );
 }
 
@@ -413,18 +403,24 @@ fn console_signs_in_through_the_authorization_server() {
         policy.contains(&format!("connect-src 'self' {}", auth.issuer)),
         "{policy}"
     );
+    run_cdp(&[browser, &server.base, "oauth"], 8);
+}
+
+/// Runs `console_cdp.mjs` with `args` (browser, base URL, scenario) and checks it passed at
+/// least `checks` checks and failed none.
+fn run_cdp(args: &[&str], checks: usize) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/console_cdp.mjs");
     let output = Command::new("node")
         .arg("--experimental-websocket")
         .arg(&script)
-        .args([browser, &server.base, "oauth"])
+        .args(args)
         .output()
         .expect("run node");
     let report = String::from_utf8_lossy(&output.stdout);
     println!("{report}{}", String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success(), "{report}");
     assert!(
-        report.lines().filter(|l| l.starts_with("ok ")).count() >= 8,
+        report.lines().filter(|l| l.starts_with("ok ")).count() >= checks,
         "{report}"
     );
 }

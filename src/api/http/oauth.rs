@@ -705,7 +705,6 @@ fn read_json<T: serde::de::DeserializeOwned>(
     serde_json::from_str(&text).map_err(|e| format!("not the JSON expected: {e}"))
 }
 
-/// `https://host:port` and the rest of a URL.
 /// `url`'s origin as a CSP source (`https://host:port`), or None when it is not a plain
 /// http(s) URL: a value from configuration or an issuer's metadata must not be able to add
 /// directives to the policy.
@@ -721,6 +720,7 @@ fn csp_origin(url: &str) -> Option<String> {
     plain.then(|| origin.to_ascii_lowercase())
 }
 
+/// `https://host:port` and the rest of a URL.
 fn split_origin(url: &str) -> (&str, &str) {
     let after_scheme = url.find("://").map_or(0, |i| i + 3);
     match url[after_scheme..].find('/') {
