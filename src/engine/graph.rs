@@ -88,6 +88,8 @@ pub struct Graph {
     pub(crate) shared_seen: Arc<super::replica::SharedHead>,
     /// Whether the follower's last request to the shared log failed.
     pub(crate) shared_failing: AtomicBool,
+    /// How this node's clustered writes used the pipeline (`pipeline.rs`).
+    pub(crate) pipeline: super::pipeline::PipelineCounters,
     /// When a write last found the shared log unavailable (cleared by an acknowledged
     /// append): a stream without quorum may still answer the follower's reads.
     pub(crate) write_refused_at: Mutex<Option<std::time::Instant>>,
@@ -100,6 +102,21 @@ pub struct Graph {
 
 pub(crate) struct WriterState {
     pub head_hash: CommitHash,
+    /// A cluster's commits sent to the shared log and not yet answered, in order, each
+    /// built on the one before (see `write.rs`, pipelining). Applied only once stored.
+    pub in_flight: std::collections::VecDeque<super::pipeline::InFlight>,
+    /// Their changes together: what the next commit builds on, over the applied head.
+    pub unapplied: crate::store::Unapplied,
+}
+
+impl WriterState {
+    pub(crate) fn new(head_hash: CommitHash) -> Self {
+        Self {
+            head_hash,
+            in_flight: Default::default(),
+            unapplied: Default::default(),
+        }
+    }
 }
 
 impl Graph {
@@ -214,7 +231,7 @@ impl Graph {
             dir,
             log,
             store,
-            writer: Mutex::new(WriterState { head_hash }),
+            writer: Mutex::new(WriterState::new(head_hash)),
             commits: RwLock::new(entries),
             idempotency: RwLock::new(idempotency),
             durable_seq: Mutex::new(head),
@@ -236,6 +253,7 @@ impl Graph {
             shared,
             shared_seen: Arc::default(),
             shared_failing: AtomicBool::new(false),
+            pipeline: Default::default(),
             write_refused_at: Mutex::new(None),
             files_published: AtomicU64::new(0),
         };

@@ -10,6 +10,7 @@ mod graph;
 mod import;
 mod parallel_parse;
 mod parallel_turtle;
+mod pipeline;
 mod read;
 mod reader;
 mod repair;
@@ -26,6 +27,7 @@ pub use import::{
     Compression, GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples,
     read_ahead, unzstd,
 };
+pub use pipeline::PipelineStatus;
 pub use read::{ChangedQuads, QueryAnswer, ReadAt, ReadOptions};
 pub use reader::GraphReader;
 pub use repair::{CheckpointCheck, GraphCheck, RepairPlan};

@@ -72,6 +72,9 @@ impl Graph {
         let Some(shared) = &self.shared else {
             return Ok(0);
         };
+        if !self.writer.lock().in_flight.is_empty() {
+            return Ok(0);
+        }
         // Asked without the writer lock: local writers must not wait on a round trip that
         // finds nothing new.
         let last = shared.last_seq()?;
@@ -80,6 +83,11 @@ impl Graph {
             return Ok(0);
         }
         let mut writer = self.writer.lock();
+        if !writer.in_flight.is_empty() {
+            // This node's own commits are on their way: their writers apply them (and
+            // catch up if the pipeline breaks) without reading them back.
+            return Ok(0);
+        }
         let applied = self.catch_up_locked(&mut writer, Some(last))?;
         drop(writer);
         self.after_applying(applied)?;
@@ -205,11 +213,7 @@ impl Graph {
             offset,
             len: bytes.len() as u64,
         });
-        let changed = (inserts.len() + deletes.len()) as u64;
-        let pending = self.quads_since_flush.fetch_add(changed, Ordering::AcqRel) + changed;
-        if pending >= self.flush_every_quads {
-            self.request_flush();
-        }
+        self.count_for_flush((inserts.len() + deletes.len()) as u64);
         Ok(())
     }
 
@@ -374,6 +378,11 @@ impl Graph {
                         break;
                     }
                     let outcome = graph.catch_up();
+                    if matches!(outcome, Ok(0)) && graph.shared_seen.get() > graph.store.applied_seq() {
+                        // The commits it heard of are this node's own, in flight: their
+                        // writers apply them. Do not spin while they do.
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
                     graph.shared_failing.store(outcome.is_err(), Ordering::Release);
                     match outcome {
                         Ok(_) if failing => {

@@ -1,5 +1,6 @@
 //! The write path, in one place: compute changes under the writer lock, append the record,
 //! apply it to the store, then make it durable (group commit) and publish it to readers.
+//! A clustered graph's small commits take `pipeline.rs` from the same entry point.
 //!
 //! Invariant I2: a commit is published (visible to readers, acknowledged to the caller)
 //! only after an fsync that covers it. Invariant I5: changes are computed in a
@@ -39,9 +40,9 @@ const RELEASE_KEYS: usize = 1 << 20;
 const RELEASE_BATCHES: usize = RELEASE_KEYS / BATCH_KEYS;
 /// Times a clustered write builds again after another node appended first, before it
 /// gives up with `WriteConflict`.
-const MAX_CONFLICTS: usize = 32;
+pub(crate) const MAX_CONFLICTS: usize = 32;
 /// After this many lost races in a row a write asks the other nodes for a turn.
-const TURN_AFTER_CONFLICTS: usize = 2;
+pub(crate) const TURN_AFTER_CONFLICTS: usize = 2;
 
 /// Strata's control graphs: the named graphs whose content decides how later writes are
 /// judged or indexed — the SHACL shapes with their validation mode (`strata:shapes`) and
@@ -109,7 +110,7 @@ pub struct CommitOutcome {
 
 impl CommitOutcome {
     /// A request that changed nothing: no commit, the head as it was.
-    fn unchanged(head: CommitSeq) -> Self {
+    pub(crate) fn unchanged(head: CommitSeq) -> Self {
         Self {
             commit_seq: None,
             head_seq: head,
@@ -332,6 +333,9 @@ impl Graph {
             }
             .into());
         }
+        if self.shared.is_some() {
+            return self.commit_clustered(request, digest, build);
+        }
         let mut writer = self.writer.lock();
         if self.poisoned.load(Ordering::Acquire) {
             return Err(EngineError::Poisoned {
@@ -339,137 +343,133 @@ impl Graph {
             }
             .into());
         }
-        // In a cluster a write builds on the shared log's last commit; when another node
-        // appends first it catches up and builds again, a bounded number of times.
-        let mut conflicts = 0;
-        loop {
-            // A node that lost a race asked for a turn: a new write lets it go first.
-            if conflicts == 0
-                && let Some(until) = self.shared.as_ref().and_then(|s| s.held_back_until())
-            {
-                std::thread::sleep(until.saturating_duration_since(std::time::Instant::now()));
-            }
-            // The first try builds on the newest commit this node heard of (the append
-            // watcher tells within milliseconds) without asking: if another node appended
-            // meanwhile the append conflicts, and the next try asks.
-            let known_last = (conflicts == 0).then(|| self.shared_seen.get());
-            let caught_up = self
-                .catch_up_locked(&mut writer, known_last)
-                .inspect_err(|e| self.note_shared(e))?;
-            if caught_up > 0 {
-                self.sync_through(self.store.applied_seq())?;
-            }
-            if let Some(outcome) = self.idempotent_replay(request, digest)? {
-                drop(writer);
-                return Ok(self.acknowledge_replay(outcome)?);
-            }
-            let mut txn = self.store.begin();
-            build(&mut txn)?;
-            let head = txn.base_seq();
-            // Checked here, on the transaction itself, so every surface and every way of
-            // naming a graph (update text, import, Graph Store target) meets the same rule.
-            if !request.admin
-                && let Some(graph) = control_graphs_changed(&txn).first()
-            {
-                return Err(EngineError::ControlGraphRefused {
-                    graph: (*graph).to_owned(),
-                }
-                .into());
-            }
-            if txn.is_empty() {
-                drop(writer);
-                self.sync_through(head)?;
-                return Ok(CommitOutcome::unchanged(head));
-            }
-            let checked = self.shacl.check(&mut txn)?;
-            let (inserts, deletes) = txn.into_changes();
-            let seq = head + 1;
-            // Large commits build their indexes on a second thread while this one encodes,
-            // hashes and compresses the log record.
-            let (quads, prepared) = if inserts.len() >= PARALLEL_BUILD_MIN_QUADS {
-                std::thread::scope(|scope| {
-                    let build = scope.spawn(|| PreparedInserts::new(seq, &inserts));
-                    let quads = self.encode_changes(&inserts, &deletes);
-                    let prepared = build
-                        .join()
-                        .unwrap_or_else(|_| PreparedInserts::new(seq, &inserts));
-                    (quads, prepared)
-                })
-            } else {
-                (
-                    self.encode_changes(&inserts, &deletes),
-                    PreparedInserts::new(seq, &inserts),
-                )
-            };
-            let quads = quads.map_err(|e| EngineError::io(self.log.path(), e))?;
-            // A commit built from a damaged store file (its deletions, its WHERE, its
-            // SHACL check) is not appended.
-            if let Some(reason) = self.store.damage() {
-                return Err(
-                    EngineError::Query(crate::sparql::QueryError::StoreDamaged(reason)).into(),
-                );
-            }
-            let header = self.next_header(
-                seq,
-                writer.head_hash,
-                request,
-                digest,
-                (inserts.len() as u64, deletes.len() as u64),
-                quads.digest,
-            );
-            let hash = header.hash();
-            let record = EncodedRecord::new(&header, hash, quads);
-            if let Some(shared) = &self.shared
-                && shared
-                    .append(seq, &record)
-                    .map_err(EngineError::from)
-                    .inspect_err(|e| self.note_shared(e))?
-                    == Appended::Conflict
-            {
-                conflicts += 1;
-                if conflicts >= MAX_CONFLICTS {
-                    return Err(EngineError::WriteConflict {
-                        graph: self.name.to_string(),
-                        attempts: conflicts,
-                    }
-                    .into());
-                }
-                // Losing once is the normal price of a shared log; a node that loses again
-                // asks the others to hold back their next writes so it gets its turn. A
-                // short random pause keeps nodes that lost together from colliding again.
-                if conflicts >= TURN_AFTER_CONFLICTS {
-                    shared.announce_waiting();
-                }
-                std::thread::sleep(conflict_pause(conflicts));
-                continue;
-            }
-            if let Some(shared) = &self.shared {
-                *self.write_refused_at.lock() = None;
-                if conflicts >= TURN_AFTER_CONFLICTS {
-                    shared.announce_done();
-                }
-            }
-            let offset = self.log.append_record(&record).map_err(EngineError::from)?;
-            self.store.apply_prepared(seq, prepared, &deletes);
-            self.shacl.apply(seq, &checked);
-            self.record_commit(&mut writer, request, header, hash, (offset, record.len()));
+        if let Some(outcome) = self.idempotent_replay(request, digest)? {
             drop(writer);
-            self.sync_through(seq)?;
-            self.search.notify();
-            let changed = (inserts.len() + deletes.len()) as u64;
-            let pending = self.quads_since_flush.fetch_add(changed, Ordering::AcqRel) + changed;
-            if pending >= self.flush_every_quads {
-                self.request_flush();
-            }
-            return Ok(CommitOutcome {
-                commit_seq: Some(seq),
-                head_seq: seq,
-                hash: Some(hash),
-                inserted: inserts.len() as u64,
-                deleted: deletes.len() as u64,
-                idempotent_replay: false,
-                validation: checked.validation.map(Arc::new),
+            return Ok(self.acknowledge_replay(outcome)?);
+        }
+        let mut txn = self.store.begin();
+        build(&mut txn)?;
+        let head = txn.base_seq();
+        self.check_control_graphs(&txn, request)?;
+        if txn.is_empty() {
+            drop(writer);
+            self.sync_through(head)?;
+            return Ok(CommitOutcome::unchanged(head));
+        }
+        let built = self.build_commit(txn, request, digest, writer.head_hash, None)?;
+        let offset = self
+            .log
+            .append_record(&built.record)
+            .map_err(EngineError::from)?;
+        let outcome = built.outcome();
+        let seq = built.seq;
+        self.store
+            .apply_prepared(seq, built.prepared, &built.deletes);
+        self.shacl.apply(seq, &built.checked);
+        self.record_commit(
+            &mut writer,
+            &request.idempotency_key,
+            built.header,
+            built.hash,
+            (offset, built.record.len()),
+        );
+        drop(writer);
+        self.sync_through(seq)?;
+        self.search.notify();
+        self.count_for_flush(outcome.inserted + outcome.deleted);
+        Ok(outcome)
+    }
+
+    /// Only an `admin` request may change a control graph. Checked on the transaction
+    /// itself, so every surface and every way of naming a graph (update text, import,
+    /// Graph Store target) meets the same rule.
+    pub(crate) fn check_control_graphs(
+        &self,
+        txn: &Transaction,
+        request: &CommitRequest,
+    ) -> Result<(), EngineError> {
+        if !request.admin
+            && let Some(graph) = control_graphs_changed(txn).first()
+        {
+            return Err(EngineError::ControlGraphRefused {
+                graph: (*graph).to_owned(),
             });
+        }
+        Ok(())
+    }
+
+    /// Turns a non-empty transaction into the next commit after `txn.base_seq()`, whose
+    /// parent is `parent_hash`: checks it against the shapes, encodes and hashes its
+    /// record and builds its indexes. `not_before`: the time of a commit before it that is
+    /// not in the commit list yet (commit times never go backwards).
+    pub(crate) fn build_commit(
+        &self,
+        mut txn: Transaction,
+        request: &CommitRequest,
+        digest: [u8; 32],
+        parent_hash: CommitHash,
+        not_before: Option<OffsetDateTime>,
+    ) -> Result<BuiltCommit, EngineError> {
+        let changes_control = !control_graphs_changed(&txn).is_empty();
+        let checked = self.shacl.check(&mut txn)?;
+        let seq = txn.base_seq() + 1;
+        let (inserts, deletes) = txn.into_changes();
+        // Large commits build their indexes on a second thread while this one encodes,
+        // hashes and compresses the log record.
+        let (quads, prepared) = if inserts.len() >= PARALLEL_BUILD_MIN_QUADS {
+            std::thread::scope(|scope| {
+                let build = scope.spawn(|| PreparedInserts::new(seq, &inserts));
+                let quads = self.encode_changes(&inserts, &deletes);
+                let prepared = build
+                    .join()
+                    .unwrap_or_else(|_| PreparedInserts::new(seq, &inserts));
+                (quads, prepared)
+            })
+        } else {
+            (
+                self.encode_changes(&inserts, &deletes),
+                PreparedInserts::new(seq, &inserts),
+            )
+        };
+        let quads = quads.map_err(|e| EngineError::io(self.log.path(), e))?;
+        // A commit built from a damaged store file (its deletions, its WHERE, its SHACL
+        // check) is not appended.
+        if let Some(reason) = self.store.damage() {
+            return Err(EngineError::Query(crate::sparql::QueryError::StoreDamaged(
+                reason,
+            )));
+        }
+        let mut header = self.next_header(
+            seq,
+            parent_hash,
+            request,
+            digest,
+            (inserts.len() as u64, deletes.len() as u64),
+            quads.digest,
+        );
+        if let Some(previous) = not_before {
+            header.committed_at = header.committed_at.max(previous);
+        }
+        let hash = header.hash();
+        let record = EncodedRecord::new(&header, hash, quads);
+        Ok(BuiltCommit {
+            seq,
+            hash,
+            header,
+            record,
+            prepared,
+            inserts,
+            deletes,
+            checked,
+            changes_control,
+        })
+    }
+
+    /// Counts changed quads towards the next flush and asks for one when due.
+    pub(crate) fn count_for_flush(&self, changed: u64) {
+        let pending = self.quads_since_flush.fetch_add(changed, Ordering::AcqRel) + changed;
+        if pending >= self.flush_every_quads {
+            self.request_flush();
         }
     }
 
@@ -545,7 +545,7 @@ impl Graph {
         } else {
             (Some(keys), None)
         };
-        let mut writer = self.writer.lock();
+        let mut writer = self.lock_drained();
         let mut conflicts = 0;
         loop {
             if self.poisoned.load(Ordering::Acquire) {
@@ -665,7 +665,13 @@ impl Graph {
             }
             // No shapes can be in force (the shapes graph is unknown): nothing to validate.
             let inserted = header.n_inserted;
-            self.record_commit(&mut writer, request, header, hash, (offset, record.len()));
+            self.record_commit(
+                &mut writer,
+                &request.idempotency_key,
+                header,
+                hash,
+                (offset, record.len()),
+            );
             drop(writer);
             self.sync_through(seq)?;
             self.search.notify();
@@ -832,16 +838,16 @@ impl Graph {
 
     /// The writer's bookkeeping once a commit is appended and applied: the head's hash,
     /// the request's idempotency key, the commit in the list (at `(offset, len)` in the log).
-    fn record_commit(
+    pub(crate) fn record_commit(
         &self,
         writer: &mut WriterState,
-        request: &CommitRequest,
+        idempotency_key: &Option<String>,
         header: CommitHeader,
         hash: CommitHash,
         (offset, len): (u64, u64),
     ) {
         writer.head_hash = hash;
-        if let Some(key) = &request.idempotency_key {
+        if let Some(key) = idempotency_key {
             self.idempotency
                 .write()
                 .insert(key.clone(), header.commit_seq);
@@ -858,7 +864,10 @@ impl Graph {
     /// commit may be appended but not yet durable (its writer is waiting for the group
     /// fsync): a replay is acknowledged only once it is durable and published, like the
     /// original. Called without the writer lock.
-    fn acknowledge_replay(&self, mut outcome: CommitOutcome) -> Result<CommitOutcome, EngineError> {
+    pub(crate) fn acknowledge_replay(
+        &self,
+        mut outcome: CommitOutcome,
+    ) -> Result<CommitOutcome, EngineError> {
         if let Some(seq) = outcome.commit_seq {
             self.sync_through(seq)?;
         }
@@ -866,7 +875,7 @@ impl Graph {
         Ok(outcome)
     }
 
-    fn idempotent_replay(
+    pub(crate) fn idempotent_replay(
         &self,
         request: &CommitRequest,
         digest: [u8; 32],
@@ -899,7 +908,7 @@ impl Graph {
 
 /// A random pause of up to 2^attempt ms (at most 16 ms) after a clustered write lost the
 /// race to append (full jitter: colliding nodes spread out instead of colliding again).
-fn conflict_pause(attempt: usize) -> std::time::Duration {
+pub(crate) fn conflict_pause(attempt: usize) -> std::time::Duration {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_usize(attempt);
@@ -1112,5 +1121,35 @@ impl Graph {
         deletes: &[Quad],
     ) -> Result<Option<CommitValidation>, EngineError> {
         self.shacl.check_pending(&mut self.staged(inserts, deletes))
+    }
+}
+
+/// A commit built and checked, its record encoded, not yet appended.
+pub(crate) struct BuiltCommit {
+    pub seq: CommitSeq,
+    pub hash: CommitHash,
+    pub header: CommitHeader,
+    pub record: EncodedRecord,
+    pub prepared: PreparedInserts,
+    pub inserts: Vec<QuadKey>,
+    pub deletes: Vec<QuadKey>,
+    pub checked: super::validation::Checked,
+    /// It changes a control graph (shapes, search declarations): later commits are judged
+    /// by what it leaves.
+    pub changes_control: bool,
+}
+
+impl BuiltCommit {
+    /// What its writer is told once it lands.
+    pub(crate) fn outcome(&self) -> CommitOutcome {
+        CommitOutcome {
+            commit_seq: Some(self.seq),
+            head_seq: self.seq,
+            hash: Some(self.hash),
+            inserted: self.inserts.len() as u64,
+            deleted: self.deletes.len() as u64,
+            idempotent_replay: false,
+            validation: self.checked.validation.clone().map(Arc::new),
+        }
     }
 }

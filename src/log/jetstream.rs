@@ -21,7 +21,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_nats::header::{
-    HeaderMap, NATS_EXPECTED_LAST_SEQUENCE, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, NATS_MESSAGE_ID,
+    HeaderMap, NATS_EXPECTED_LAST_MESSAGE_ID, NATS_EXPECTED_LAST_SEQUENCE,
+    NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, NATS_MESSAGE_ID,
 };
 use async_nats::jetstream::{self, context::PublishErrorKind, stream};
 use parking_lot::Mutex;
@@ -30,8 +31,8 @@ use tokio_stream::StreamExt;
 
 use super::EncodedRecord;
 use super::LogError;
-use super::shared::{Appended, Cluster, SharedLog, SharedRecord};
-use crate::model::CommitSeq;
+use super::shared::{Appended, Cluster, PendingAppend, SharedLog, SharedRecord};
+use crate::model::{CommitHash, CommitSeq};
 
 /// No call to the cluster waits longer than this.
 const OP_TIMEOUT: Duration = Duration::from_secs(12);
@@ -384,13 +385,26 @@ impl SharedLog for GraphStream {
         })
     }
 
-    fn append(&self, seq: CommitSeq, record: &EncodedRecord) -> Result<Appended, LogError> {
+    fn send(
+        &self,
+        seq: CommitSeq,
+        record: &EncodedRecord,
+        after: Option<CommitHash>,
+    ) -> Result<Box<dyn PendingAppend>, LogError> {
         // The commit's hash covers its number, parent and quads: the same record always
         // gets the same id, another record another.
-        let message_id = format!("{seq}-{}", &record.hash().to_hex()[..32]);
+        let message_id = message_id(seq, &record.hash());
         let mut headers = HeaderMap::new();
         headers.insert(NATS_EXPECTED_LAST_SEQUENCE, (seq - 1).to_string().as_str());
         headers.insert(NATS_MESSAGE_ID, message_id.as_str());
+        if let Some(previous) = after {
+            // Sequence numbers alone would let this record land on another node's commit
+            // `seq - 1` when ours was refused: the previous message's id names ours.
+            headers.insert(
+                NATS_EXPECTED_LAST_MESSAGE_ID,
+                self::message_id(seq - 1, &previous).as_str(),
+            );
+        }
         let unreadable =
             |e: std::io::Error| unavailable(format!("reading commit {seq}'s record: {e}"));
         let payload = if record.len() > self.max_inline as u64 {
@@ -431,48 +445,19 @@ impl SharedLog for GraphStream {
         } else {
             record.to_vec().map_err(unreadable)?
         };
-        let mut last_error = None;
-        for _ in 0..PUBLISH_ATTEMPTS {
-            let (context, subject, headers, payload) = (
-                self.context.clone(),
-                self.subject.clone(),
-                headers.clone(),
-                payload.clone(),
-            );
-            let outcome = self.run(async move {
-                let ack = context
-                    .publish_with_headers(subject, headers, payload.into())
-                    .await;
-                let ack = match ack {
-                    Ok(future) => future.await,
-                    Err(e) => Err(e),
-                };
-                match ack {
-                    Ok(ack) if ack.sequence == seq => Ok(Ok(Appended::Acknowledged)),
-                    // A duplicate of an earlier message with this id at another place:
-                    // some other record was commit `seq`.
-                    Ok(_) => Ok(Ok(Appended::Conflict)),
-                    Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
-                        Ok(Ok(Appended::Conflict))
-                    }
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe
-                        ) =>
-                    {
-                        Ok(Err(unavailable(format!("publishing commit {seq}: {e}"))))
-                    }
-                    Err(e) => Err(unavailable(format!("publishing commit {seq}: {e}"))),
-                }
-            });
-            match outcome {
-                Ok(Ok(appended)) => return Ok(appended),
-                // Retried with the same message id: safe whether or not it landed.
-                Ok(Err(error)) | Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| unavailable(format!("publishing commit {seq} failed"))))
+        let mut pending = StreamAppend {
+            runtime: self.runtime.clone(),
+            context: self.context.clone(),
+            subject: self.subject.clone(),
+            headers,
+            payload,
+            seq,
+            sent: None,
+        };
+        // Sent now, in the caller's order; only the answer is awaited later. A send that
+        // fails here is tried again in `wait` (the message id makes that safe).
+        pending.sent = pending.publish().ok();
+        Ok(Box::new(pending))
     }
 
     fn publish_files(
@@ -817,6 +802,95 @@ fn transfer_limit(bytes: u64) -> Duration {
 
 /// Runs `future` on `runtime` and waits for it from this (synchronous) thread, at most
 /// `limit`; any thread may call it, inside a tokio runtime or not.
+/// A commit's message id: its number and the start of its hash (the same record always
+/// gets the same id, another record another).
+fn message_id(seq: CommitSeq, hash: &CommitHash) -> String {
+    format!("{seq}-{}", &hash.to_hex()[..32])
+}
+
+/// A commit's message, sent and awaiting JetStream's acknowledgement.
+struct StreamAppend {
+    runtime: tokio::runtime::Handle,
+    context: jetstream::Context,
+    subject: String,
+    headers: HeaderMap,
+    payload: Vec<u8>,
+    seq: CommitSeq,
+    sent: Option<jetstream::context::PublishAckFuture>,
+}
+
+impl StreamAppend {
+    /// Hands the message to the connection (in call order) and returns the future of its
+    /// acknowledgement.
+    fn publish(&self) -> Result<jetstream::context::PublishAckFuture, LogError> {
+        let (context, subject, headers, payload, seq) = (
+            self.context.clone(),
+            self.subject.clone(),
+            self.headers.clone(),
+            self.payload.clone(),
+            self.seq,
+        );
+        wait_on(&self.runtime, OP_TIMEOUT, async move {
+            context
+                .publish_with_headers(subject, headers, payload.into())
+                .await
+                .map_err(|e| unavailable(format!("publishing commit {seq}: {e}")))
+        })
+    }
+}
+
+impl PendingAppend for StreamAppend {
+    fn wait(mut self: Box<Self>) -> Result<Appended, LogError> {
+        let seq = self.seq;
+        let mut last_error = None;
+        for _ in 0..PUBLISH_ATTEMPTS {
+            let sent = match self.sent.take() {
+                Some(sent) => Ok(sent),
+                None => self.publish(),
+            };
+            let sent = match sent {
+                Ok(sent) => sent,
+                Err(error) => {
+                    last_error = Some(error);
+                    continue;
+                }
+            };
+            let outcome = wait_on(&self.runtime, OP_TIMEOUT, async move {
+                match sent.await {
+                    Ok(ack) if ack.sequence == seq => Ok(Ok(Appended::Acknowledged)),
+                    // A duplicate of an earlier message with this id at another place:
+                    // some other record was commit `seq`.
+                    Ok(_) => Ok(Ok(Appended::Conflict)),
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            PublishErrorKind::WrongLastSequence
+                                | PublishErrorKind::WrongLastMessageId
+                        ) =>
+                    {
+                        Ok(Ok(Appended::Conflict))
+                    }
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe
+                        ) =>
+                    {
+                        Ok(Err(unavailable(format!("publishing commit {seq}: {e}"))))
+                    }
+                    Err(e) => Err(unavailable(format!("publishing commit {seq}: {e}"))),
+                }
+            });
+            match outcome {
+                Ok(Ok(appended)) => return Ok(appended),
+                // Sent again with the same message id: safe whether or not it landed.
+                Ok(Err(error)) | Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| unavailable(format!("publishing commit {seq} failed"))))
+    }
+}
+
 fn wait_on<T: Send + 'static>(
     runtime: &tokio::runtime::Handle,
     limit: Duration,

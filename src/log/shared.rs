@@ -12,7 +12,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::{EncodedRecord, LogError};
-use crate::model::CommitSeq;
+use crate::model::{CommitHash, CommitSeq};
 
 /// What an append with an expected predecessor did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +57,12 @@ impl SharedRecord {
     }
 }
 
+/// An append on its way to the shared log (`SharedLog::send`), not yet answered.
+pub trait PendingAppend: Send {
+    /// Waits (bounded) for the shared log's answer, as `append` gives it.
+    fn wait(self: Box<Self>) -> Result<Appended, LogError>;
+}
+
 /// One graph's replicated log.
 pub trait SharedLog: Send + Sync {
     /// The last commit the shared log holds (0: none).
@@ -65,7 +71,22 @@ pub trait SharedLog: Send + Sync {
     /// `seq - 1`. Retrying an append that was acknowledged but whose answer was lost is
     /// acknowledged again, not appended twice. A record whose quads are in a spill file
     /// is sent from it, never whole in memory.
-    fn append(&self, seq: CommitSeq, record: &EncodedRecord) -> Result<Appended, LogError>;
+    fn append(&self, seq: CommitSeq, record: &EncodedRecord) -> Result<Appended, LogError> {
+        self.send(seq, record, None)?.wait()
+    }
+    /// Like `append`, but returns as soon as the record is on its way, so the writer can
+    /// build and send the next commit before this one is answered (pipelining). Records
+    /// sent one after the other reach the shared log in that order. `after` is the hash of
+    /// commit `seq - 1` when that commit is itself still unanswered: the shared log then
+    /// stores this record only right after that very record, so a commit built on one
+    /// that was refused is refused too (never stored on top of another node's commit
+    /// `seq - 1`).
+    fn send(
+        &self,
+        seq: CommitSeq,
+        record: &EncodedRecord,
+        after: Option<CommitHash>,
+    ) -> Result<Box<dyn PendingAppend>, LogError>;
     /// The records of commits `from..=to` (`to` ≤ `last_seq`) in order, in one pass: all
     /// of them, or a prefix of at least one when they are many or large (the caller asks
     /// again from where it got to). A large record comes in an unlinked file in `spill`.

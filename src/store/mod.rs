@@ -28,7 +28,7 @@ pub use maintenance::MaintenanceStats;
 pub use manifest::{DictEntry, MANIFEST_FILE, Manifest, SegmentEntry};
 pub use segment::{GraphFilter, Pattern, PlainScan, QuadKey, QuadScan};
 pub use snapshot::Snapshot;
-pub use transaction::Transaction;
+pub use transaction::{Transaction, Unapplied};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -335,6 +335,12 @@ impl Store {
     /// A transaction over the applied head, for the writer to compute a commit's changes.
     pub fn begin(&self) -> Transaction {
         Transaction::new(self.snapshot_at(self.applied_seq()))
+    }
+
+    /// A transaction on top of commits built but not yet applied (`unapplied`, the last of
+    /// them commit `last`).
+    pub fn begin_after(&self, unapplied: &Unapplied, last: CommitSeq) -> Transaction {
+        Transaction::on_unapplied(self.snapshot_at(self.applied_seq()), unapplied, last)
     }
 
     /// Applies a commit's changes. `inserts` must not be present and `deletes` must be

@@ -42,6 +42,11 @@ impl Snapshot {
         }
     }
 
+    /// The uncommitted changes this snapshot carries, if any.
+    pub(crate) fn overlay(&self) -> Option<Arc<Overlay>> {
+        self.overlay.clone()
+    }
+
     pub(crate) fn with_overlay(&self, overlay: Arc<Overlay>) -> Self {
         Self {
             dict_len: self.dict.len() + 1,

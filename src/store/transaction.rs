@@ -12,7 +12,12 @@ use crate::model::Term;
 /// quad or deleting an absent one does nothing, and a delete after an insert of the same
 /// quad cancels it.
 pub struct Transaction {
+    /// What the changes are computed against: the applied head, plus the changes of
+    /// commits still in flight when there are some (`on_unapplied`).
     base: Snapshot,
+    /// With commits in flight: the applied head alone, and the number of the last commit
+    /// in flight (what this transaction's commit follows).
+    applied: Option<(Snapshot, crate::model::CommitSeq)>,
     overlay: Overlay,
     /// Inserts of a bulk load, sorted, absent from the base, disjoint from `overlay`.
     /// Kept as a vector so a million-quad import skips the hash set entirely; moved into
@@ -24,6 +29,22 @@ impl Transaction {
     pub(crate) fn new(base: Snapshot) -> Self {
         Self {
             base,
+            applied: None,
+            overlay: Overlay::default(),
+            bulk: Vec::new(),
+        }
+    }
+
+    /// A transaction on top of commits built but not yet applied (`unapplied`, the last
+    /// of them commit `last`), over `applied`, the applied head.
+    pub(crate) fn on_unapplied(
+        applied: Snapshot,
+        unapplied: &Unapplied,
+        last: crate::model::CommitSeq,
+    ) -> Self {
+        Self {
+            base: applied.with_overlay(unapplied.0.clone()),
+            applied: Some((applied, last)),
             overlay: Overlay::default(),
             bulk: Vec::new(),
         }
@@ -31,7 +52,10 @@ impl Transaction {
 
     /// The commit the changes are computed against.
     pub fn base_seq(&self) -> crate::model::CommitSeq {
-        self.base.seq()
+        match &self.applied {
+            Some((_, last)) => *last,
+            None => self.base.seq(),
+        }
     }
 
     /// The id of a term already known to the store.
@@ -88,7 +112,15 @@ impl Transaction {
     /// A read view of the base plus the changes so far (for multi-operation updates).
     pub fn snapshot(&mut self) -> Snapshot {
         self.spill_bulk();
-        self.base.with_overlay(Arc::new(self.overlay.clone()))
+        match &self.applied {
+            None => self.base.with_overlay(Arc::new(self.overlay.clone())),
+            Some((applied, _)) => {
+                // One overlay over the applied head: the commits in flight, then these.
+                let mut all = Unapplied(self.base.overlay().unwrap_or_default());
+                all.push(&self.overlay.inserted, &self.overlay.deleted);
+                applied.with_overlay(all.0)
+            }
+        }
     }
 
     /// The base snapshot without the changes.
@@ -125,5 +157,36 @@ impl Transaction {
         inserts.sort_unstable();
         deletes.sort_unstable();
         (inserts, deletes)
+    }
+}
+
+/// The changes of commits built one on top of the other but not yet applied to the store
+/// (a cluster's commits awaiting the shared log's answer), relative to the applied head.
+#[derive(Clone, Default)]
+pub struct Unapplied(Arc<Overlay>);
+
+impl Unapplied {
+    /// Adds the changes of the next commit (`inserts` absent and `deletes` present after
+    /// the commits already here).
+    pub fn push<'a>(
+        &mut self,
+        inserts: impl IntoIterator<Item = &'a QuadKey>,
+        deletes: impl IntoIterator<Item = &'a QuadKey>,
+    ) {
+        let all = Arc::make_mut(&mut self.0);
+        for key in deletes {
+            if !all.inserted.remove(key) {
+                all.deleted.insert(*key);
+            }
+        }
+        for key in inserts {
+            if !all.deleted.remove(key) {
+                all.inserted.insert(*key);
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.inserted.is_empty() && self.0.deleted.is_empty()
     }
 }

@@ -30,11 +30,15 @@ function check(name, ok, detail) {
 
 async function devtoolsPort() {
   for (let i = 0; i < 200; i++) {
+    // Chromium may create the file before it has written the port into it: an empty or
+    // partial first line reads as 0, so wait for a real port.
     try {
-      return Number(readFileSync(join(profile, "DevToolsActivePort"), "utf8").split("\n")[0]);
+      const port = Number(readFileSync(join(profile, "DevToolsActivePort"), "utf8").split("\n")[0]);
+      if (port > 0) return port;
     } catch {
-      await sleep(50);
+      // not written yet
     }
+    await sleep(50);
   }
   throw new Error("Chromium did not open its DevTools port");
 }

@@ -10,7 +10,8 @@ use super::auth::{Caller, authenticate};
 use super::error::HttpError;
 
 /// `ok`; in a cluster also whether the shared log answers (`degraded` when it does not:
-/// the node still serves reads of what it applied, and refuses writes).
+/// the node still serves reads of what it applied, and refuses writes), and how many of
+/// its commits are sent and not yet answered.
 pub async fn healthz(State(state): State<AppState>) -> Response {
     let Some(cluster) = state.engine.cluster() else {
         return Json(serde_json::json!({ "status": "ok" })).into_response();
@@ -18,18 +19,24 @@ pub async fn healthz(State(state): State<AppState>) -> Response {
     let connected = cluster.is_connected();
     // A node can reach one NATS server while the stream has no quorum: what counts is
     // whether the graphs' shared logs answer.
-    let unreachable = state
-        .engine
-        .open_graphs()
+    let graphs = state.engine.open_graphs();
+    let unreachable = graphs
         .iter()
         .filter(|g| g.cluster_reachable() == Some(false))
         .count();
+    // Summed over graphs: the health check is public, graph names are not.
+    let in_flight: u64 = graphs
+        .iter()
+        .filter_map(|g| g.pipeline_status())
+        .map(|p| p.depth)
+        .sum();
     Json(serde_json::json!({
         "status": if connected && unreachable == 0 { "ok" } else { "degraded" },
         "cluster": {
             "log": cluster.describe(),
             "connected": connected,
             "graphs_unreachable": unreachable,
+            "commits_in_flight": in_flight,
         },
     }))
     .into_response()

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::engine::Engine;
+use crate::engine::{Engine, PipelineStatus};
 
 /// Upper bounds (seconds) of the latency histogram buckets.
 const BUCKETS: [f64; 10] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
@@ -211,6 +211,34 @@ impl Metrics {
                 for graph in &graphs {
                     if let Some(lag) = graph.cluster_lag() {
                         let _ = writeln!(out, "{name}{{graph=\"{}\"}} {}", graph.name(), pick(lag));
+                    }
+                }
+            }
+            for (name, kind, help, pick) in [
+                (
+                    "strata_cluster_pipeline_depth",
+                    "gauge",
+                    "This node's commits of each open graph sent to the shared log and not yet answered.",
+                    (|p: PipelineStatus| p.depth) as fn(PipelineStatus) -> u64,
+                ),
+                (
+                    "strata_cluster_pipelined_commits_total",
+                    "counter",
+                    "This node's commits stored that were sent before the commit they follow was answered.",
+                    |p| p.pipelined,
+                ),
+                (
+                    "strata_cluster_pipeline_refused_total",
+                    "counter",
+                    "This node's commits refused because a commit they followed in the pipeline was (built again on the new head).",
+                    |p| p.refused,
+                ),
+            ] {
+                let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+                for graph in &graphs {
+                    if let Some(status) = graph.pipeline_status() {
+                        let _ =
+                            writeln!(out, "{name}{{graph=\"{}\"}} {}", graph.name(), pick(status));
                     }
                 }
             }
