@@ -260,6 +260,7 @@ fn main() {
         "1.00".into(),
         thousands(base.conflicts),
         base.spread(),
+        "—".into(),
     ]];
     drop(graph);
     drop(embedded);
@@ -280,6 +281,10 @@ fn main() {
             let name = format!("r{replicas}-n{n_nodes}");
             let graphs = open_everywhere(&nodes, &name);
             let rate = commit_rate(&graphs, writers, duration);
+            let (pipelined, refused) = graphs
+                .iter()
+                .filter_map(|g| g.pipeline_status())
+                .fold((0, 0), |(p, r), s| (p + s.pipelined, r + s.refused));
             rows.push(vec![
                 "JetStream".into(),
                 replicas.to_string(),
@@ -289,6 +294,7 @@ fn main() {
                 format!("{:.2}", rate.per_second / base_rate),
                 thousands(rate.conflicts),
                 rate.spread(),
+                format!("{} / {}", thousands(pipelined), thousands(refused)),
             ]);
             if n_nodes > 1 {
                 let lags = follower_lag(&graphs, 200);
@@ -312,6 +318,7 @@ fn main() {
             "× embedded",
             "write_conflict retried",
             "commits per node (fewest–most)",
+            "sent behind another / refused mid-pipeline",
         ],
         &rows,
     );

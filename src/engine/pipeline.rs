@@ -117,14 +117,14 @@ impl Graph {
             // The first try of this very request, or a change of the shapes or search
             // declarations that decides how this commit is judged, is still in flight:
             // wait for it to land, then start over.
-            let waits = writer.in_flight.iter().any(|c| {
+            let awaited = writer.in_flight.iter().rev().find(|c| {
                 c.built.changes_control
                     || (request.idempotency_key.is_some()
                         && c.idempotency_key == request.idempotency_key)
             });
-            if waits {
+            if let Some(awaited) = awaited.map(|c| c.built.seq) {
                 drop(writer);
-                self.wait_in_flight()?;
+                self.wait_landed(awaited)?;
                 continue;
             }
             let tail = writer
@@ -305,18 +305,6 @@ impl Graph {
             unapplied.push(&commit.built.inserts, &commit.built.deletes);
         }
         writer.unapplied = unapplied;
-    }
-
-    /// Waits until no commit of this node is in flight.
-    fn wait_in_flight(&self) -> Result<(), EngineError> {
-        let deadline = Instant::now() + IN_FLIGHT_WAIT;
-        while !self.writer.lock().in_flight.is_empty() {
-            if Instant::now() > deadline {
-                return Err(self.in_flight_stuck());
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        Ok(())
     }
 
     /// Waits until commit `seq`, in flight, has landed (true) or was dropped (false).

@@ -1057,10 +1057,36 @@ fn pipelined_commits_build_on_each_other_and_a_refused_pipeline_builds_again() {
     let (status, body) = update(&node_a, "INSERT DATA { <http://e/c> <http://e/v> 0 }", None);
     assert_eq!(status, 200, "{body}");
 
-    // One node, eight writers: every increment lands, in one chain of numbers.
-    let mut acknowledged = increment(&[&node_a], 8, 25, 0);
+    // One node, eight writers: every increment lands, in one chain of numbers. Meanwhile
+    // four copies of one request with one idempotency key land once.
+    let (mut acknowledged, copies) = std::thread::scope(|scope| {
+        let writers = scope.spawn(|| increment(&[&node_a], 8, 25, 0));
+        let copies: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let text = "INSERT DATA { <http://e/once> <http://e/p> 1 }";
+                    let (status, body) = update(&node_a, text, Some("once"));
+                    assert_eq!(status, 200, "{body}");
+                    body
+                })
+            })
+            .collect();
+        let copies: Vec<Value> = copies.into_iter().map(|c| c.join().unwrap()).collect();
+        (writers.join().unwrap(), copies)
+    });
+    let once = copies[0]["commit_seq"].as_u64().unwrap();
+    assert!(copies.iter().all(|c| c["commit_seq"] == once), "{copies:?}");
+    assert_eq!(
+        copies
+            .iter()
+            .filter(|c| c["idempotent_replay"] == false)
+            .count(),
+        1,
+        "{copies:?}"
+    );
+    acknowledged.push(once);
     let distinct: BTreeSet<u64> = acknowledged.iter().copied().collect();
-    assert_eq!(distinct, (2..=201).collect(), "{acknowledged:?}");
+    assert_eq!(distinct, (2..=202).collect(), "{acknowledged:?}");
     assert_eq!(counter(&node_a), 200);
     assert!(
         gauge(&node_a, "strata_cluster_pipelined_commits_total") > 0,
@@ -1102,7 +1128,8 @@ fn pipelined_commits_build_on_each_other_and_a_refused_pipeline_builds_again() {
             "both nodes at the last commit",
             || head(node) == last,
         );
-        assert_eq!(counter(node), last - 1, "no increment lost");
+        // Every commit but the first and the idempotent one is an increment.
+        assert_eq!(counter(node), last - 2, "no increment lost");
     }
     for node in [node_a, node_b] {
         assert!(node.stop().success());
