@@ -90,6 +90,8 @@ pub struct Graph {
     pub(crate) shared_failing: AtomicBool,
     /// How this node's clustered writes used the pipeline (`pipeline.rs`).
     pub(crate) pipeline: super::pipeline::PipelineCounters,
+    /// The graph's write lease as this node knows it (`leader.rs`).
+    pub(crate) lease: super::leader::LeaseState,
     /// When a write last found the shared log unavailable (cleared by an acknowledged
     /// append): a stream without quorum may still answer the follower's reads.
     pub(crate) write_refused_at: Mutex<Option<std::time::Instant>>,
@@ -254,6 +256,7 @@ impl Graph {
             shared_seen: Arc::default(),
             shared_failing: AtomicBool::new(false),
             pipeline: Default::default(),
+            lease: Default::default(),
             write_refused_at: Mutex::new(None),
             files_published: AtomicU64::new(0),
         };

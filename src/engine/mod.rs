@@ -8,6 +8,7 @@ mod backup;
 mod error;
 mod graph;
 mod import;
+mod leader;
 mod parallel_parse;
 mod parallel_turtle;
 mod pipeline;
@@ -27,6 +28,7 @@ pub use import::{
     Compression, GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples,
     read_ahead, unzstd,
 };
+pub use leader::LeaderStatus;
 pub use pipeline::PipelineStatus;
 pub use read::{ChangedQuads, QueryAnswer, ReadAt, ReadOptions};
 pub use reader::GraphReader;
@@ -238,6 +240,7 @@ impl Engine {
             Graph::start_maintenance(&graph);
             Graph::start_search_worker(&graph);
             Graph::start_follower(&graph);
+            Graph::start_lease(&graph);
         }
         Ok(graph)
     }

@@ -456,6 +456,16 @@ pub(crate) fn node_id(data_dir: &Path) -> String {
 }
 
 impl Graph {
+    /// This node's name in the cluster (`node_id` of its data directory).
+    pub fn node_name(&self) -> String {
+        let data_dir = self
+            .dir
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(&self.dir);
+        node_id(data_dir)
+    }
+
     /// Publishes this node's store files (after a flush) for new nodes to start from.
     /// Derived data: a failure is logged, never fatal.
     pub(crate) fn publish_store_files(&self) {
@@ -479,13 +489,8 @@ impl Graph {
             .files()
             .map(|name| (name.to_owned(), store_dir.join(name)))
             .collect();
-        let data_dir = self
-            .dir
-            .parent()
-            .and_then(Path::parent)
-            .unwrap_or(&self.dir);
         let started = Instant::now();
-        match shared.publish_files(&node_id(data_dir), &manifest, &files) {
+        match shared.publish_files(&self.node_name(), &manifest, &files) {
             Ok(()) => {
                 self.files_published
                     .fetch_max(parsed.commit_seq, Ordering::AcqRel);

@@ -144,12 +144,40 @@ impl Graph {
         options: &UpdateOptions,
         request: &CommitRequest,
     ) -> Result<CommitOutcome, EngineError> {
+        // A syntax error is answered here; a valid update goes to the graph's write leader
+        // when another node leads (`leader.rs`).
         let update = sparql::parse_update(update_text, base_iri)?;
+        if let Some(outcome) = self.forward_update(update_text, base_iri, options, request)? {
+            return Ok(outcome);
+        }
+        self.run_update(&update, update_text, base_iri, options, request)
+    }
+
+    /// Runs a SPARQL 1.1 Update as one commit on this node (never forwarded).
+    pub(crate) fn update_here(
+        &self,
+        update_text: &str,
+        base_iri: Option<&str>,
+        options: &UpdateOptions,
+        request: &CommitRequest,
+    ) -> Result<CommitOutcome, EngineError> {
+        let update = sparql::parse_update(update_text, base_iri)?;
+        self.run_update(&update, update_text, base_iri, options, request)
+    }
+
+    fn run_update(
+        &self,
+        update: &sparql::Update,
+        update_text: &str,
+        base_iri: Option<&str>,
+        options: &UpdateOptions,
+        request: &CommitRequest,
+    ) -> Result<CommitOutcome, EngineError> {
         let options = &self.governed(options);
         let deadline = self.update_deadline(options);
         let digest = update_digest(update_text, base_iri);
         let outcome = self.commit_with(request, digest, |txn| {
-            sparql::apply_update(txn, &update, options).map_err(EngineError::from)
+            sparql::apply_update(txn, update, options).map_err(EngineError::from)
         });
         self.explain_update_stop(outcome, deadline.as_ref())
     }

@@ -31,7 +31,9 @@ use tokio_stream::StreamExt;
 
 use super::EncodedRecord;
 use super::LogError;
-use super::shared::{Appended, Cluster, PendingAppend, SharedLog, SharedRecord};
+use super::shared::{
+    Appended, Cluster, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog, SharedRecord,
+};
 use crate::model::{CommitHash, CommitSeq};
 
 /// No call to the cluster waits longer than this.
@@ -56,6 +58,9 @@ const RANGE_MAX_BYTES: usize = 64 << 20;
 /// that node says sooner that it appended: long enough for it to read the commits it
 /// missed, build again and publish.
 const TURN_HOLD: Duration = Duration::from_millis(20);
+/// The stream of write leases: one subject per graph, its last record names the holder
+/// and expires when not renewed.
+const LEASE_STREAM: &str = "STRATA_LEASES";
 
 /// A connection to a JetStream cluster, shared by every graph of the process.
 pub struct JetStream {
@@ -206,6 +211,7 @@ impl Cluster for JetStream {
             turns: format!("strata.turn.{graph}"),
             token: self.client.new_inbox(),
             held_back_until: Arc::new(Mutex::new(None)),
+            graph: graph.to_owned(),
         });
         log.listen_for_turns();
         self.logs.lock().insert(graph.to_owned(), log.clone());
@@ -280,6 +286,8 @@ struct GraphStream {
     /// This process's name on `turns`, so it does not hold back for itself.
     token: String,
     held_back_until: Arc<Mutex<Option<Instant>>>,
+    /// The graph's name (lease and forwarding subjects).
+    graph: String,
 }
 
 impl GraphStream {
@@ -589,6 +597,120 @@ impl SharedLog for GraphStream {
 
     fn is_connected(&self) -> bool {
         self.client.connection_state() == async_nats::connection::State::Connected
+    }
+
+    fn hold_lease(&self, node: &str, ttl: Duration) -> Result<LeaseHolder, LogError> {
+        let (context, replicas) = (self.context.clone(), self.replicas);
+        let subject = format!("strata.lease.{}", self.graph);
+        let node = node.to_owned();
+        self.run(async move {
+            let stream = context
+                .get_or_create_stream(stream::Config {
+                    name: LEASE_STREAM.to_owned(),
+                    subjects: vec!["strata.lease.>".to_owned()],
+                    storage: stream::StorageType::File,
+                    num_replicas: replicas,
+                    max_messages_per_subject: 1,
+                    max_age: ttl,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| unavailable(format!("creating stream {LEASE_STREAM}: {e}")))?;
+            let last = match stream.get_last_raw_message_by_subject(&subject).await {
+                Ok(message) => Some((
+                    message.sequence,
+                    String::from_utf8_lossy(&message.payload).into_owned(),
+                )),
+                Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => None,
+                Err(e) => return Err(unavailable(format!("reading the write lease: {e}"))),
+            };
+            let expected = match &last {
+                Some((_, holder)) if *holder != node => {
+                    return Ok(LeaseHolder::Other(holder.clone()));
+                }
+                Some((sequence, _)) => *sequence,
+                None => 0,
+            };
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
+                expected.to_string().as_str(),
+            );
+            let ack = match context
+                .publish_with_headers(subject.clone(), headers, node.clone().into_bytes().into())
+                .await
+            {
+                Ok(future) => future.await,
+                Err(e) => Err(e),
+            };
+            match ack {
+                Ok(_) => Ok(LeaseHolder::Me),
+                // Someone else took or renewed it in between: whoever holds it now.
+                Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                    match stream.get_last_raw_message_by_subject(&subject).await {
+                        Ok(message) => {
+                            let holder = String::from_utf8_lossy(&message.payload).into_owned();
+                            Ok(if holder == node {
+                                LeaseHolder::Me
+                            } else {
+                                LeaseHolder::Other(holder)
+                            })
+                        }
+                        Err(_) => Ok(LeaseHolder::Nobody),
+                    }
+                }
+                Err(e) => Err(unavailable(format!("taking the write lease: {e}"))),
+            }
+        })
+    }
+
+    fn serve_forwarded(&self, node: &str, handle: ForwardedHandler) {
+        let client = self.client.clone();
+        let subject = format!("strata.write.{}.{node}", self.graph);
+        let runtime = self.runtime.clone();
+        self.runtime.spawn(async move {
+            let Ok(mut requests) = client.subscribe(subject).await else {
+                return;
+            };
+            while let Some(message) = requests.next().await {
+                let Some(reply) = message.reply else {
+                    continue;
+                };
+                let (client, handle) = (client.clone(), handle.clone());
+                let payload = message.payload.to_vec();
+                // The write runs on a blocking thread (the engine is synchronous); many
+                // forwarded writes run at once, so the leader pipelines them.
+                runtime.spawn(async move {
+                    let Ok(answer) = tokio::task::spawn_blocking(move || handle(payload)).await
+                    else {
+                        return;
+                    };
+                    let _ = client.publish(reply, answer.into()).await;
+                });
+            }
+        });
+    }
+
+    fn forward(
+        &self,
+        holder: &str,
+        request: Vec<u8>,
+        limit: Duration,
+    ) -> Result<Option<Vec<u8>>, LogError> {
+        let client = self.client.clone();
+        let subject = format!("strata.write.{}.{holder}", self.graph);
+        let holder = holder.to_owned();
+        // Bounded by the request's own timeout; the outer bound only backs it up.
+        self.run_for(limit + Duration::from_secs(1), async move {
+            let asked = async_nats::Request::new()
+                .payload(request.into())
+                .timeout(Some(limit));
+            match client.send_request(subject, asked).await {
+                Ok(answer) => Ok(Some(answer.payload.to_vec())),
+                Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => Ok(None),
+                Err(e) => Err(unavailable(format!("forwarding a write to {holder}: {e}"))),
+            }
+        })
     }
 
     fn held_back_until(&self) -> Option<Instant> {

@@ -16,7 +16,10 @@ pub use codec::{
 pub(crate) use codec::{DigestReader, check_record_file, peek_header, quads_reader_at};
 pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log, verify_log_with};
 pub(crate) use reader::{highest_intact_commit, intact_record_at};
-pub use shared::{Appended, Cluster, ClusterHandle, PendingAppend, SharedLog, SharedRecord};
+pub use shared::{
+    Appended, Cluster, ClusterHandle, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog,
+    SharedRecord,
+};
 pub use writer::CommitLog;
 
 use crate::model::CommitSeq;

@@ -128,7 +128,37 @@ pub trait SharedLog: Send + Sync {
     fn watch_appends(&self, wake: Box<dyn Fn(CommitSeq) -> bool + Send + Sync>);
     /// Whether the connection to the shared log is up now (no round trip).
     fn is_connected(&self) -> bool;
+    /// Takes the graph's write lease for `node` when nobody holds it, renews it when
+    /// `node` does (each renewal holds it `ttl` longer), or says who holds it. Taking and
+    /// renewing are compare-and-set on the lease's last record, so two nodes never both
+    /// take it; a holder that stops renewing loses it after `ttl`.
+    fn hold_lease(&self, node: &str, ttl: std::time::Duration) -> Result<LeaseHolder, LogError>;
+    /// Serves the writes other nodes forward to `node` (for as long as the process runs):
+    /// `handle` runs on a blocking thread for each and its bytes are the answer.
+    fn serve_forwarded(&self, node: &str, handle: ForwardedHandler);
+    /// Forwards a write to node `holder` and waits at most `limit` for its answer.
+    /// `Ok(None)`: no node serves that name (the request reached nobody).
+    fn forward(
+        &self,
+        holder: &str,
+        request: Vec<u8>,
+        limit: std::time::Duration,
+    ) -> Result<Option<Vec<u8>>, LogError>;
 }
+
+/// Who holds a graph's write lease (`SharedLog::hold_lease`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeaseHolder {
+    /// This node: it appends the graph's commits; other nodes forward writes to it.
+    Me,
+    /// Another node, by its name.
+    Other(String),
+    /// Nobody (the last holder let it lapse, or the shared log did not say).
+    Nobody,
+}
+
+/// A handler of writes forwarded to this node: the request's bytes in, the answer's out.
+pub type ForwardedHandler = Arc<dyn Fn(Vec<u8>) -> Vec<u8> + Send + Sync>;
 
 /// Where every graph's replicated log lives (one connection per process).
 pub trait Cluster: Send + Sync {

@@ -1052,8 +1052,22 @@ fn pipelined_commits_build_on_each_other_and_a_refused_pipeline_builds_again() {
     let dir = tempfile::tempdir().unwrap();
     let nats = nats_single(dir.path());
     let (a, b) = (Strata::new(), Strata::new());
-    let node_a = node_with(&a, &nats.url());
-    let node_b = node_with(&b, &nats.url());
+    // Leases off: both nodes append, so their pipelines race.
+    let optimistic = |strata: &Strata| {
+        strata.serve_with_env(
+            &[
+                "serve",
+                "--http",
+                "127.0.0.1:0",
+                "--no-demo",
+                "--log",
+                &nats.url(),
+            ],
+            &[("STRATA_CLUSTER_LEASE_MS", "0")],
+        )
+    };
+    let node_a = optimistic(&a);
+    let node_b = optimistic(&b);
     let (status, body) = update(&node_a, "INSERT DATA { <http://e/c> <http://e/v> 0 }", None);
     assert_eq!(status, 200, "{body}");
 
@@ -1139,6 +1153,186 @@ fn pipelined_commits_build_on_each_other_and_a_refused_pipeline_builds_again() {
     let verified = a.run(&["verify"]);
     assert!(
         verified.ok().contains(&format!("{last} commits verified")),
+        "{}",
+        verified.stdout
+    );
+}
+
+/// A node's view of graph `main`'s write leader: (leader's node name, whether it is this
+/// node), from `/metrics`.
+fn write_leader(node: &Server) -> Option<(String, bool)> {
+    let text = metrics(node);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("strata_cluster_write_leader{graph=\"main\""))?;
+    let name = line.split("node=\"").nth(1)?.split('"').next()?.to_owned();
+    Some((name, line.ends_with(" 1")))
+}
+
+/// Issue 28, the write leader: the nodes agree on one holder of the graph's write lease;
+/// updates sent to the others are forwarded to it and answered with its commit (visible
+/// at once on the node asked). When the leader is killed, the others go on writing (an
+/// update meant for it runs where it arrives) and one of them takes the lease once it
+/// lapses; nothing acknowledged is lost and the survivors' logs are the same chain.
+#[test]
+fn one_node_leads_writes_others_forward_to_it_and_a_survivor_takes_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = nats_single(dir.path());
+    let stratas: Vec<Strata> = (0..3).map(|_| Strata::new()).collect();
+    let mut nodes: Vec<Option<Server>> = stratas
+        .iter()
+        .map(|s| Some(node_with(s, &nats.url())))
+        .collect();
+    let (status, body) = update(
+        nodes[0].as_ref().unwrap(),
+        "INSERT DATA { <http://e/c> <http://e/v> 0 }",
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    let live = |nodes: &[Option<Server>]| -> Vec<usize> {
+        (0..nodes.len()).filter(|&i| nodes[i].is_some()).collect()
+    };
+    // Every node opens the graph, and all of them name the same leader, one of them.
+    let agreed = |nodes: &[Option<Server>]| -> Option<usize> {
+        let views: Vec<(usize, Option<(String, bool)>)> = live(nodes)
+            .into_iter()
+            .map(|i| {
+                let node = nodes[i].as_ref().unwrap();
+                head(node);
+                (i, write_leader(node))
+            })
+            .collect();
+        let first = views[0].1.as_ref()?.0.clone();
+        if views
+            .iter()
+            .any(|(_, v)| v.as_ref().map(|v| &v.0) != Some(&first))
+        {
+            return None;
+        }
+        let leaders: Vec<usize> = views
+            .iter()
+            .filter(|(_, v)| v.as_ref().is_some_and(|v| v.1))
+            .map(|(i, _)| *i)
+            .collect();
+        (leaders.len() == 1).then(|| leaders[0])
+    };
+    let mut leader = None;
+    wait_until(
+        Duration::from_secs(15),
+        "the nodes to agree on a leader",
+        || {
+            leader = agreed(&nodes);
+            leader.is_some()
+        },
+    );
+    let leader = leader.unwrap();
+
+    // Increments through every node: the two others forward them to the leader.
+    let servers: Vec<&Server> = nodes.iter().flatten().collect();
+    let acknowledged = increment(&servers, 6, 15, 0);
+    assert_eq!(
+        acknowledged.iter().copied().collect::<BTreeSet<u64>>(),
+        (2..=91).collect()
+    );
+    for (i, node) in servers.iter().enumerate() {
+        let forwarded = gauge(node, "strata_cluster_forwarded_writes_total");
+        let served = gauge(node, "strata_cluster_served_writes_total");
+        if i == leader {
+            assert!(
+                served > 0 && forwarded == 0,
+                "leader: served {served}, forwarded {forwarded}"
+            );
+            assert_eq!(health(node)["cluster"]["graphs_led"], 1);
+        } else {
+            assert!(
+                forwarded > 0 && served == 0,
+                "node {i}: forwarded {forwarded}, served {served}"
+            );
+            assert_eq!(health(node)["cluster"]["graphs_led"], 0);
+        }
+        // Answered only once visible on the node asked.
+        assert_eq!(counter(node), 90);
+    }
+
+    // SIGKILL the leader in the middle of writes through the others.
+    let survivors: Vec<usize> = live(&nodes).into_iter().filter(|&i| i != leader).collect();
+    let bases: Vec<String> = survivors
+        .iter()
+        .map(|&i| nodes[i].as_ref().unwrap().base.clone())
+        .collect();
+    let (after, took, new_leader) = std::thread::scope(|scope| {
+        let through: Vec<&str> = bases.iter().map(String::as_str).collect();
+        let writes = scope.spawn(move || write_all(&through, "after", 40, 20));
+        std::thread::sleep(Duration::from_millis(100));
+        nodes[leader].take(); // dropped: SIGKILL
+        let killed_at = Instant::now();
+        let mut new_leader = None;
+        wait_until(
+            Duration::from_secs(10),
+            "a survivor to take the lease",
+            || {
+                new_leader = agreed(&nodes);
+                new_leader.is_some()
+            },
+        );
+        let took = killed_at.elapsed();
+        (writes.join().unwrap(), took, new_leader.unwrap())
+    });
+    println!("a survivor leads {took:?} after the leader was killed");
+    assert!(survivors.contains(&new_leader));
+    assert!(
+        took < Duration::from_secs(3 + 1 + 1),
+        "taken over after {took:?} (lease 3 s)"
+    );
+    // Writes through each survivor are answered at once.
+    let mut after = after;
+    for &i in &survivors {
+        let started = Instant::now();
+        let (status, body) = update(
+            nodes[i].as_ref().unwrap(),
+            &format!("INSERT DATA {{ <http://e/now{i}> <http://e/p> 1 }}"),
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        assert!(started.elapsed() < Duration::from_secs(2));
+        after.push(body["commit_seq"].as_u64().unwrap());
+    }
+    let last = *after.iter().max().unwrap();
+    assert_eq!(after.len(), 42);
+    for &i in &survivors {
+        let node = nodes[i].as_ref().unwrap();
+        wait_until(
+            Duration::from_secs(20),
+            "survivors at the last commit",
+            || head(node) >= last,
+        );
+        assert_eq!(counter(node), 90, "the increments are all still there");
+        assert_eq!(
+            subjects_at(node, last)
+                .iter()
+                .filter(|s| s.contains("after"))
+                .count(),
+            40
+        );
+    }
+    let heads: Vec<u64> = survivors
+        .iter()
+        .map(|&i| head(nodes[i].as_ref().unwrap()))
+        .collect();
+    for i in survivors.clone() {
+        assert!(nodes[i].take().unwrap().stop().success());
+    }
+    assert_eq!(heads[0], heads[1]);
+    let logs: Vec<Vec<u8>> = survivors
+        .iter()
+        .map(|&i| std::fs::read(stratas[i].log_path("main")).unwrap())
+        .collect();
+    assert!(logs[0] == logs[1], "the survivors' logs differ");
+    let verified = stratas[survivors[0]].run(&["verify"]);
+    assert!(
+        verified
+            .ok()
+            .contains(&format!("{} commits verified", heads[0])),
         "{}",
         verified.stdout
     );

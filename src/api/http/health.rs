@@ -11,7 +11,8 @@ use super::error::HttpError;
 
 /// `ok`; in a cluster also whether the shared log answers (`degraded` when it does not:
 /// the node still serves reads of what it applied, and refuses writes), and how many of
-/// its commits are sent and not yet answered.
+/// its commits are sent and not yet answered, and of how many open graphs it is the
+/// write leader.
 pub async fn healthz(State(state): State<AppState>) -> Response {
     let Some(cluster) = state.engine.cluster() else {
         return Json(serde_json::json!({ "status": "ok" })).into_response();
@@ -24,7 +25,14 @@ pub async fn healthz(State(state): State<AppState>) -> Response {
         .iter()
         .filter(|g| g.cluster_reachable() == Some(false))
         .count();
-    // Summed over graphs: the health check is public, graph names are not.
+    // Counted over graphs: the health check is public, graph names are not.
+    let leads = graphs
+        .iter()
+        .filter(|g| {
+            g.leader_status()
+                .is_some_and(|s| s.holder == crate::log::LeaseHolder::Me)
+        })
+        .count();
     let in_flight: u64 = graphs
         .iter()
         .filter_map(|g| g.pipeline_status())
@@ -37,6 +45,7 @@ pub async fn healthz(State(state): State<AppState>) -> Response {
             "connected": connected,
             "graphs_unreachable": unreachable,
             "commits_in_flight": in_flight,
+            "graphs_led": leads,
         },
     }))
     .into_response()

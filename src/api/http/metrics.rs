@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::engine::{Engine, PipelineStatus};
+use crate::engine::{Engine, LeaderStatus, PipelineStatus};
+use crate::log::LeaseHolder;
 
 /// Upper bounds (seconds) of the latency histogram buckets.
 const BUCKETS: [f64; 10] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0, 120.0];
@@ -239,6 +240,50 @@ impl Metrics {
                     if let Some(status) = graph.pipeline_status() {
                         let _ =
                             writeln!(out, "{name}{{graph=\"{}\"}} {}", graph.name(), pick(status));
+                    }
+                }
+            }
+            let _ = writeln!(
+                out,
+                "# HELP strata_cluster_write_leader Each open graph's write leader by node name (`node`): 1 when it is this node.\n# TYPE strata_cluster_write_leader gauge"
+            );
+            for graph in &graphs {
+                let Some(status) = graph.leader_status() else {
+                    continue;
+                };
+                let (node, mine) = match status.holder {
+                    LeaseHolder::Me => (graph.node_name(), 1),
+                    LeaseHolder::Other(node) => (node, 0),
+                    LeaseHolder::Nobody => continue,
+                };
+                let _ = writeln!(
+                    out,
+                    "strata_cluster_write_leader{{graph=\"{}\",node=\"{}\"}} {mine}",
+                    graph.name(),
+                    escape(&node)
+                );
+            }
+            for (name, help, pick) in [
+                (
+                    "strata_cluster_forwarded_writes_total",
+                    "Updates this node forwarded to the graph's write leader, which committed them.",
+                    (|s: &LeaderStatus| s.forwarded) as fn(&LeaderStatus) -> u64,
+                ),
+                (
+                    "strata_cluster_served_writes_total",
+                    "Updates other nodes forwarded that this node ran as the graph's write leader.",
+                    |s| s.served,
+                ),
+            ] {
+                let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+                for graph in &graphs {
+                    if let Some(status) = graph.leader_status() {
+                        let _ = writeln!(
+                            out,
+                            "{name}{{graph=\"{}\"}} {}",
+                            graph.name(),
+                            pick(&status)
+                        );
                     }
                 }
             }

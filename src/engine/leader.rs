@@ -1,0 +1,316 @@
+//! A write leader per graph in a cluster: one node appends the graph's commits (and
+//! pipelines them, `pipeline.rs`); the others forward SPARQL updates to it, so the
+//! commits of many nodes stop racing for each number.
+//!
+//! - The lease: every node's lease thread calls `SharedLog::hold_lease` every third of
+//!   the lease's time (`LEASE_TTL`, or `STRATA_CLUSTER_LEASE_MS`): it takes the lease when nobody holds it, renews it when this node does,
+//!   or learns who does. A holder that stops (killed, cut off) loses it `LEASE_TTL` after
+//!   its last renewal and the next node to ask takes it.
+//! - Forwarding: an update arriving at a node that knows another holder (learned within
+//!   `LEASE_TTL`) is sent to it (`SharedLog::forward`) as its text, base IRI, `USING`
+//!   graphs and request (author, message, times, idempotency key, admin). The leader runs
+//!   it like a local update and answers with the outcome; the forwarding node waits until
+//!   it has applied that commit (read-your-writes on the node the client asked) and
+//!   answers the same. The leader refuses a forwarded update when it no longer holds the
+//!   lease; a refusal, an error other than an unanswered append, or nobody serving the
+//!   name makes the forwarding node run the update itself, optimistically, as before
+//!   leases. A forwarded update that got no answer is answered `log_unavailable` (it may
+//!   have landed: a retry with an idempotency key finds it) unless it has an idempotency
+//!   key, which makes running it here safe.
+//! - Safety never rests on the lease: every append still names the commit it follows
+//!   (expected last sequence and message id), so two nodes that both believe they lead
+//!   can never both append commit N. The lease only keeps them from trying.
+//! - Not forwarded (run where they arrive, optimistically): writes to a graph with shapes
+//!   in force (the leader's validation report would have to travel), imports, Graph
+//!   Store writes, MCP `commit` and approvals.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+
+use super::error::EngineError;
+use super::graph::Graph;
+use super::write::{CommitOutcome, CommitRequest};
+use crate::log::LeaseHolder;
+use crate::model::{CommitHash, NamedNode};
+use crate::sparql::UpdateOptions;
+
+/// How long a lease holds after its last renewal, unless `STRATA_CLUSTER_LEASE_MS` says
+/// otherwise (the same on every node: the first node creates the lease stream with it;
+/// `0` turns leases off, every node then appends optimistically). A holder renews every
+/// third of it.
+const LEASE_TTL: Duration = Duration::from_secs(3);
+
+/// The lease's time in force (`None`: leases off).
+fn lease_ttl() -> Option<Duration> {
+    static TTL: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    *TTL.get_or_init(|| match std::env::var("STRATA_CLUSTER_LEASE_MS") {
+        Ok(ms) => match ms.trim().parse::<u64>() {
+            Ok(0) => None,
+            Ok(ms) => Some(Duration::from_millis(ms.max(300))),
+            Err(_) => {
+                tracing::warn!(value = %ms, "STRATA_CLUSTER_LEASE_MS is not a number of milliseconds; using 3000");
+                Some(LEASE_TTL)
+            }
+        },
+        Err(_) => Some(LEASE_TTL),
+    })
+}
+
+/// Whether a lease learned at `at` still holds.
+fn fresh(at: &Instant) -> bool {
+    lease_ttl().is_some_and(|ttl| at.elapsed() < ttl)
+}
+/// How long a forwarding node waits for the leader's answer.
+const FORWARD_LIMIT: Duration = Duration::from_secs(15);
+/// How long a forwarding node waits to apply the commit the leader made.
+const APPLY_LIMIT: Duration = Duration::from_secs(10);
+
+/// What this node knows of the graph's write lease, and what forwarding did.
+#[derive(Default)]
+pub(crate) struct LeaseState {
+    /// The holder as last learned, and when.
+    view: Mutex<Option<(LeaseHolder, Instant)>>,
+    /// Updates this node forwarded and the leader committed (or found unchanged).
+    forwarded: AtomicU64,
+    /// Updates other nodes forwarded that this node ran as the leader.
+    served: AtomicU64,
+}
+
+/// What a graph's write leadership looks like from this node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaderStatus {
+    /// The lease's holder as learned within the lease's time (`Nobody` when unknown).
+    pub holder: LeaseHolder,
+    pub forwarded: u64,
+    pub served: u64,
+}
+
+impl Graph {
+    /// In a cluster: who leads this graph's writes, and how many updates went through
+    /// forwarding.
+    pub fn leader_status(&self) -> Option<LeaderStatus> {
+        self.shared.as_ref()?;
+        let holder = match &*self.lease.view.lock() {
+            Some((holder, at)) if fresh(at) => holder.clone(),
+            _ => LeaseHolder::Nobody,
+        };
+        Some(LeaderStatus {
+            holder,
+            forwarded: self.lease.forwarded.load(Ordering::Relaxed),
+            served: self.lease.served.load(Ordering::Relaxed),
+        })
+    }
+
+    /// Starts the lease thread and serves forwarded updates (clustered graphs only). Both
+    /// hold a weak handle: they end with the graph.
+    pub(crate) fn start_lease(graph: &Arc<Graph>) {
+        let (Some(shared), Some(ttl)) = (graph.shared.clone(), lease_ttl()) else {
+            return;
+        };
+        let node = graph.node_name();
+        let weak = Arc::downgrade(graph);
+        shared.serve_forwarded(
+            &node,
+            Arc::new(move |request| match weak.upgrade() {
+                Some(graph) => graph.serve_forwarded_update(&request),
+                None => refusal("the graph is closed"),
+            }),
+        );
+        let weak = Arc::downgrade(graph);
+        let name = graph.name.to_string();
+        let spawned = std::thread::Builder::new()
+            .name(format!("strata-lease-{name}"))
+            .spawn(move || {
+                loop {
+                    let Some(graph) = weak.upgrade() else { break };
+                    if graph.poisoned.load(Ordering::Acquire) {
+                        *graph.lease.view.lock() = None;
+                        break;
+                    }
+                    let asked = Instant::now();
+                    match shared.hold_lease(&node, ttl) {
+                        Ok(holder) => {
+                            let mut view = graph.lease.view.lock();
+                            let was = view.as_ref().map(|(h, _)| h.clone());
+                            if was.as_ref() != Some(&holder) {
+                                tracing::info!(graph = %name, ?holder, "write lease");
+                            }
+                            // Dated from the question: a renewal holds from when it was sent.
+                            *view = Some((holder, asked));
+                        }
+                        Err(error) => {
+                            tracing::debug!(graph = %name, %error, "cannot reach the write lease");
+                        }
+                    }
+                    drop(graph);
+                    std::thread::sleep(ttl / 3);
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "cannot start the lease thread");
+        }
+    }
+
+    /// The node to forward a write to: another node holds the lease (learned within its
+    /// time), and nothing about this graph keeps writes where they arrive.
+    fn leader_elsewhere(&self) -> Option<String> {
+        self.shared.as_ref()?;
+        let holder = match &*self.lease.view.lock() {
+            Some((LeaseHolder::Other(holder), at)) if fresh(at) => holder.clone(),
+            _ => return None,
+        };
+        // The leader's validation report does not travel: with shapes in force, writes
+        // stay where they arrive.
+        if self.shacl.active().is_some() {
+            return None;
+        }
+        Some(holder)
+    }
+
+    /// Forwards a parsed update to the leader when another node leads: `Ok(None)` when
+    /// it is to run here.
+    pub(crate) fn forward_update(
+        &self,
+        update_text: &str,
+        base_iri: Option<&str>,
+        options: &UpdateOptions,
+        request: &CommitRequest,
+    ) -> Result<Option<CommitOutcome>, EngineError> {
+        let Some(holder) = self.leader_elsewhere() else {
+            return Ok(None);
+        };
+        let shared = self.shared.as_ref().expect("clustered");
+        let body = json!({
+            "update": update_text,
+            "base": base_iri,
+            "using": options.using_graph_uris.iter().map(|g| g.as_str()).collect::<Vec<_>>(),
+            "using_named": options.using_named_graph_uris.iter().map(|g| g.as_str()).collect::<Vec<_>>(),
+            "author": request.author,
+            "message": request.message,
+            "observed_at": request.observed_at.map(crate::log::format_time),
+            "idempotency_key": request.idempotency_key,
+            "admin": request.admin,
+        });
+        let answer = match shared.forward(&holder, body.to_string().into_bytes(), FORWARD_LIMIT) {
+            Ok(Some(answer)) => answer,
+            // Nobody serves that name (the leader just stopped): run it here.
+            Ok(None) => return Ok(None),
+            // Sent, not answered: it may have landed. A key makes running it here safe.
+            Err(_) if request.idempotency_key.is_some() => return Ok(None),
+            Err(error) => {
+                let error = EngineError::from(error);
+                self.note_shared(&error);
+                return Err(error);
+            }
+        };
+        let answer: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
+        if let Some(outcome) = answer.get("committed") {
+            let Some(outcome) = outcome_of(outcome) else {
+                return Ok(None);
+            };
+            if let Some(seq) = outcome.commit_seq.or(Some(outcome.head_seq)) {
+                self.wait_for_commit(seq, APPLY_LIMIT)?;
+            }
+            self.lease.forwarded.fetch_add(1, Ordering::Relaxed);
+            return Ok(Some(CommitOutcome {
+                head_seq: self.head_seq().max(outcome.head_seq),
+                ..outcome
+            }));
+        }
+        if answer.get("unavailable").is_some() {
+            // The leader's append got no answer: it may have landed, so running it here
+            // could make it twice.
+            if request.idempotency_key.is_none() {
+                return Err(EngineError::Log(crate::log::LogError::Unavailable {
+                    message: answer["unavailable"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                }));
+            }
+        }
+        // Refused (no longer the leader) or failed there: run it here, where the error,
+        // if any, comes with everything it says.
+        Ok(None)
+    }
+
+    /// Runs an update another node forwarded, as the leader (never forwarding it again).
+    fn serve_forwarded_update(&self, request: &[u8]) -> Vec<u8> {
+        if !matches!(
+            &*self.lease.view.lock(),
+            Some((LeaseHolder::Me, at)) if fresh(at)
+        ) {
+            return refusal("this node does not hold the write lease");
+        }
+        let Ok(body) = serde_json::from_slice::<Value>(request) else {
+            return refusal("unreadable forwarded write");
+        };
+        let Some(text) = body["update"].as_str() else {
+            return refusal("a forwarded write without an update");
+        };
+        let graphs = |field: &str| -> Vec<NamedNode> {
+            body[field]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|g| g.as_str().and_then(|g| NamedNode::new(g).ok()))
+                .collect()
+        };
+        let text_of = |field: &str| body[field].as_str().map(str::to_owned);
+        let options = UpdateOptions {
+            using_graph_uris: graphs("using"),
+            using_named_graph_uris: graphs("using_named"),
+            ..Default::default()
+        };
+        let request = CommitRequest {
+            author: text_of("author"),
+            message: text_of("message"),
+            observed_at: body["observed_at"]
+                .as_str()
+                .and_then(crate::log::parse_time),
+            idempotency_key: text_of("idempotency_key"),
+            admin: body["admin"].as_bool().unwrap_or(false),
+        };
+        let outcome = self.update_here(text, body["base"].as_str(), &options, &request);
+        let answer = match outcome {
+            Ok(outcome) => {
+                self.lease.served.fetch_add(1, Ordering::Relaxed);
+                json!({ "committed": {
+                    "commit_seq": outcome.commit_seq,
+                    "head_seq": outcome.head_seq,
+                    "hash": outcome.hash.map(|h| h.to_hex()),
+                    "inserted": outcome.inserted,
+                    "deleted": outcome.deleted,
+                    "idempotent_replay": outcome.idempotent_replay,
+                }})
+            }
+            Err(EngineError::Log(crate::log::LogError::Unavailable { message })) => {
+                json!({ "unavailable": message })
+            }
+            Err(error) => json!({ "failed": error.to_string() }),
+        };
+        answer.to_string().into_bytes()
+    }
+}
+
+/// A forwarded write's refusal: the forwarding node runs it itself.
+fn refusal(reason: &str) -> Vec<u8> {
+    json!({ "refused": reason }).to_string().into_bytes()
+}
+
+/// The outcome in a leader's answer.
+fn outcome_of(value: &Value) -> Option<CommitOutcome> {
+    Some(CommitOutcome {
+        commit_seq: value["commit_seq"].as_u64(),
+        head_seq: value["head_seq"].as_u64()?,
+        hash: value["hash"].as_str().and_then(CommitHash::from_hex),
+        inserted: value["inserted"].as_u64()?,
+        deleted: value["deleted"].as_u64()?,
+        idempotent_replay: value["idempotent_replay"].as_bool()?,
+        validation: None,
+    })
+}
