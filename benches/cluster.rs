@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use data::{print_table, thousands};
 use strata::engine::{CommitRequest, Graph};
-use strata::log::ClusterHandle;
 use strata::log::jetstream::JetStream;
+use strata::log::{ClusterHandle, LeaseHolder};
 use strata::{Engine, EngineConfig};
 
 struct NatsServers {
@@ -156,6 +156,28 @@ impl Rate {
     }
 }
 
+/// Waits (at most 10 s) until one node holds the graph's write lease and the others know it.
+fn wait_for_leader(graphs: &[Arc<Graph>]) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let holders: Vec<LeaseHolder> = graphs
+            .iter()
+            .filter_map(|g| g.leader_status())
+            .map(|s| s.holder)
+            .collect();
+        let leaders = holders.iter().filter(|h| **h == LeaseHolder::Me).count();
+        let others = holders
+            .iter()
+            .filter(|h| matches!(h, LeaseHolder::Other(_)))
+            .count();
+        if leaders == 1 && leaders + others == graphs.len() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!("(no write leader agreed within 10 s: writes stay optimistic)");
+}
+
 fn commit_rate(graphs: &[Arc<Graph>], writers: usize, duration: Duration) -> Rate {
     let started = Instant::now();
     let deadline = started + duration;
@@ -280,6 +302,7 @@ fn main() {
                 .collect();
             let name = format!("r{replicas}-n{n_nodes}");
             let graphs = open_everywhere(&nodes, &name);
+            wait_for_leader(&graphs);
             let rate = commit_rate(&graphs, writers, duration);
             let (pipelined, refused) = graphs
                 .iter()
