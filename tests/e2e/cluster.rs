@@ -1169,6 +1169,39 @@ fn write_leader(node: &Server) -> Option<(String, bool)> {
     Some((name, line.ends_with(" 1")))
 }
 
+/// Waits until every running node (`Some`) names the same write leader of `main`, one of
+/// them, and returns its index.
+fn wait_for_leader(nodes: &[Option<Server>], limit: Duration) -> usize {
+    let agreed = || -> Option<usize> {
+        let views: Vec<(usize, Option<(String, bool)>)> = (0..nodes.len())
+            .filter_map(|i| nodes[i].as_ref().map(|node| (i, node)))
+            .map(|(i, node)| {
+                head(node); // opens the graph there
+                (i, write_leader(node))
+            })
+            .collect();
+        let first = views[0].1.as_ref()?.0.clone();
+        if views
+            .iter()
+            .any(|(_, v)| v.as_ref().map(|v| &v.0) != Some(&first))
+        {
+            return None;
+        }
+        let leaders: Vec<usize> = views
+            .iter()
+            .filter(|(_, v)| v.as_ref().is_some_and(|v| v.1))
+            .map(|(i, _)| *i)
+            .collect();
+        (leaders.len() == 1).then(|| leaders[0])
+    };
+    let mut leader = None;
+    wait_until(limit, "the nodes to agree on one write leader", || {
+        leader = agreed();
+        leader.is_some()
+    });
+    leader.unwrap()
+}
+
 /// Issue 28, the write leader: the nodes agree on one holder of the graph's write lease;
 /// updates sent to the others are forwarded to it and answered with its commit (visible
 /// at once on the node asked). When the leader is killed, the others go on writing (an
@@ -1189,43 +1222,7 @@ fn one_node_leads_writes_others_forward_to_it_and_a_survivor_takes_over() {
         None,
     );
     assert_eq!(status, 200, "{body}");
-    let live = |nodes: &[Option<Server>]| -> Vec<usize> {
-        (0..nodes.len()).filter(|&i| nodes[i].is_some()).collect()
-    };
-    // Every node opens the graph, and all of them name the same leader, one of them.
-    let agreed = |nodes: &[Option<Server>]| -> Option<usize> {
-        let views: Vec<(usize, Option<(String, bool)>)> = live(nodes)
-            .into_iter()
-            .map(|i| {
-                let node = nodes[i].as_ref().unwrap();
-                head(node);
-                (i, write_leader(node))
-            })
-            .collect();
-        let first = views[0].1.as_ref()?.0.clone();
-        if views
-            .iter()
-            .any(|(_, v)| v.as_ref().map(|v| &v.0) != Some(&first))
-        {
-            return None;
-        }
-        let leaders: Vec<usize> = views
-            .iter()
-            .filter(|(_, v)| v.as_ref().is_some_and(|v| v.1))
-            .map(|(i, _)| *i)
-            .collect();
-        (leaders.len() == 1).then(|| leaders[0])
-    };
-    let mut leader = None;
-    wait_until(
-        Duration::from_secs(15),
-        "the nodes to agree on a leader",
-        || {
-            leader = agreed(&nodes);
-            leader.is_some()
-        },
-    );
-    let leader = leader.unwrap();
+    let leader = wait_for_leader(&nodes, Duration::from_secs(15));
 
     // Increments through every node: the two others forward them to the leader.
     let servers: Vec<&Server> = nodes.iter().flatten().collect();
@@ -1255,7 +1252,9 @@ fn one_node_leads_writes_others_forward_to_it_and_a_survivor_takes_over() {
     }
 
     // SIGKILL the leader in the middle of writes through the others.
-    let survivors: Vec<usize> = live(&nodes).into_iter().filter(|&i| i != leader).collect();
+    let survivors: Vec<usize> = (0..nodes.len())
+        .filter(|&i| i != leader && nodes[i].is_some())
+        .collect();
     let bases: Vec<String> = survivors
         .iter()
         .map(|&i| nodes[i].as_ref().unwrap().base.clone())
@@ -1266,17 +1265,9 @@ fn one_node_leads_writes_others_forward_to_it_and_a_survivor_takes_over() {
         std::thread::sleep(Duration::from_millis(100));
         nodes[leader].take(); // dropped: SIGKILL
         let killed_at = Instant::now();
-        let mut new_leader = None;
-        wait_until(
-            Duration::from_secs(10),
-            "a survivor to take the lease",
-            || {
-                new_leader = agreed(&nodes);
-                new_leader.is_some()
-            },
-        );
+        let new_leader = wait_for_leader(&nodes, Duration::from_secs(10));
         let took = killed_at.elapsed();
-        (writes.join().unwrap(), took, new_leader.unwrap())
+        (writes.join().unwrap(), took, new_leader)
     });
     println!("a survivor leads {took:?} after the leader was killed");
     assert!(survivors.contains(&new_leader));
