@@ -22,6 +22,10 @@ const REFUSED_FOR: Duration = Duration::from_secs(30);
 /// Downloads of the newest store files a new node tries before giving up.
 const BOOTSTRAP_ATTEMPTS: usize = 3;
 
+/// How long a read-your-writes wait expects the append watcher to deliver a commit
+/// before asking the shared log for it.
+const PUSH_GRACE: Duration = Duration::from_millis(25);
+
 /// How often a follower asks the shared log for new commits.
 const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 
@@ -94,6 +98,32 @@ impl Graph {
         Ok(applied)
     }
 
+    /// Applies the records the append watcher delivered that follow this node's head, in
+    /// order, without asking the shared log for them. Returns how many.
+    pub(crate) fn apply_pushed(&self) -> Result<u64, EngineError> {
+        // Records of commits applied otherwise (this node's own, read back) go.
+        self.shared_seen.forget_through(self.store.applied_seq());
+        if !self.shared_seen.holds(self.store.applied_seq() + 1) {
+            return Ok(0);
+        }
+        let mut writer = self.writer.lock();
+        if !writer.in_flight.is_empty() {
+            return Ok(0);
+        }
+        let mut applied = 0;
+        loop {
+            let seq = self.store.applied_seq() + 1;
+            let Some(record) = self.shared_seen.take(seq) else {
+                break;
+            };
+            self.apply_shared_record(&mut writer, seq, SharedRecord::Memory(record))?;
+            applied += 1;
+        }
+        drop(writer);
+        self.after_applying(applied)?;
+        Ok(applied)
+    }
+
     /// `catch_up` under the writer lock (the write path calls it before building a
     /// commit), up to `known_last` or, when `None`, to the last commit the shared log
     /// says it holds. The caller makes the applied commits durable and visible
@@ -114,6 +144,12 @@ impl Graph {
         let mut applied = 0;
         let mut seq = self.store.applied_seq();
         while seq < last {
+            if let Some(record) = self.shared_seen.take(seq + 1) {
+                seq += 1;
+                self.apply_shared_record(writer, seq, SharedRecord::Memory(record))?;
+                applied += 1;
+                continue;
+            }
             for record in shared.read_range(seq + 1, last, &self.dir)? {
                 seq += 1;
                 self.apply_shared_record(writer, seq, record)?;
@@ -327,9 +363,21 @@ impl Graph {
                 return Ok(());
             }
             if self.shared.is_some() {
-                self.catch_up()?;
-                if self.head_seq() >= seq {
-                    return Ok(());
+                // The watcher usually delivers the commit within milliseconds: apply it
+                // from there; ask the shared log when it does not come. A failed read is
+                // tried again until the time is up: the commit waited for is stored,
+                // only this node lacks it.
+                let outcome = match self.apply_pushed() {
+                    Ok(_) if self.head_seq() >= seq => return Ok(()),
+                    Ok(_) if started.elapsed() < PUSH_GRACE => Ok(0),
+                    Ok(_) => self.catch_up(),
+                    Err(error) => Err(error),
+                };
+                match outcome {
+                    Ok(_) if self.head_seq() >= seq => return Ok(()),
+                    Ok(_) => {}
+                    Err(error) if started.elapsed() >= timeout => return Err(error),
+                    Err(_) => {}
                 }
             }
             if started.elapsed() >= timeout {
@@ -340,8 +388,8 @@ impl Graph {
                     waited_ms: started.elapsed().as_millis() as u64,
                 });
             }
-            self.shared_seen
-                .wait_beyond(self.head_seq(), Duration::from_millis(20));
+            let seen = self.shared_seen.get().max(self.head_seq());
+            self.shared_seen.wait_beyond(seen, Duration::from_millis(5));
         }
     }
 
@@ -355,10 +403,13 @@ impl Graph {
         };
         let stored = graph.shared_seen.clone();
         let watched = Arc::downgrade(&stored);
-        shared.watch_appends(Box::new(move |seq| {
+        shared.watch_appends(Box::new(move |seq, record| {
             let Some(stored) = watched.upgrade() else {
                 return false;
             };
+            if let Some(record) = record {
+                stored.keep(seq, record);
+            }
             stored.note(seq);
             true
         }));
@@ -369,7 +420,7 @@ impl Graph {
             .spawn(move || {
                 let mut failing = false;
                 loop {
-                    stored.wait_beyond(
+                    let woken = stored.wait_beyond(
                         weak.upgrade().map_or(0, |g| g.store.applied_seq()),
                         FOLLOW_EVERY,
                     );
@@ -377,7 +428,14 @@ impl Graph {
                     if graph.poisoned.load(Ordering::Acquire) {
                         break;
                     }
-                    let outcome = graph.catch_up();
+                    // Woken by the watcher: the records it delivered first, without a
+                    // round trip; ask the shared log only for what they do not cover
+                    // (and at every poll, which also tells whether it answers).
+                    let outcome = match woken.then(|| graph.apply_pushed()) {
+                        Some(Ok(n)) if graph.store.applied_seq() >= stored.get() => Ok(n),
+                        Some(Err(error)) => Err(error),
+                        _ => graph.catch_up(),
+                    };
                     if matches!(outcome, Ok(0)) && graph.shared_seen.get() > graph.store.applied_seq() {
                         // The commits it heard of are this node's own, in flight: their
                         // writers apply them. Do not spin while they do.
@@ -410,7 +468,15 @@ impl Graph {
 pub(crate) struct SharedHead {
     seq: parking_lot::Mutex<CommitSeq>,
     changed: parking_lot::Condvar,
+    /// Records the watcher delivered that may not be applied yet, by commit number
+    /// (bounded: `PUSHED_MAX_RECORDS`, `PUSHED_MAX_BYTES`; what does not fit is read
+    /// from the shared log when due).
+    pushed: parking_lot::Mutex<(std::collections::BTreeMap<CommitSeq, Vec<u8>>, usize)>,
 }
+
+/// How many delivered records, and bytes of them, a node keeps ahead of its head.
+const PUSHED_MAX_RECORDS: usize = 16_384;
+const PUSHED_MAX_BYTES: usize = 64 << 20;
 
 impl SharedHead {
     pub(crate) fn get(&self) -> CommitSeq {
@@ -426,15 +492,64 @@ impl SharedHead {
         }
     }
 
-    /// Returns once the shared log stored a commit after `applied`, or after `limit`.
-    fn wait_beyond(&self, applied: CommitSeq, limit: Duration) {
+    /// Returns once the shared log stored a commit after `applied` (true), or after
+    /// `limit` (false).
+    fn wait_beyond(&self, applied: CommitSeq, limit: Duration) -> bool {
         let deadline = Instant::now() + limit;
         let mut seq = self.seq.lock();
         while *seq <= applied {
             if self.changed.wait_until(&mut seq, deadline).timed_out() {
-                return;
+                return false;
             }
         }
+        true
+    }
+
+    /// Keeps the record of commit `seq` the watcher delivered, while there is room.
+    fn keep(&self, seq: CommitSeq, record: Vec<u8>) {
+        let mut pushed = self.pushed.lock();
+        let (records, bytes) = &mut *pushed;
+        if records.len() < PUSHED_MAX_RECORDS && *bytes + record.len() <= PUSHED_MAX_BYTES {
+            *bytes += record.len();
+            if let Some(old) = records.insert(seq, record) {
+                *bytes -= old.len();
+            }
+        }
+    }
+
+    /// The delivered record of commit `seq`, forgetting it and every one before it.
+    fn take(&self, seq: CommitSeq) -> Option<Vec<u8>> {
+        let mut pushed = self.pushed.lock();
+        let (records, bytes) = &mut *pushed;
+        while let Some(entry) = records.first_entry() {
+            let at = *entry.key();
+            if at > seq {
+                return None;
+            }
+            let record = entry.remove();
+            *bytes -= record.len();
+            if at == seq {
+                return Some(record);
+            }
+        }
+        None
+    }
+
+    /// Forgets the delivered records of commits up to `seq`.
+    fn forget_through(&self, seq: CommitSeq) {
+        let mut pushed = self.pushed.lock();
+        let (records, bytes) = &mut *pushed;
+        while let Some(entry) = records.first_entry() {
+            if *entry.key() > seq {
+                break;
+            }
+            *bytes -= entry.remove().len();
+        }
+    }
+
+    /// Whether the watcher delivered the record of commit `seq`.
+    fn holds(&self, seq: CommitSeq) -> bool {
+        self.pushed.lock().0.contains_key(&seq)
     }
 }
 

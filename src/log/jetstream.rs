@@ -32,7 +32,8 @@ use tokio_stream::StreamExt;
 use super::EncodedRecord;
 use super::LogError;
 use super::shared::{
-    Appended, Cluster, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog, SharedRecord,
+    AppendWatcher, Appended, Cluster, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog,
+    SharedRecord,
 };
 use crate::model::{CommitHash, CommitSeq};
 
@@ -721,17 +722,16 @@ impl SharedLog for GraphStream {
         *until
     }
 
-    fn watch_appends(&self, wake: Box<dyn Fn(CommitSeq) -> bool + Send + Sync>) {
+    fn watch_appends(&self, wake: AppendWatcher) {
         let (stream, client) = (self.stream.clone(), self.client.clone());
         self.runtime.spawn(async move {
             // An ordered consumer delivers a message only once the stream stored it (a
             // plain subscription to the subject would hear of it before the replicas
-            // have it), headers only: the follower reads the record itself.
-            while wake(0) {
+            // have it), with its record: a follower applies it without asking for it.
+            while wake(0, None) {
                 let consumer = stream
                     .create_consumer(jetstream::consumer::push::OrderedConfig {
                         deliver_subject: client.new_inbox(),
-                        headers_only: true,
                         deliver_policy: jetstream::consumer::DeliverPolicy::New,
                         ..Default::default()
                     })
@@ -740,8 +740,14 @@ impl SharedLog for GraphStream {
                     && let Ok(mut appended) = consumer.messages().await
                 {
                     while let Some(Ok(message)) = appended.next().await {
+                        let inline = message
+                            .headers
+                            .as_ref()
+                            .and_then(|h| h.get(BODY_HEADER))
+                            .is_none_or(|v| v.as_str() != "object");
+                        let record = inline.then(|| message.payload.to_vec());
                         if let Ok(info) = message.info()
-                            && !wake(info.stream_sequence)
+                            && !wake(info.stream_sequence, record)
                         {
                             return;
                         }
@@ -801,6 +807,11 @@ impl SharedLog for GraphStream {
                     .map_err(|e| unavailable(format!("reading commits from {from}: {e}")))?;
                 let expected = from + records.len() as u64;
                 let seq = message.info().map(|i| i.stream_sequence).unwrap_or(0);
+                if seq < expected && seq >= from {
+                    // The ordered consumer was reset (a missed heartbeat, a slow
+                    // reader) and delivers again from an earlier point: already read.
+                    continue;
+                }
                 if seq != expected {
                     return Err(unavailable(format!(
                         "reading commits: the stream sent {seq} where {expected} was due"

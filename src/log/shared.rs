@@ -23,6 +23,9 @@ pub enum Appended {
     Conflict,
 }
 
+/// What `SharedLog::watch_appends` calls for each stored commit.
+pub type AppendWatcher = Box<dyn Fn(CommitSeq, Option<Vec<u8>>) -> bool + Send + Sync>;
+
 /// A record read from the shared log: in memory, or, when large (a big import's commit),
 /// in an unlinked scratch file, so that applying it never holds it whole.
 pub enum SharedRecord {
@@ -122,10 +125,12 @@ pub trait SharedLog: Send + Sync {
     /// waiting for its turn (`None`: nobody is).
     fn held_back_until(&self) -> Option<std::time::Instant>;
     /// Calls `wake` with the number of each commit the shared log stores from now on, as
-    /// soon as it is stored, until `wake` returns false. Best effort (a follower still
-    /// asks on its own): it lets followers apply a commit within milliseconds instead of
-    /// at their next poll.
-    fn watch_appends(&self, wake: Box<dyn Fn(CommitSeq) -> bool + Send + Sync>);
+    /// soon as it is stored, and its record when the message carries it whole (`None`
+    /// for a body in the object store; `0, None` when the watch starts again), until
+    /// `wake` returns false. Best effort (a follower still asks on its own): it lets
+    /// followers apply a commit within milliseconds instead of at their next poll, and
+    /// without asking for it.
+    fn watch_appends(&self, wake: AppendWatcher);
     /// Whether the connection to the shared log is up now (no round trip).
     fn is_connected(&self) -> bool;
     /// Takes the graph's write lease for `node` when nobody holds it, renews it when
