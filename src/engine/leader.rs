@@ -16,7 +16,9 @@
 //!   name makes the forwarding node run the update itself, optimistically, as before
 //!   leases. A forwarded update that got no answer is answered `log_unavailable` (it may
 //!   have landed: a retry with an idempotency key finds it) unless it has an idempotency
-//!   key, which makes running it here safe.
+//!   key, which makes running it here safe. "No answer" comes at `FORWARD_LIMIT`, or as
+//!   soon as the lease thread learns the holder no longer leads (a dead leader: about the
+//!   lease's time after its last renewal).
 //! - Safety never rests on the lease: every append still names the commit it follows
 //!   (expected last sequence and message id), so two nodes that both believe they lead
 //!   can never both append commit N. The lease only keeps them from trying.
@@ -72,8 +74,8 @@ const APPLY_LIMIT: Duration = Duration::from_secs(10);
 /// What this node knows of the graph's write lease, and what forwarding did.
 #[derive(Default)]
 pub(crate) struct LeaseState {
-    /// The holder as last learned, and when.
-    view: Mutex<Option<(LeaseHolder, Instant)>>,
+    /// The holder as last learned, and when (shared with forwards waiting for an answer).
+    view: Arc<Mutex<Option<(LeaseHolder, Instant)>>>,
     /// Updates this node forwarded and the leader committed (or found unchanged).
     forwarded: AtomicU64,
     /// Updates other nodes forwarded that this node ran as the leader.
@@ -195,7 +197,18 @@ impl Graph {
             "idempotency_key": request.idempotency_key,
             "admin": request.admin,
         });
-        let answer = match shared.forward(&holder, body.to_string().into_bytes(), FORWARD_LIMIT) {
+        // A leader that dies with the write in hand never answers: stop waiting once the
+        // lease thread learns that somebody else leads (or nobody does), about the
+        // lease's time after its last renewal, rather than at `FORWARD_LIMIT`.
+        let (view, asked) = (self.lease.view.clone(), holder.clone());
+        let abandon: crate::log::Abandon = Arc::new(move || {
+            !matches!(
+                &*view.lock(),
+                Some((LeaseHolder::Other(now), at)) if *now == asked && fresh(at)
+            )
+        });
+        let body = body.to_string().into_bytes();
+        let answer = match shared.forward(&holder, body, FORWARD_LIMIT, abandon) {
             Ok(Some(answer)) => answer,
             // Nobody serves that name (the leader just stopped): run it here.
             Ok(None) => return Ok(None),

@@ -32,7 +32,7 @@ use tokio_stream::StreamExt;
 use super::EncodedRecord;
 use super::LogError;
 use super::shared::{
-    AppendWatcher, Appended, Cluster, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog,
+    Abandon, AppendWatcher, Appended, Cluster, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog,
     SharedRecord,
 };
 use crate::model::{CommitHash, CommitSeq};
@@ -697,6 +697,7 @@ impl SharedLog for GraphStream {
         holder: &str,
         request: Vec<u8>,
         limit: Duration,
+        abandon: Abandon,
     ) -> Result<Option<Vec<u8>>, LogError> {
         let client = self.client.clone();
         let subject = format!("strata.write.{}.{holder}", self.graph);
@@ -706,10 +707,24 @@ impl SharedLog for GraphStream {
             let asked = async_nats::Request::new()
                 .payload(request.into())
                 .timeout(Some(limit));
-            match client.send_request(subject, asked).await {
-                Ok(answer) => Ok(Some(answer.payload.to_vec())),
-                Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => Ok(None),
-                Err(e) => Err(unavailable(format!("forwarding a write to {holder}: {e}"))),
+            let answer = client.send_request(subject, asked);
+            tokio::pin!(answer);
+            let mut check = tokio::time::interval(Duration::from_millis(50));
+            loop {
+                tokio::select! {
+                    answer = &mut answer => return match answer {
+                        Ok(answer) => Ok(Some(answer.payload.to_vec())),
+                        Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
+                            Ok(None)
+                        }
+                        Err(e) => Err(unavailable(format!("forwarding a write to {holder}: {e}"))),
+                    },
+                    _ = check.tick() => if abandon() {
+                        return Err(unavailable(format!(
+                            "{holder} stopped leading the graph's writes before it answered"
+                        )));
+                    },
+                }
             }
         })
     }

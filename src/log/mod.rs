@@ -17,7 +17,7 @@ pub(crate) use codec::{DigestReader, check_record_file, peek_header, quads_reade
 pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log, verify_log_with};
 pub(crate) use reader::{highest_intact_commit, intact_record_at};
 pub use shared::{
-    AppendWatcher, Appended, Cluster, ClusterHandle, ForwardedHandler, LeaseHolder, PendingAppend,
+    Abandon, AppendWatcher, Appended, Cluster, ClusterHandle, ForwardedHandler, LeaseHolder, PendingAppend,
     SharedLog, SharedRecord,
 };
 pub use writer::CommitLog;

@@ -141,15 +141,20 @@ pub trait SharedLog: Send + Sync {
     /// Serves the writes other nodes forward to `node` (for as long as the process runs):
     /// `handle` runs on a blocking thread for each and its bytes are the answer.
     fn serve_forwarded(&self, node: &str, handle: ForwardedHandler);
-    /// Forwards a write to node `holder` and waits at most `limit` for its answer.
-    /// `Ok(None)`: no node serves that name (the request reached nobody).
+    /// Forwards a write to node `holder` and waits at most `limit` for its answer, or
+    /// until `abandon` (asked every few tens of milliseconds) says the holder stopped
+    /// leading. `Ok(None)`: no node serves that name (the request reached nobody).
     fn forward(
         &self,
         holder: &str,
         request: Vec<u8>,
         limit: std::time::Duration,
+        abandon: Abandon,
     ) -> Result<Option<Vec<u8>>, LogError>;
 }
+
+/// Whether to stop waiting for a forwarded write's answer (`SharedLog::forward`).
+pub type Abandon = Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// Who holds a graph's write lease (`SharedLog::hold_lease`).
 #[derive(Clone, Debug, PartialEq, Eq)]
