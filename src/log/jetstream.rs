@@ -32,8 +32,8 @@ use tokio_stream::StreamExt;
 use super::EncodedRecord;
 use super::LogError;
 use super::shared::{
-    Abandon, AppendWatcher, Appended, Cluster, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog,
-    SharedRecord,
+    Abandon, AppendWatcher, Appended, Cluster, ForwardedHandler, LeaseHolder, PendingAppend,
+    SharedLog, SharedRecord,
 };
 use crate::model::{CommitHash, CommitSeq};
 
