@@ -11,7 +11,8 @@
 //! rates. Run with `cargo bench --bench cluster`. Knobs: `STRATA_BENCH_SECONDS` (per
 //! row, default 3), `STRATA_BENCH_WRITERS` (default 8), `STRATA_BENCH_BOOTSTRAP_TRIPLES`
 //! (default 1,000,000; a list such as `1000000,5000000` for several sizes),
-//! `STRATA_BENCH_SMALL_COMMITS` (default 5,000), `STRATA_BENCH_TMP`.
+//! `STRATA_BENCH_SMALL_COMMITS` (default 5,000), `STRATA_BENCH_TMP`, `STRATA_BENCH_ROWS`
+//! (`1x3,3x3`: only those replicas × nodes rows).
 
 #[path = "data.rs"]
 mod data;
@@ -287,10 +288,24 @@ fn main() {
     drop(graph);
     drop(embedded);
 
+    // `STRATA_BENCH_ROWS=1x3,3x3` runs only those rows (replicas × nodes).
+    let only: Option<Vec<String>> = std::env::var("STRATA_BENCH_ROWS")
+        .ok()
+        .map(|rows| rows.split(',').map(|r| r.trim().to_owned()).collect());
+    let wanted = |replicas: usize, n_nodes: usize| {
+        only.as_ref()
+            .is_none_or(|rows| rows.contains(&format!("{replicas}x{n_nodes}")))
+    };
     let mut lag_rows = Vec::new();
     for (servers, replicas) in [(1usize, 1usize), (3, 3)] {
+        if !wanted(replicas, 1) && !wanted(replicas, 3) {
+            continue;
+        }
         let nats = start_nats(dir.path(), servers);
         for n_nodes in [1usize, 3] {
+            if !wanted(replicas, n_nodes) {
+                continue;
+            }
             let nodes: Vec<Engine> = (0..n_nodes)
                 .map(|i| {
                     node(

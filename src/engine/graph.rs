@@ -55,6 +55,8 @@ pub struct Graph {
     pub(crate) idempotency: RwLock<FxHashMap<String, CommitSeq>>,
     /// The newest durable commit; its lock is the group-commit sync lock.
     pub(crate) durable_seq: Mutex<CommitSeq>,
+    /// When the log was last fsynced (a clustered node syncs its copy lazily).
+    pub(crate) local_synced_at: Mutex<std::time::Instant>,
     pub(crate) poisoned: AtomicBool,
     /// Quads changed since the last flush, and the count that asks for one.
     pub(crate) quads_since_flush: AtomicU64,
@@ -237,6 +239,7 @@ impl Graph {
             commits: RwLock::new(entries),
             idempotency: RwLock::new(idempotency),
             durable_seq: Mutex::new(head),
+            local_synced_at: Mutex::new(std::time::Instant::now()),
             poisoned: AtomicBool::new(false),
             publish_pending: AtomicBool::new(false),
             quads_since_flush: AtomicU64::new(quads_since),
@@ -352,7 +355,7 @@ impl Graph {
         // The frozen commits must be durable before a manifest names them (I4: a manifest
         // is never ahead of the log).
         let seq = self.store.freeze();
-        self.sync_through(seq)?;
+        self.sync_log_through(seq)?;
         let index = (seq as usize).checked_sub(1);
         let Some(hash) = index.and_then(|i| self.commits.read().get(i).map(|e| e.hash)) else {
             return Ok(());

@@ -441,6 +441,7 @@ impl Graph {
                         // writers apply them. Do not spin while they do.
                         std::thread::sleep(Duration::from_millis(2));
                     }
+                    let outcome = outcome.and_then(|n| graph.sync_local_copy().map(|()| n));
                     graph.shared_failing.store(outcome.is_err(), Ordering::Release);
                     match outcome {
                         Ok(_) if failing => {

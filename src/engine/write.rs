@@ -7,6 +7,7 @@
 //! `Transaction` first, so a failing request changes nothing.
 
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
@@ -40,6 +41,10 @@ const RELEASE_KEYS: usize = 1 << 20;
 const RELEASE_BATCHES: usize = RELEASE_KEYS / BATCH_KEYS;
 /// Times a clustered write builds again after another node appended first, before it
 /// gives up with `WriteConflict`.
+/// In a cluster, how long this node's own copy of the log may go without an fsync while
+/// it applies commits (the shared log holds them durably; see `Graph::sync_through`).
+const CLUSTER_LOCAL_SYNC_EVERY: Duration = Duration::from_millis(200);
+
 pub(crate) const MAX_CONFLICTS: usize = 32;
 /// After this many lost races in a row a write asks the other nodes for a turn.
 pub(crate) const TURN_AFTER_CONFLICTS: usize = 2;
@@ -844,9 +849,40 @@ impl Graph {
         encoder.finish()
     }
 
-    /// Group commit: the first waiter syncs everything appended so far; writers that
-    /// appended meanwhile find their commit already durable.
+    /// Makes the commits applied so far visible to readers, once they are durable.
+    ///
+    /// Embedded, that takes an fsync of the log (group commit: the first waiter syncs
+    /// everything appended so far; writers that appended meanwhile find their commit
+    /// already durable). In a cluster a commit reaches the store only once the shared log
+    /// stored it on its replicas, which is what makes it durable: readers see it at once,
+    /// and this node's own copy of the log is fsynced at most every
+    /// `CLUSTER_LOCAL_SYNC_EVERY` (and always before a flush names a commit, I4). A crash
+    /// can cost the copy its unsynced tail; the next open cuts it and reads those commits
+    /// back from the stream.
     pub(crate) fn sync_through(&self, seq: CommitSeq) -> Result<(), EngineError> {
+        if self.shared.is_some() {
+            self.store.publish(self.store.applied_seq());
+            if self.local_synced_at.lock().elapsed() < CLUSTER_LOCAL_SYNC_EVERY {
+                return Ok(());
+            }
+        }
+        self.sync_log_through(seq)
+    }
+
+    /// A clustered node's copy of the log, synced when `sync_through` last left it
+    /// (called by the follower thread, so a quiet graph's copy does not stay unsynced).
+    pub(crate) fn sync_local_copy(&self) -> Result<(), EngineError> {
+        let applied = self.store.applied_seq();
+        if *self.durable_seq.lock() < applied
+            && self.local_synced_at.lock().elapsed() >= CLUSTER_LOCAL_SYNC_EVERY
+        {
+            self.sync_log_through(applied)?;
+        }
+        Ok(())
+    }
+
+    /// fsyncs the log through `seq` (and whatever was appended with it) and publishes it.
+    pub(crate) fn sync_log_through(&self, seq: CommitSeq) -> Result<(), EngineError> {
         let mut durable = self.durable_seq.lock();
         if *durable >= seq {
             return Ok(());
@@ -860,6 +896,7 @@ impl Graph {
             return Err(error.into());
         }
         *durable = target;
+        *self.local_synced_at.lock() = Instant::now();
         self.store.publish(target);
         Ok(())
     }

@@ -1337,3 +1337,65 @@ fn one_node_leads_writes_others_forward_to_it_and_a_survivor_takes_over() {
         verified.stdout
     );
 }
+
+/// A clustered node fsyncs its own copy of the log lazily: every commit it applies is
+/// already stored by the shared log. When a crash costs the copy its tail (torn in the
+/// middle of a record, as after a power loss), the node cuts the torn record and reads
+/// what it lacks back from the stream: same head, same answers, a byte-identical log.
+#[test]
+fn a_node_whose_log_copy_lost_its_tail_reads_it_back_from_the_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = nats_single(dir.path());
+    let url = nats.url();
+    let (a, b) = (Strata::new(), Strata::new());
+    let first = node_with(&a, &url);
+    let second = node_with(&b, &url);
+    let acknowledged = write_all(&[&first.base, &second.base], "t", 40, 10);
+    let newest = *acknowledged.iter().max().unwrap();
+    wait_until(
+        Duration::from_secs(20),
+        "both nodes to apply every write",
+        || head(&first) == newest && head(&second) == newest,
+    );
+    drop(second); // SIGKILL
+    let log = b.log_path("main");
+    let whole = std::fs::read(&log).unwrap();
+    assert_eq!(whole, std::fs::read(a.log_path("main")).unwrap());
+    // Keep a prefix that ends inside a record, a few small commits short of the end.
+    let kept = whole.len() - 1_600;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(kept as u64)
+        .unwrap();
+
+    let second = node_with(&b, &url);
+    wait_until(
+        Duration::from_secs(20),
+        "the node to read its lost commits back",
+        || head(&second) == newest,
+    );
+    assert_eq!(subjects_at(&second, newest), subjects_at(&first, newest));
+    let written = subjects_at(&second, newest)
+        .iter()
+        .filter(|s| s.starts_with("http://e/t"))
+        .count();
+    assert_eq!(written, 40);
+    // It writes on from there, and its copy is the stream's again, byte for byte.
+    let more = write_all(&[&second.base], "u", 3, 10);
+    let newest = *more.iter().max().unwrap();
+    assert_eq!(newest, *acknowledged.iter().max().unwrap() + 3);
+    wait_until(
+        Duration::from_secs(20),
+        "both nodes to apply the new writes",
+        || head(&first) == newest && head(&second) == newest,
+    );
+    second.stop();
+    assert_eq!(
+        std::fs::read(&log).unwrap(),
+        std::fs::read(a.log_path("main")).unwrap(),
+        "the copy is byte-identical to the other node's"
+    );
+    b.run(&["verify"]).ok();
+}
