@@ -231,7 +231,12 @@ impl Graph {
         if all.keys.spilled() {
             return self.commit_bulk(all.keys, request, digest);
         }
-        self.commit_keys(all.into_keys(&self.dir)?, Vec::new(), request, digest)
+        let keys = all.into_keys(&self.dir)?;
+        // Another node leads the graph's writes: it makes the commit (`forwarded.rs`).
+        if let Some(outcome) = self.forward_insert(&keys, request, digest)? {
+            return Ok(outcome);
+        }
+        self.commit_keys(keys, Vec::new(), request, digest)
     }
 
     /// A Graph Store Protocol write on one RDF graph (`None`: the default graph), as one
@@ -260,8 +265,34 @@ impl Graph {
             Some(document) if mode == GraphWrite::Merge && document.keys.spilled() => {
                 self.write_graph_bulk(target, document, request, digest)
             }
-            document => self.write_graph_in_memory(target, mode, document, request, digest),
+            document => {
+                let keys = document.map(|d| d.into_keys(&self.dir)).transpose()?;
+                let digest = digest.finalize().into();
+                // Another node leads the graph's writes: it makes the commit
+                // (`forwarded.rs`).
+                let forwarded =
+                    self.forward_graph_write(graph_name, mode, keys.as_deref(), request, digest)?;
+                if let Some(written) = forwarded {
+                    return Ok(written);
+                }
+                self.write_graph_in_memory(target, mode, keys, request, digest)
+            }
         }
+    }
+
+    /// `write_graph` of interned quads on this node (never forwarded): what a leader runs
+    /// for a Graph Store write another node forwarded.
+    pub(super) fn write_graph_keys(
+        &self,
+        graph_name: Option<&NamedNode>,
+        mode: GraphWrite,
+        document: Option<Vec<QuadKey>>,
+        request: &CommitRequest,
+        digest: [u8; 32],
+    ) -> Result<(CommitOutcome, bool), EngineError> {
+        request.check_target(graph_name)?;
+        let target = graph_name.map(|n| crate::model::Term::from(n.clone()));
+        self.write_graph_in_memory(target, mode, document, request, digest)
     }
 
     /// `write_graph` merging a document past one run: a big commit (`commit_bulk`).
@@ -298,43 +329,41 @@ impl Graph {
         &self,
         target: Option<crate::model::Term>,
         mode: GraphWrite,
-        document: Option<ParsedDocument>,
+        document: Option<Vec<QuadKey>>,
         request: &CommitRequest,
-        digest: Sha256,
+        digest: [u8; 32],
     ) -> Result<(CommitOutcome, bool), EngineError> {
-        let document = document.map(|d| d.into_keys(&self.dir)).transpose()?;
         let mut existed = false;
-        let outcome =
-            self.commit_with::<EngineError>(request, digest.finalize().into(), |txn| {
-                let graph_id = match &target {
-                    None => Some(crate::store::DEFAULT_GRAPH),
-                    Some(term) => txn.lookup(term),
-                };
-                let current: Vec<crate::store::QuadKey> = match graph_id {
-                    None => Vec::new(),
-                    Some(graph) => txn
-                        .snapshot()
-                        .quads(crate::store::Pattern {
-                            subject: None,
-                            predicate: None,
-                            object: None,
-                            graph: crate::store::GraphFilter::Is(graph),
-                        })
-                        .collect(),
-                };
-                existed = !current.is_empty();
-                if mode != GraphWrite::Merge {
-                    for key in current {
-                        txn.delete(key);
-                    }
+        let outcome = self.commit_with::<EngineError>(request, digest, |txn| {
+            let graph_id = match &target {
+                None => Some(crate::store::DEFAULT_GRAPH),
+                Some(term) => txn.lookup(term),
+            };
+            let current: Vec<crate::store::QuadKey> = match graph_id {
+                None => Vec::new(),
+                Some(graph) => txn
+                    .snapshot()
+                    .quads(crate::store::Pattern {
+                        subject: None,
+                        predicate: None,
+                        object: None,
+                        graph: crate::store::GraphFilter::Is(graph),
+                    })
+                    .collect(),
+            };
+            existed = !current.is_empty();
+            if mode != GraphWrite::Merge {
+                for key in current {
+                    txn.delete(key);
                 }
-                if let Some(document) = &document {
-                    for &key in document {
-                        txn.insert(key);
-                    }
+            }
+            if let Some(document) = &document {
+                for &key in document {
+                    txn.insert(key);
                 }
-                Ok(())
-            })?;
+            }
+            Ok(())
+        })?;
         Ok((outcome, existed))
     }
 

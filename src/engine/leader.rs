@@ -1,30 +1,34 @@
 //! A write leader per graph in a cluster: one node appends the graph's commits (and
-//! pipelines them, `pipeline.rs`); the others forward SPARQL updates to it, so the
+//! pipelines them, `pipeline.rs`); the others forward writes to it, so the
 //! commits of many nodes stop racing for each number.
 //!
 //! - The lease: every node's lease thread calls `SharedLog::hold_lease` every third of
 //!   the lease's time (`LEASE_TTL`, or `STRATA_CLUSTER_LEASE_MS`): it takes the lease when nobody holds it, renews it when this node does,
 //!   or learns who does. A holder that stops (killed, cut off) loses it `LEASE_TTL` after
 //!   its last renewal and the next node to ask takes it.
-//! - Forwarding: an update arriving at a node that knows another holder (learned within
-//!   `LEASE_TTL`) is sent to it (`SharedLog::forward`) as its text, base IRI, `USING`
-//!   graphs and request (author, message, times, idempotency key, admin). The leader runs
-//!   it like a local update and answers with the outcome; the forwarding node waits until
-//!   it has applied that commit (read-your-writes on the node the client asked) and
-//!   answers the same. The leader refuses a forwarded update when it no longer holds the
-//!   lease; a refusal, an error other than an unanswered append, or nobody serving the
-//!   name makes the forwarding node run the update itself, optimistically, as before
-//!   leases. A forwarded update that got no answer is answered `log_unavailable` (it may
-//!   have landed: a retry with an idempotency key finds it) unless it has an idempotency
-//!   key, which makes running it here safe. "No answer" comes at `FORWARD_LIMIT`, or as
-//!   soon as the lease thread learns the holder no longer leads (a dead leader: about the
-//!   lease's time after its last renewal).
+//! - Forwarding: a write arriving at a node that knows another holder (learned within
+//!   `LEASE_TTL`) is sent to it (`SharedLog::forward`): a SPARQL update, an approved
+//!   update, a Graph Store write, an import's quads, the `commit` tool's records
+//!   (`forwarded.rs` says how each travels), with its request (author, message, times,
+//!   idempotency key, admin). The leader runs it like a local write and answers with the
+//!   outcome and its SHACL validation; the forwarding node waits until it has applied
+//!   that commit (read-your-writes on the node the client asked) and answers the same.
+//!   The leader refuses a forwarded write when it no longer holds the lease; a refusal,
+//!   an error other than an unanswered append, or nobody serving the name makes the
+//!   forwarding node run the write itself, optimistically, as before leases (so an error
+//!   is answered with everything it says, e.g. a SHACL rejection's report). A forwarded
+//!   write that got no answer is answered `log_unavailable` (it may have landed: a retry
+//!   with an idempotency key finds it) unless it has an idempotency key, which makes
+//!   running it here safe. "No answer" comes at `FORWARD_LIMIT`, or as soon as the lease
+//!   thread learns the holder no longer leads (a dead leader: about the lease's time
+//!   after its last renewal).
 //! - Safety never rests on the lease: every append still names the commit it follows
 //!   (expected last sequence and message id), so two nodes that both believe they lead
 //!   can never both append commit N. The lease only keeps them from trying.
-//! - Not forwarded (run where they arrive, optimistically): writes to a graph with shapes
-//!   in force (the leader's validation report would have to travel), imports, Graph
-//!   Store writes, MCP `commit` and approvals.
+//! - Not forwarded (run where they arrive, optimistically): documents past one NATS
+//!   message (`FORWARD_MAX_QUADS`, `FORWARD_MAX_BYTES`) or past an import's run size,
+//!   publishing shapes, ontology changes (`configure`) and embedding declarations. A
+//!   cancellation does not travel: a forwarded write runs to its end.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,8 +41,7 @@ use super::error::EngineError;
 use super::graph::Graph;
 use super::write::{CommitOutcome, CommitRequest};
 use crate::log::LeaseHolder;
-use crate::model::{CommitHash, NamedNode};
-use crate::sparql::UpdateOptions;
+use crate::model::CommitHash;
 
 /// How long a lease holds after its last renewal, unless `STRATA_CLUSTER_LEASE_MS` says
 /// otherwise (the same on every node: the first node creates the lease stream with it;
@@ -118,7 +121,7 @@ impl Graph {
         shared.serve_forwarded(
             &node,
             Arc::new(move |request| match weak.upgrade() {
-                Some(graph) => graph.serve_forwarded_update(&request),
+                Some(graph) => graph.serve_forwarded_write(&request),
                 None => refusal("the graph is closed"),
             }),
         );
@@ -159,44 +162,31 @@ impl Graph {
 
     /// The node to forward a write to: another node holds the lease (learned within its
     /// time), and nothing about this graph keeps writes where they arrive.
-    fn leader_elsewhere(&self) -> Option<String> {
+    pub(super) fn leader_elsewhere(&self) -> Option<String> {
         self.shared.as_ref()?;
         let holder = match &*self.lease.view.lock() {
             Some((LeaseHolder::Other(holder), at)) if fresh(at) => holder.clone(),
             _ => return None,
         };
-        // The leader's validation report does not travel: with shapes in force, writes
-        // stay where they arrive.
-        if self.shacl.active().is_some() {
-            return None;
-        }
         Some(holder)
     }
 
-    /// Forwards a parsed update to the leader when another node leads: `Ok(None)` when
-    /// it is to run here.
-    pub(crate) fn forward_update(
+    /// Sends a write to the leader `holder` (see `leader_elsewhere`): `body` names it
+    /// (`op` and its fields; `forwarded.rs`), the request's fields are added here.
+    /// `Ok(None)` when it is to run here after all. Otherwise the leader's outcome, once
+    /// this node has applied its commit, and the leader's whole answer.
+    pub(super) fn forward_write(
         &self,
-        update_text: &str,
-        base_iri: Option<&str>,
-        options: &UpdateOptions,
+        holder: String,
+        mut body: Value,
         request: &CommitRequest,
-    ) -> Result<Option<CommitOutcome>, EngineError> {
-        let Some(holder) = self.leader_elsewhere() else {
-            return Ok(None);
-        };
+    ) -> Result<Option<(CommitOutcome, Value)>, EngineError> {
         let shared = self.shared.as_ref().expect("clustered");
-        let body = json!({
-            "update": update_text,
-            "base": base_iri,
-            "using": options.using_graph_uris.iter().map(|g| g.as_str()).collect::<Vec<_>>(),
-            "using_named": options.using_named_graph_uris.iter().map(|g| g.as_str()).collect::<Vec<_>>(),
-            "author": request.author,
-            "message": request.message,
-            "observed_at": request.observed_at.map(crate::log::format_time),
-            "idempotency_key": request.idempotency_key,
-            "admin": request.admin,
-        });
+        body["author"] = json!(request.author);
+        body["message"] = json!(request.message);
+        body["observed_at"] = json!(request.observed_at.map(crate::log::format_time));
+        body["idempotency_key"] = json!(request.idempotency_key);
+        body["admin"] = json!(request.admin);
         // A leader that dies with the write in hand never answers: stop waiting once the
         // lease thread learns that somebody else leads (or nobody does), about the
         // lease's time after its last renewal, rather than at `FORWARD_LIMIT`.
@@ -221,18 +211,19 @@ impl Graph {
             }
         };
         let answer: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
-        if let Some(outcome) = answer.get("committed") {
-            let Some(outcome) = outcome_of(outcome) else {
+        if let Some(committed) = answer.get("committed") {
+            let Some(outcome) = outcome_of(committed) else {
                 return Ok(None);
             };
             if let Some(seq) = outcome.commit_seq.or(Some(outcome.head_seq)) {
                 self.wait_for_commit(seq, APPLY_LIMIT)?;
             }
             self.lease.forwarded.fetch_add(1, Ordering::Relaxed);
-            return Ok(Some(CommitOutcome {
+            let outcome = CommitOutcome {
                 head_seq: self.head_seq().max(outcome.head_seq),
                 ..outcome
-            }));
+            };
+            return Ok(Some((outcome, answer)));
         }
         if answer.get("unavailable").is_some() {
             // The leader's append got no answer: it may have landed, so running it here
@@ -251,8 +242,8 @@ impl Graph {
         Ok(None)
     }
 
-    /// Runs an update another node forwarded, as the leader (never forwarding it again).
-    fn serve_forwarded_update(&self, request: &[u8]) -> Vec<u8> {
+    /// Runs a write another node forwarded, as the leader (never forwarding it again).
+    fn serve_forwarded_write(self: &Arc<Self>, request: &[u8]) -> Vec<u8> {
         if !matches!(
             &*self.lease.view.lock(),
             Some((LeaseHolder::Me, at)) if fresh(at)
@@ -262,23 +253,7 @@ impl Graph {
         let Ok(body) = serde_json::from_slice::<Value>(request) else {
             return refusal("unreadable forwarded write");
         };
-        let Some(text) = body["update"].as_str() else {
-            return refusal("a forwarded write without an update");
-        };
-        let graphs = |field: &str| -> Vec<NamedNode> {
-            body[field]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|g| g.as_str().and_then(|g| NamedNode::new(g).ok()))
-                .collect()
-        };
         let text_of = |field: &str| body[field].as_str().map(str::to_owned);
-        let options = UpdateOptions {
-            using_graph_uris: graphs("using"),
-            using_named_graph_uris: graphs("using_named"),
-            ..Default::default()
-        };
         let request = CommitRequest {
             author: text_of("author"),
             message: text_of("message"),
@@ -288,18 +263,23 @@ impl Graph {
             idempotency_key: text_of("idempotency_key"),
             admin: body["admin"].as_bool().unwrap_or(false),
         };
-        let outcome = self.update_here(text, body["base"].as_str(), &options, &request);
-        let answer = match outcome {
-            Ok(outcome) => {
+        let answer = match self.run_forwarded(&body, &request) {
+            Ok((outcome, extra)) => {
                 self.lease.served.fetch_add(1, Ordering::Relaxed);
-                json!({ "committed": {
+                let mut committed = json!({
                     "commit_seq": outcome.commit_seq,
                     "head_seq": outcome.head_seq,
                     "hash": outcome.hash.map(|h| h.to_hex()),
                     "inserted": outcome.inserted,
                     "deleted": outcome.deleted,
                     "idempotent_replay": outcome.idempotent_replay,
-                }})
+                    "validation": outcome.validation.as_deref().map(super::forwarded::validation_to_wire),
+                });
+                if let (Some(committed), Value::Object(extra)) = (committed.as_object_mut(), extra)
+                {
+                    committed.extend(extra);
+                }
+                json!({ "committed": committed })
             }
             Err(EngineError::Log(crate::log::LogError::Unavailable { message })) => {
                 json!({ "unavailable": message })
@@ -324,6 +304,9 @@ fn outcome_of(value: &Value) -> Option<CommitOutcome> {
         inserted: value["inserted"].as_u64()?,
         deleted: value["deleted"].as_u64()?,
         idempotent_replay: value["idempotent_replay"].as_bool()?,
-        validation: None,
+        validation: match &value["validation"] {
+            Value::Null => None,
+            wire => Some(Arc::new(super::forwarded::validation_from_wire(wire)?)),
+        },
     })
 }

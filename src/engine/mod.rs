@@ -6,6 +6,7 @@
 
 mod backup;
 mod error;
+mod forwarded;
 mod graph;
 mod import;
 mod leader;
@@ -23,6 +24,9 @@ mod write;
 
 pub use backup::BackupReport;
 pub use error::EngineError;
+pub use forwarded::{
+    ForwardedOp, digest_from_hex, digest_to_hex, parse_nquads, register_forwarded_op, to_nquads,
+};
 pub use graph::{CommitInfo, Graph, OpenStats};
 pub use import::{
     Compression, GraphWrite, ImportFormat, ImportOptions, ParsedDocument, gunzip, parse_triples,

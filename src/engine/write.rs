@@ -152,7 +152,7 @@ impl Graph {
         // A syntax error is answered here; a valid update goes to the graph's write leader
         // when another node leads (`leader.rs`).
         let update = sparql::parse_update(update_text, base_iri)?;
-        if let Some(outcome) = self.forward_update(update_text, base_iri, options, request)? {
+        if let Some(outcome) = self.forward_update(update_text, base_iri, options, request, None)? {
             return Ok(outcome);
         }
         self.run_update(&update, update_text, base_iri, options, request)
@@ -242,6 +242,29 @@ impl Graph {
     /// `allowed_deletes` (what a person approved): data that changed since the approval
     /// makes the call fail instead of deleting more than was approved.
     pub fn update_within(
+        &self,
+        update_text: &str,
+        base_iri: Option<&str>,
+        options: &UpdateOptions,
+        request: &CommitRequest,
+        allowed_deletes: &FxHashSet<QuadKey>,
+    ) -> Result<CommitOutcome, EngineError> {
+        sparql::parse_update(update_text, base_iri)?;
+        let forwarded = self.forward_update(
+            update_text,
+            base_iri,
+            options,
+            request,
+            Some(allowed_deletes),
+        )?;
+        if let Some(outcome) = forwarded {
+            return Ok(outcome);
+        }
+        self.update_within_here(update_text, base_iri, options, request, allowed_deletes)
+    }
+
+    /// `update_within` on this node (never forwarded).
+    pub(crate) fn update_within_here(
         &self,
         update_text: &str,
         base_iri: Option<&str>,

@@ -972,17 +972,26 @@ impl Write for CommitWrite {
         } = self;
         request.author = approved.author.clone();
         request.message = args.message.clone();
-        // Planned again under the writer lock, against the state the commit lands on: a
-        // removal the person did not see (the data moved while they were asked) fails
-        // with `approval_declined` and nothing is written; one they saw but that is gone
-        // is not removed twice.
-        let outcome = graph.commit_planned(&request, digest, |snapshot| {
-            let iris = RecordIris::for_graph(&name);
-            let ontology = ontology::read(snapshot, &iris);
-            let plan = plan(&graph, snapshot, &iris, &ontology, &args)?;
-            super::check_shown(approved, plan.destructive, &plan.deletes, &shown, snapshot)?;
-            Ok::<_, ApiError>((plan.inserts, plan.deletes))
-        })?;
+        // In a cluster whose write leader is another node, the leader plans and commits
+        // it (`FORWARDED_COMMIT`).
+        let forwarded = graph.forward_op(
+            FORWARDED_COMMIT,
+            || {
+                let shown: Vec<Quad> = shown.iter().cloned().collect();
+                Some(json!({
+                    "name": name,
+                    "args": serde_json::to_value(&args).ok()?,
+                    "digest": crate::engine::digest_to_hex(&digest),
+                    "shown": crate::engine::to_nquads(&shown),
+                    "by_person": approved.by_person,
+                }))
+            },
+            &request,
+        )?;
+        let outcome = match forwarded {
+            Some(outcome) => outcome,
+            None => commit_planned(&graph, &name, &args, digest, &request, approved, &shown)?,
+        };
         let summary = match outcome.commit_seq {
             Some(seq) if outcome.idempotent_replay => {
                 format!("already committed as commit {seq} of graph {name} (idempotent replay)")
@@ -1009,6 +1018,78 @@ impl Write for CommitWrite {
             outcome.head_seq,
         ))
     }
+}
+
+/// The op of a `commit` forwarded to the graph's write leader.
+const FORWARDED_COMMIT: &str = "records.commit";
+
+/// Lets this node, as a graph's write leader, commit records other nodes forward.
+pub(crate) fn serve_forwarded_commits() {
+    crate::engine::register_forwarded_op(FORWARDED_COMMIT, run_forwarded_commit);
+}
+
+/// Plans and commits a `commit` another node forwarded, as it would have.
+fn run_forwarded_commit(
+    graph: &Arc<Graph>,
+    body: &Value,
+    request: &CommitRequest,
+) -> Result<crate::engine::CommitOutcome, crate::engine::EngineError> {
+    let unreadable = |what: &str| crate::engine::EngineError::InvalidArgument {
+        param: "forwarded".into(),
+        message: format!("a forwarded commit with {what}"),
+    };
+    let name = body["name"]
+        .as_str()
+        .ok_or_else(|| unreadable("no graph"))?;
+    let args: CommitArgs = serde_json::from_value(body["args"].clone())
+        .map_err(|e| unreadable(&format!("unreadable arguments: {e}")))?;
+    let digest = body["digest"]
+        .as_str()
+        .and_then(crate::engine::digest_from_hex)
+        .ok_or_else(|| unreadable("no digest"))?;
+    let shown = crate::engine::parse_nquads(body["shown"].as_str().unwrap_or_default())
+        .map_err(|e| unreadable(&format!("unreadable quads: {e}")))?
+        .into_iter()
+        .collect();
+    let approved = Approved {
+        by_person: body["by_person"].as_bool().unwrap_or(false),
+        author: request.author.clone(),
+    };
+    commit_planned(graph, name, &args, digest, request, &approved, &shown).map_err(|error| {
+        // Only "the log did not answer" must reach the forwarding node as such (the
+        // commit may have landed); any other failure makes it run the commit itself,
+        // which answers with the whole error.
+        match error.code {
+            ErrorCode::LogUnavailable => {
+                crate::engine::EngineError::Log(crate::log::LogError::Unavailable {
+                    message: error.message,
+                })
+            }
+            _ => unreadable(&error.message),
+        }
+    })
+}
+
+/// Plans the records under the writer lock, against the state the commit lands on, and
+/// commits them: a removal the person did not see (the data moved while they were
+/// asked) fails with `approval_declined` and nothing is written; one they saw but that
+/// is gone is not removed twice.
+fn commit_planned(
+    graph: &Arc<Graph>,
+    name: &str,
+    args: &CommitArgs,
+    digest: [u8; 32],
+    request: &CommitRequest,
+    approved: &Approved,
+    shown: &rustc_hash::FxHashSet<Quad>,
+) -> Result<crate::engine::CommitOutcome, ApiError> {
+    graph.commit_planned(request, digest, |snapshot| {
+        let iris = RecordIris::for_graph(name);
+        let ontology = ontology::read(snapshot, &iris);
+        let plan = plan(graph, snapshot, &iris, &ontology, args)?;
+        super::check_shown(approved, plan.destructive, &plan.deletes, shown, snapshot)?;
+        Ok::<_, ApiError>((plan.inserts, plan.deletes))
+    })
 }
 
 fn dry_run_answer(

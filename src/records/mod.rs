@@ -39,6 +39,12 @@ pub struct Removal {
     pub fingerprint: Vec<String>,
 }
 
+/// Lets this node, as a graph's write leader in a cluster, run the record writes other
+/// nodes forward to it (they are planned here, against the state they land on).
+pub fn serve_forwarded_writes() {
+    commit::serve_forwarded_commits();
+}
+
 /// How a prepared write was approved.
 pub struct Approved {
     /// A person was shown the removal (or could have been): the commit then removes

@@ -1338,6 +1338,247 @@ fn one_node_leads_writes_others_forward_to_it_and_a_survivor_takes_over() {
     );
 }
 
+/// An HTTP request to a node: (status, `Strata-Commit` header, body as JSON or text).
+fn send(
+    node: &Server,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> (u16, Option<u64>, Value) {
+    let mut request = ureq::http::Request::builder()
+        .method(method)
+        .uri(node.url(path));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request.body(body.unwrap_or_default().to_owned()).unwrap();
+    let mut response = agent().run(request).unwrap();
+    let status = response.status().as_u16();
+    let commit = response
+        .headers()
+        .get("strata-commit")
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let text = response.body_mut().read_to_string().unwrap_or_default();
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, commit, body)
+}
+
+/// Issue 28, forwarding beyond SPARQL updates: Graph Store writes (`PUT`, `POST`,
+/// `DELETE`, blank nodes kept as one node), updates on a graph with shapes in force (the
+/// leader's validation report comes back whole; a rejection changes nothing), and an
+/// idempotent retry through the leader of a write first sent to a follower all go
+/// through the write leader, and read back at once on the node asked.
+#[test]
+fn graph_store_writes_and_writes_under_shapes_are_forwarded_to_the_leader() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = nats_single(dir.path());
+    let stratas: Vec<Strata> = (0..2).map(|_| Strata::new()).collect();
+    let nodes: Vec<Option<Server>> = stratas
+        .iter()
+        .map(|s| Some(node_with(s, &nats.url())))
+        .collect();
+    let (status, body) = update(
+        nodes[0].as_ref().unwrap(),
+        "INSERT DATA { <http://e/c> <http://e/v> 0 }",
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    let leader = wait_for_leader(&nodes, Duration::from_secs(15));
+    let (lead, follower) = (
+        nodes[leader].as_ref().unwrap(),
+        nodes[1 - leader].as_ref().unwrap(),
+    );
+    let forwarded = || gauge(follower, "strata_cluster_forwarded_writes_total");
+    let served = || gauge(lead, "strata_cluster_served_writes_total");
+    let (forwarded_before, served_before) = (forwarded(), served());
+
+    // PUT a named graph through the follower: made by the leader, visible at once here.
+    let store = "/graphs/main/store?graph=http%3A%2F%2Fe%2Fg";
+    let turtle = "<http://e/a> <http://e/knows> _:x . _:x <http://e/name> \"X\" .";
+    let (status, commit, body) = send(
+        follower,
+        "PUT",
+        store,
+        &[
+            ("content-type", "text/turtle"),
+            ("idempotency-key", "put-1"),
+        ],
+        Some(turtle),
+    );
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["inserted"], 2, "{body}");
+    let put_seq = commit.unwrap();
+    assert_eq!(body["commit_seq"], put_seq);
+    assert_eq!(forwarded(), forwarded_before + 1);
+    assert_eq!(served(), served_before + 1);
+    let (status, _, text) = send(
+        follower,
+        "GET",
+        store,
+        &[("accept", "application/n-triples")],
+        None,
+    );
+    assert_eq!(status, 200);
+    let text = text.as_str().unwrap().to_owned();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    let blank: Vec<&str> = text
+        .split_whitespace()
+        .filter(|t| t.starts_with("_:"))
+        .collect();
+    assert!(
+        blank.len() == 2 && blank[0] == blank[1],
+        "one blank node: {text}"
+    );
+    // The same write retried through the leader finds the first commit.
+    let (status, _, again) = send(
+        lead,
+        "PUT",
+        store,
+        &[
+            ("content-type", "text/turtle"),
+            ("idempotency-key", "put-1"),
+        ],
+        Some(turtle),
+    );
+    assert_eq!(status, 201, "answered as the first time: {again}");
+    assert_eq!(again["idempotent_replay"], true, "{again}");
+    assert_eq!(again["commit_seq"], put_seq);
+
+    // POST adds; DELETE removes; a second DELETE finds no graph (the leader said so).
+    let (status, _, body) = send(
+        follower,
+        "POST",
+        store,
+        &[("content-type", "application/n-triples")],
+        Some("<http://e/b> <http://e/knows> <http://e/a> .\n"),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["inserted"], 1);
+    let (status, _, body) = send(follower, "DELETE", store, &[], None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["deleted"], 3, "{body}");
+    let (status, _, body) = send(follower, "DELETE", store, &[], None);
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(
+        forwarded(),
+        forwarded_before + 4,
+        "PUT, POST, DELETE, DELETE"
+    );
+
+    // The `commit` tool's records (over HTTP here): planned and committed by the leader.
+    let ontology = r#"{"action": "define_ontology", "types": [{"name": "Ticket"}, {"name": "Bug"}],
+        "relations": [{"name": "REPORTED_AS", "domain": "Ticket", "range": "Bug"}]}"#;
+    let json = [("content-type", "application/json")];
+    let (status, _, body) = send(lead, "POST", "/graphs/main/ontology", &json, Some(ontology));
+    assert_eq!(status, 200, "{body}");
+    let records = r#"{"triplets": [{"source": {"type": "Ticket", "name": "T-1"},
+        "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "B-1"}}], "message": "one"}"#;
+    let (status, commit, body) = send(
+        follower,
+        "POST",
+        "/graphs/main/records",
+        &json,
+        Some(records),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["data"]["inserted"].as_u64().map(|n| n > 0),
+        Some(true),
+        "{body}"
+    );
+    assert_eq!(body["data"]["commit_seq"], commit.unwrap());
+    assert_eq!(
+        forwarded(),
+        forwarded_before + 5,
+        "the records were forwarded"
+    );
+    let linked = json_query(
+        follower,
+        &serde_json::json!({"mode": "structured", "structured": {"patterns": [
+            {"subject": {"var": "t"}, "predicate": "REPORTED_AS", "object": {"var": "b"}}]}}),
+    );
+    assert_eq!(
+        linked["data"]["rows"].as_array().map(Vec::len),
+        Some(1),
+        "{linked}"
+    );
+
+    // Shapes in warn mode: a bad update through the follower lands with the leader's
+    // report, every result in it.
+    let shapes = "@prefix sh: <http://www.w3.org/ns/shacl#> .\n\
+        <http://e/S> a sh:NodeShape ; sh:targetClass <http://e/T> ;\n\
+        sh:property [ sh:path <http://e/name> ; sh:minCount 1 ; sh:message \"needs a name\" ] .";
+    let (status, _, body) = send(
+        lead,
+        "PUT",
+        "/graphs/main/shapes?mode=warn",
+        &[("content-type", "text/turtle")],
+        Some(shapes),
+    );
+    assert_eq!(status, 200, "{body}");
+    let shapes_seq = body["commit_seq"].as_u64().unwrap();
+    let (status, landed) = update(
+        follower,
+        "INSERT DATA { <http://e/t1> a <http://e/T> }",
+        None,
+    );
+    assert_eq!(status, 200, "{landed}");
+    assert_eq!(forwarded(), forwarded_before + 6, "forwarded under shapes");
+    let validation = &landed["validation"];
+    assert_eq!(validation["conforms"], false, "{landed}");
+    assert_eq!(validation["violation_count"], 1, "{landed}");
+    assert_eq!(validation["mode"], "warn");
+    assert_eq!(validation["shapes_seq"], shapes_seq);
+    assert_eq!(validation["results"][0]["focus_node"], "http://e/t1");
+    assert_eq!(validation["results"][0]["message"], "needs a name");
+
+    // Reject mode: refused with the report, the head does not move anywhere.
+    let (status, _, body) = send(
+        lead,
+        "PUT",
+        "/graphs/main/shapes?mode=reject",
+        &[("content-type", "text/turtle")],
+        Some(shapes),
+    );
+    assert_eq!(status, 200, "{body}");
+    let before = head(lead);
+    wait_until(Duration::from_secs(5), "the follower at the head", || {
+        head(follower) >= before
+    });
+    let (status, refused) = update(
+        follower,
+        "INSERT DATA { <http://e/t2> a <http://e/T> }",
+        None,
+    );
+    assert_eq!(status, 422, "{refused}");
+    assert_eq!(refused["error"]["code"], "shacl_violation");
+    assert_eq!(
+        refused["error"]["report"]["results"][0]["focus_node"],
+        "http://e/t2"
+    );
+    let (status, fixed) = update(
+        follower,
+        "INSERT DATA { <http://e/t1> <http://e/name> \"one\" }",
+        None,
+    );
+    assert_eq!(status, 200, "{fixed}");
+    assert_eq!(fixed["validation"]["conforms"], true, "{fixed}");
+    assert_eq!(
+        fixed["commit_seq"],
+        before + 1,
+        "the refused write made no commit"
+    );
+    assert_eq!(
+        forwarded(),
+        forwarded_before + 7,
+        "a refusal is not counted"
+    );
+    wait_until(Duration::from_secs(5), "the leader at the head", || {
+        head(lead) == before + 1
+    });
+}
+
 /// A clustered node fsyncs its own copy of the log lazily: every commit it applies is
 /// already stored by the shared log. When a crash costs the copy its tail (torn in the
 /// middle of a record, as after a power loss), the node cuts the torn record and reads

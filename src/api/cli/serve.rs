@@ -20,6 +20,9 @@ pub(super) fn run(
     args: &ServeArgs,
     mut config: HttpConfig,
 ) -> Result<ExitCode, ApiError> {
+    // As a graph's write leader in a cluster, this node commits records other nodes
+    // forward (a forward that arrives earlier is run where it arrived).
+    crate::records::serve_forwarded_writes();
     // `--timeout` on the command line wins over the configuration file.
     if let Some(secs) = cli.timeout_secs {
         config.query_timeout_secs = secs;
