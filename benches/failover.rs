@@ -1,17 +1,26 @@
-//! Failover of a graph's write leader under load: three `strata serve` processes on one
-//! NATS JetStream server, 8 HTTP writers spread over the live nodes (each write with an
-//! idempotency key, retried through another node when it fails), and, each round, the
-//! node leading the graph's writes killed with SIGKILL, then started again on its data.
+//! Failover under load, two scenarios, each with three `strata serve` processes and 8 HTTP
+//! writers spread over the live nodes (each write with an idempotency key, retried
+//! through another node when it fails):
 //!
-//! Reported: how long until a survivor leads (from `/healthz`), how long until every
-//! writer has a write acknowledged again (its first acknowledgement after the kill), and
-//! the distribution of both over the rounds; then the checks: every acknowledged write is
-//! in the graph on every node, no commit number acknowledged for two writes, the nodes'
-//! logs byte for byte the same and `strata verify` passing on each.
+//! - `leader`: one NATS JetStream server; each round the node leading the graph's writes
+//!   is killed with SIGKILL, then started again on its data. Reported: how long until a
+//!   survivor leads (from `/healthz`) and until every writer has a write acknowledged
+//!   again (its first acknowledgement after the kill).
+//! - `nats`: three clustered NATS servers, streams with three replicas; each round one
+//!   NATS server (in turn) is killed with SIGKILL, then started again on its store once
+//!   the writes went on. Reported: how long until every writer has a write acknowledged
+//!   again, and the longest pause between two acknowledgements after the kill.
 //!
-//! Run with `cargo bench --bench failover`. Knobs: `STRATA_BENCH_ROUNDS` (default 20),
+//! Then, for each scenario, the checks: every acknowledged write is in the graph on
+//! every node, no commit number acknowledged for two writes, the nodes' logs byte for
+//! byte the same and `strata verify` passing on each.
+//!
+//! Run with `cargo bench --bench failover`. Knobs: `STRATA_BENCH_FAILOVER` (`leader`,
+//! `nats` or both, comma-separated; default both), `STRATA_BENCH_ROUNDS` (leader kills,
+//! default 20), `STRATA_BENCH_NATS_ROUNDS` (NATS server kills, default 6),
 //! `STRATA_BENCH_WRITERS` (default 8), `STRATA_CLUSTER_LEASE_MS` (the lease, default
-//! 3000), `STRATA_BENCH_TMP`. Needs `nats-server` (Debian's `nats-server`).
+//! 3000), `STRATA_BENCH_TMP`, `STRATA_BENCH_NODE_LOGS` (a directory for the nodes'
+//! logs). Needs `nats-server` (Debian's `nats-server`).
 
 #[path = "data.rs"]
 mod data;
@@ -51,13 +60,15 @@ struct Node {
 }
 
 impl Node {
-    fn start(data: &Path, nats: &str) -> Node {
+    fn start(data: &Path, nats: &str, replicas: usize) -> Node {
+        let replicas = replicas.to_string();
         let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
             .args(["serve", "--http", "127.0.0.1:0", "--no-demo", "--log", nats])
+            .args(["--replicas", &replicas])
             .env("STRATA_DATA", data)
             .env_remove("STRATA_LOG")
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(node_log(data))
             .spawn()
             .expect("start strata serve");
         let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
@@ -126,6 +137,22 @@ impl Drop for Node {
     }
 }
 
+/// Where a node's log goes: appended to `<STRATA_BENCH_NODE_LOGS>/<data dir>.log` when
+/// that is set (every request with its time, at the default level), else nowhere.
+fn node_log(data: &Path) -> Stdio {
+    let Ok(dir) = std::env::var("STRATA_BENCH_NODE_LOGS") else {
+        return Stdio::null();
+    };
+    let name = data
+        .file_name()
+        .map_or("node".into(), |n| n.to_string_lossy().into_owned());
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(Path::new(&dir).join(format!("{name}.log")))
+        .map_or(Stdio::null(), Stdio::from)
+}
+
 /// An acknowledged write: its key, commit, and when it was answered.
 struct Ack {
     key: String,
@@ -191,9 +218,149 @@ fn distribution(mut values: Vec<Duration>) -> Vec<String> {
         .collect()
 }
 
+/// One `nats-server` process of the bench, restartable on its configuration.
+struct NatsServer {
+    config: PathBuf,
+    monitor: u16,
+    child: Option<Child>,
+}
+
+impl NatsServer {
+    fn start(&mut self) {
+        self.child = Some(
+            Command::new("nats-server")
+                .arg("-c")
+                .arg(&self.config)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("nats-server (apt-get install nats-server)"),
+        );
+    }
+
+    /// `/healthz` of its monitoring port answers 200: JetStream is up and current.
+    fn healthy(&self) -> bool {
+        agent()
+            .get(format!("http://127.0.0.1:{}/healthz", self.monitor))
+            .call()
+            .is_ok_and(|r| r.status() == 200)
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `n` NATS servers (clustered when more than one), started and healthy, and the URL
+/// list the nodes connect with.
+fn nats_servers(dir: &Path, n: usize) -> (Vec<NatsServer>, String) {
+    let ports: Vec<(u16, u16, u16)> = (0..n)
+        .map(|_| (free_port(), free_port(), free_port()))
+        .collect();
+    let routes: Vec<String> = ports
+        .iter()
+        .map(|p| format!("nats-route://127.0.0.1:{}", p.1))
+        .collect();
+    let mut servers: Vec<NatsServer> = ports
+        .iter()
+        .enumerate()
+        .map(|(i, &(client, route, monitor))| {
+            let mut config = format!(
+                "server_name: n{i}\nlisten: 127.0.0.1:{client}\nhttp_port: {monitor}\n\
+                 jetstream {{ store_dir: \"{}\", max_memory_store: 64MB, max_file_store: 8GB }}\n",
+                dir.join(format!("js{i}")).display()
+            );
+            if n > 1 {
+                config.push_str(&format!(
+                    "cluster {{ name: failover, listen: 127.0.0.1:{route}, routes: [{}] }}\n",
+                    routes.join(", ")
+                ));
+            }
+            let path = dir.join(format!("nats{i}.conf"));
+            std::fs::write(&path, config).expect("nats config");
+            NatsServer {
+                config: path,
+                monitor,
+                child: None,
+            }
+        })
+        .collect();
+    for server in &mut servers {
+        server.start();
+    }
+    wait_for(Duration::from_secs(60), || {
+        servers.iter().all(NatsServer::healthy)
+    })
+    .expect("NATS servers healthy within 60 s");
+    let url = ports
+        .iter()
+        .map(|p| format!("nats://127.0.0.1:{}", p.0))
+        .collect::<Vec<_>>()
+        .join(",");
+    (servers, url)
+}
+
+/// The node that leads the graph's writes, when exactly one running node says it does.
+fn leader_of(nodes: &[Node]) -> Option<usize> {
+    let leading: Vec<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].child.is_some() && nodes[i].leads())
+        .collect();
+    (leading.len() == 1).then(|| leading[0])
+}
+
+/// Each writer's first acknowledgement after `since` (acknowledgements from `from` on).
+fn first_acks(acks: &[Ack], from: usize, since: Instant) -> HashMap<String, Instant> {
+    let mut first: HashMap<String, Instant> = HashMap::new();
+    for ack in acks[from..].iter().filter(|a| a.at > since) {
+        first
+            .entry(ack.key.split('-').next().unwrap_or("").to_owned())
+            .or_insert(ack.at);
+    }
+    first
+}
+
+/// Waits until every writer has an acknowledgement after `since`; returns how long after
+/// `since` the last of them came.
+fn every_writer_back(
+    acks: &Mutex<Vec<Ack>>,
+    from: usize,
+    since: Instant,
+    writers: usize,
+) -> Duration {
+    wait_for(Duration::from_secs(60), || {
+        first_acks(&acks.lock().expect("acks"), from, since).len() == writers
+    })
+    .expect("every writer writes again within 60 s");
+    first_acks(&acks.lock().expect("acks"), from, since)
+        .values()
+        .map(|at| *at - since)
+        .max()
+        .unwrap_or_default()
+}
+
 fn main() {
-    let rounds = data::env_usize("STRATA_BENCH_ROUNDS", 20).max(1);
+    let scenarios = std::env::var("STRATA_BENCH_FAILOVER").unwrap_or("leader,nats".into());
     let writers = data::env_usize("STRATA_BENCH_WRITERS", 8).max(1);
+    if scenarios.split(',').any(|s| s.trim() == "leader") {
+        leader_failover(writers);
+    }
+    if scenarios.split(',').any(|s| s.trim() == "nats") {
+        nats_server_loss(writers);
+    }
+}
+
+/// SIGKILL of the graph's write leader, round after round.
+fn leader_failover(writers: usize) {
+    let rounds = data::env_usize("STRATA_BENCH_ROUNDS", 20).max(1);
     let lease_ms = data::env_usize("STRATA_CLUSTER_LEASE_MS", 3000);
     println!(
         "# Failover: SIGKILL the write leader of 3 nodes under {writers} writers, {rounds} rounds, lease {lease_ms} ms, {} CPUs; load average at start: {}\n",
@@ -201,35 +368,10 @@ fn main() {
         data::load_average()
     );
     let dir = data::temp_dir();
-    let port = free_port();
-    let config = dir.path().join("nats.conf");
-    std::fs::write(
-        &config,
-        format!(
-            "listen: 127.0.0.1:{port}\njetstream {{ store_dir: \"{}\", max_memory_store: 64MB, max_file_store: 8GB }}\n",
-            dir.path().join("js").display()
-        ),
-    )
-    .expect("nats config");
-    let mut nats = Command::new("nats-server")
-        .arg("-c")
-        .arg(&config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("nats-server (apt-get install nats-server)");
-    let url = format!("nats://127.0.0.1:{port}");
-    std::thread::sleep(Duration::from_millis(500));
-
+    let (nats, url) = nats_servers(dir.path(), 1);
     let mut nodes: Vec<Node> = (0..3)
-        .map(|i| Node::start(&dir.path().join(format!("node{i}")), &url))
+        .map(|i| Node::start(&dir.path().join(format!("node{i}")), &url, 1))
         .collect();
-    let leader_of = |nodes: &[Node]| -> Option<usize> {
-        let leading: Vec<usize> = (0..nodes.len())
-            .filter(|&i| nodes[i].child.is_some() && nodes[i].leads())
-            .collect();
-        (leading.len() == 1).then(|| leading[0])
-    };
     wait_for(Duration::from_secs(30), || leader_of(&nodes).is_some())
         .expect("a write leader within 30 s");
 
@@ -260,30 +402,7 @@ fn main() {
             })
             .expect("a survivor leads within 30 s");
             // Every writer acknowledged again (its first answer after the kill).
-            let resumed = wait_for(Duration::from_secs(60), || {
-                let acks = acks.lock().expect("acks");
-                let writers_back: HashSet<&str> = acks[before..]
-                    .iter()
-                    .filter(|a| a.at > killed_at)
-                    .map(|a| a.key.split('-').next().unwrap_or(""))
-                    .collect();
-                writers_back.len() == writers
-            })
-            .expect("every writer writes again within 60 s");
-            let resumed = {
-                let acks = acks.lock().expect("acks");
-                let mut first: HashMap<&str, Instant> = HashMap::new();
-                for ack in acks[before..].iter().filter(|a| a.at > killed_at) {
-                    first
-                        .entry(ack.key.split('-').next().unwrap_or(""))
-                        .or_insert(ack.at);
-                }
-                first
-                    .values()
-                    .map(|at| *at - killed_at)
-                    .max()
-                    .unwrap_or(resumed)
-            };
+            let resumed = every_writer_back(&acks, before, killed_at, writers);
             println!(
                 "round {:>2}: node {leader} killed; a survivor leads after {:.2} s, every writer acknowledged again after {:.2} s",
                 round + 1,
@@ -294,14 +413,113 @@ fn main() {
             resumes.push(resumed);
             // The killed node comes back on its data and catches up.
             let data = nodes[leader].data.clone();
-            nodes[leader] = Node::start(&data, &url);
+            nodes[leader] = Node::start(&data, &url, 1);
             live.write().expect("live").push(nodes[leader].base.clone());
         }
         stop.store(true, Ordering::Relaxed);
     });
 
-    // Every node at the same head, then the checks.
-    let acks = acks.into_inner().expect("acks");
+    println!();
+    let mut header = vec!["SIGKILL of the write leader".to_owned()];
+    header.extend(["min s", "p50 s", "p90 s", "max s"].map(str::to_owned));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut takeover_row = vec![format!("a survivor leads ({rounds} rounds)")];
+    takeover_row.extend(distribution(takeovers));
+    let mut resume_row = vec!["every writer acknowledged again".to_owned()];
+    resume_row.extend(distribution(resumes));
+    print_table(&header, &[takeover_row, resume_row]);
+    println!();
+    check_nodes(&mut nodes, acks.into_inner().expect("acks"));
+    drop(nats);
+    println!("\nLoad average at end: {}", data::load_average());
+}
+
+/// SIGKILL of one NATS server of three (in turn), round after round.
+fn nats_server_loss(writers: usize) {
+    let rounds = data::env_usize("STRATA_BENCH_NATS_ROUNDS", 6).max(1);
+    println!(
+        "\n# Failover: SIGKILL one NATS server of 3 (streams with 3 replicas) under {writers} writers over 3 nodes, {rounds} rounds, {} CPUs; load average at start: {}\n",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        data::load_average()
+    );
+    let dir = data::temp_dir();
+    let (mut nats, url) = nats_servers(dir.path(), 3);
+    let mut nodes: Vec<Node> = (0..3)
+        .map(|i| Node::start(&dir.path().join(format!("node{i}")), &url, 3))
+        .collect();
+    wait_for(Duration::from_secs(30), || leader_of(&nodes).is_some())
+        .expect("a write leader within 30 s");
+
+    let live = RwLock::new(nodes.iter().map(|n| n.base.clone()).collect::<Vec<_>>());
+    let stop = AtomicBool::new(false);
+    let acks = Mutex::new(Vec::new());
+    let mut resumes = Vec::new();
+    let mut pauses = Vec::new();
+    let mut rejoins = Vec::new();
+    std::thread::scope(|scope| {
+        for w in 0..writers {
+            let (live, stop, acks) = (&live, &stop, &acks);
+            scope.spawn(move || writer(w, live, stop, acks));
+        }
+        for round in 0..rounds {
+            std::thread::sleep(Duration::from_secs(1));
+            let victim = round % nats.len();
+            let before = acks.lock().expect("acks").len();
+            nats[victim].kill();
+            let killed_at = Instant::now();
+            let resumed = every_writer_back(&acks, before, killed_at, writers);
+            // Let the writes run on two servers, then measure the longest pause.
+            std::thread::sleep(Duration::from_secs(2));
+            let pause = {
+                let acks = acks.lock().expect("acks");
+                let mut times: Vec<Instant> = acks[before..].iter().map(|a| a.at).collect();
+                times.sort();
+                let mut last = killed_at;
+                let mut longest = Duration::ZERO;
+                for at in times.into_iter().filter(|at| *at > killed_at) {
+                    longest = longest.max(at - last);
+                    last = at;
+                }
+                longest
+            };
+            nats[victim].start();
+            let rejoined = wait_for(Duration::from_secs(60), || nats[victim].healthy())
+                .expect("the NATS server healthy again within 60 s");
+            println!(
+                "round {:>2}: NATS server {victim} killed; every writer acknowledged again after {:.2} s, longest pause {:.2} s; back and current {:.2} s after its restart",
+                round + 1,
+                resumed.as_secs_f64(),
+                pause.as_secs_f64(),
+                rejoined.as_secs_f64()
+            );
+            resumes.push(resumed);
+            pauses.push(pause);
+            rejoins.push(rejoined);
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+
+    println!();
+    let mut header = vec!["SIGKILL of one NATS server of 3".to_owned()];
+    header.extend(["min s", "p50 s", "p90 s", "max s"].map(str::to_owned));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut resume_row = vec![format!("every writer acknowledged again ({rounds} rounds)")];
+    resume_row.extend(distribution(resumes));
+    let mut pause_row = vec!["longest pause between acknowledgements".to_owned()];
+    pause_row.extend(distribution(pauses));
+    let mut rejoin_row = vec!["the server current again after its restart".to_owned()];
+    rejoin_row.extend(distribution(rejoins));
+    print_table(&header, &[resume_row, pause_row, rejoin_row]);
+    println!();
+    check_nodes(&mut nodes, acks.into_inner().expect("acks"));
+    drop(nats);
+    println!("\nLoad average at end: {}", data::load_average());
+}
+
+/// Every node at the last acknowledged commit, then the checks: nothing acknowledged
+/// lost on any node, no commit number acknowledged twice, heads equal, logs identical,
+/// `strata verify` passing (the nodes are stopped).
+fn check_nodes(nodes: &mut [Node], acks: Vec<Ack>) {
     let last = acks.iter().map(|a| a.commit_seq).max().unwrap_or(0);
     wait_for(Duration::from_secs(60), || {
         nodes.iter().all(|n| n.head().is_some_and(|h| h >= last))
@@ -318,7 +536,7 @@ fn main() {
     }
     let query = strata::model::percent_encode("SELECT ?s WHERE { ?s <http://e/p> ?o }");
     let mut lost = Vec::new();
-    for node in &nodes {
+    for node in nodes.iter() {
         let mut response = agent()
             .get(format!("{}/graphs/main/sparql?query={query}", node.base))
             .header("accept", "application/sparql-results+json")
@@ -340,7 +558,7 @@ fn main() {
         );
     }
     let heads: Vec<u64> = nodes.iter().filter_map(Node::head).collect();
-    for node in &mut nodes {
+    for node in nodes.iter_mut() {
         node.stop();
     }
     let logs: Vec<Vec<u8>> = nodes
@@ -359,19 +577,6 @@ fn main() {
                 .is_ok_and(|o| o.status.success())
         })
         .collect();
-    let _ = nats.kill();
-    let _ = nats.wait();
-
-    println!();
-    let mut header = vec!["SIGKILL of the write leader".to_owned()];
-    header.extend(["min s", "p50 s", "p90 s", "max s"].map(str::to_owned));
-    let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut takeover_row = vec![format!("a survivor leads ({rounds} rounds)")];
-    takeover_row.extend(distribution(takeovers));
-    let mut resume_row = vec!["every writer acknowledged again".to_owned()];
-    resume_row.extend(distribution(resumes));
-    print_table(&header, &[takeover_row, resume_row]);
-    println!();
     print_table(
         &[
             "acknowledged writes",
@@ -394,5 +599,4 @@ fn main() {
             },
         ]],
     );
-    println!("\nLoad average at end: {}", data::load_average());
 }

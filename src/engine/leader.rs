@@ -34,7 +34,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use serde_json::{Value, json};
 
 use super::error::EngineError;
@@ -73,6 +73,36 @@ fn fresh(at: &Instant) -> bool {
 const FORWARD_LIMIT: Duration = Duration::from_secs(15);
 /// How long a forwarding node waits to apply the commit the leader made.
 const APPLY_LIMIT: Duration = Duration::from_secs(10);
+/// How long one send of a forwarded write waits for the leader's answer before it is
+/// sent again: a request or answer lost with a NATS server that died goes again through
+/// the server the client moved to. The forward id makes the leader run it once.
+const FORWARD_ATTEMPT: Duration = Duration::from_secs(2);
+/// How long a leader keeps the answer to a forwarded write, for its resends (which stop
+/// at `FORWARD_LIMIT`).
+const SERVED_MEMORY: Duration = Duration::from_secs(20);
+
+/// A forwarded write the leader runs or ran, by its forward id.
+enum Served {
+    /// Running: resends wait for the answer here.
+    Running(Arc<(Mutex<Option<Vec<u8>>>, Condvar)>),
+    /// Answered.
+    Answered(Vec<u8>),
+}
+
+/// A forward id no other forwarded write of any node has: the node's name, a number
+/// this process draws at random, and a count.
+fn next_forward_id(node: &str) -> String {
+    static PROCESS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let process = PROCESS.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    });
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    format!("{node}-{process:016x}-{n}")
+}
 
 /// What this node knows of the graph's write lease, and what forwarding did.
 #[derive(Default)]
@@ -83,6 +113,29 @@ pub(crate) struct LeaseState {
     forwarded: AtomicU64,
     /// Updates other nodes forwarded that this node ran as the leader.
     served: AtomicU64,
+    /// The forwarded writes this node runs or ran lately as the leader.
+    served_forwards: Mutex<ServedForwards>,
+}
+
+/// The forwarded writes a leader runs, or answered within `SERVED_MEMORY`, by forward
+/// id, and the order they were answered in (so forgetting the old ones costs nothing per
+/// write).
+#[derive(Default)]
+struct ServedForwards {
+    by_id: std::collections::HashMap<String, Served>,
+    answered: std::collections::VecDeque<(Instant, String)>,
+}
+
+impl ServedForwards {
+    /// Forgets the answers older than `SERVED_MEMORY`.
+    fn forget_old(&mut self) {
+        while let Some((at, _)) = self.answered.front()
+            && at.elapsed() > SERVED_MEMORY
+        {
+            let (_, id) = self.answered.pop_front().expect("front");
+            self.by_id.remove(&id);
+        }
+    }
 }
 
 /// What a graph's write leadership looks like from this node.
@@ -197,20 +250,45 @@ impl Graph {
                 Some((LeaseHolder::Other(now), at)) if *now == asked && fresh(at)
             )
         });
+        body["forward_id"] = next_forward_id(&self.node_name()).into();
         let body = body.to_string().into_bytes();
-        let answer = match shared.forward(&holder, body, FORWARD_LIMIT, abandon) {
-            Ok(Some(answer)) => answer,
-            // Nobody serves that name (the leader just stopped): run it here.
-            Ok(None) => return Ok(None),
-            // Sent, not answered: it may have landed. A key makes running it here safe.
-            Err(_) if request.idempotency_key.is_some() => return Ok(None),
-            Err(error) => {
-                let error = EngineError::from(error);
-                self.note_shared(&error);
-                return Err(error);
+        let started = Instant::now();
+        let mut sends = 0;
+        let answer = loop {
+            let attempt = FORWARD_LIMIT
+                .saturating_sub(started.elapsed())
+                .min(FORWARD_ATTEMPT);
+            sends += 1;
+            let sent = shared.forward(&holder, body.clone(), attempt, abandon.clone());
+            let given_up = abandon() || started.elapsed() >= FORWARD_LIMIT;
+            let failure = match sent {
+                // A resend that finds the leader still running it: ask again.
+                Ok(Some(answer)) if is_running(&answer) => crate::log::LogError::Unavailable {
+                    message: format!("{holder} did not finish the write in time"),
+                },
+                Ok(Some(answer)) => break serde_json::from_slice(&answer).unwrap_or(Value::Null),
+                // Nobody serves that name (the leader just stopped): run it here, unless
+                // an earlier send may have reached it.
+                Ok(None) if sends == 1 => return Ok(None),
+                Ok(None) => {
+                    std::thread::sleep(Duration::from_millis(50));
+                    crate::log::LogError::Unavailable {
+                        message: format!("{holder} stopped serving forwarded writes"),
+                    }
+                }
+                Err(error) => error,
+            };
+            if !given_up {
+                continue;
             }
+            // Sent, not answered: it may have landed. A key makes running it here safe.
+            if request.idempotency_key.is_some() {
+                return Ok(None);
+            }
+            let error = EngineError::from(failure);
+            self.note_shared(&error);
+            return Err(error);
         };
-        let answer: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
         if let Some(committed) = answer.get("committed") {
             let Some(outcome) = outcome_of(committed) else {
                 return Ok(None);
@@ -244,15 +322,60 @@ impl Graph {
 
     /// Runs a write another node forwarded, as the leader (never forwarding it again).
     fn serve_forwarded_write(self: &Arc<Self>, request: &[u8]) -> Vec<u8> {
+        let Ok(body) = serde_json::from_slice::<Value>(request) else {
+            return refusal("unreadable forwarded write");
+        };
+        let Some(id) = body["forward_id"].as_str() else {
+            return self.serve_forwarded_once(&body);
+        };
+        // A resend of a write this node runs or ran: the same answer, never a second run.
+        let slot = Arc::new((Mutex::new(None), Condvar::new()));
+        let earlier = {
+            let mut served = self.lease.served_forwards.lock();
+            served.forget_old();
+            match served.by_id.get(id) {
+                Some(Served::Answered(answer)) => return answer.clone(),
+                Some(Served::Running(slot)) => Some(slot.clone()),
+                None => {
+                    served
+                        .by_id
+                        .insert(id.to_owned(), Served::Running(slot.clone()));
+                    None
+                }
+            }
+        };
+        if let Some(slot) = earlier {
+            let (answer, done) = &*slot;
+            let mut answer = answer.lock();
+            if answer.is_none() {
+                done.wait_for(&mut answer, FORWARD_ATTEMPT);
+            }
+            return answer
+                .clone()
+                .unwrap_or_else(|| json!({ "running": id }).to_string().into_bytes());
+        }
+        let answer = self.serve_forwarded_once(&body);
+        {
+            let mut served = self.lease.served_forwards.lock();
+            served
+                .by_id
+                .insert(id.to_owned(), Served::Answered(answer.clone()));
+            served.answered.push_back((Instant::now(), id.to_owned()));
+        }
+        let (waiting, done) = &*slot;
+        *waiting.lock() = Some(answer.clone());
+        done.notify_all();
+        answer
+    }
+
+    /// Runs a forwarded write (`serve_forwarded_write` makes sure it runs once).
+    fn serve_forwarded_once(self: &Arc<Self>, body: &Value) -> Vec<u8> {
         if !matches!(
             &*self.lease.view.lock(),
             Some((LeaseHolder::Me, at)) if fresh(at)
         ) {
             return refusal("this node does not hold the write lease");
         }
-        let Ok(body) = serde_json::from_slice::<Value>(request) else {
-            return refusal("unreadable forwarded write");
-        };
         let text_of = |field: &str| body[field].as_str().map(str::to_owned);
         let request = CommitRequest {
             author: text_of("author"),
@@ -263,7 +386,7 @@ impl Graph {
             idempotency_key: text_of("idempotency_key"),
             admin: body["admin"].as_bool().unwrap_or(false),
         };
-        let answer = match self.run_forwarded(&body, &request) {
+        let answer = match self.run_forwarded(body, &request) {
             Ok((outcome, extra)) => {
                 self.lease.served.fetch_add(1, Ordering::Relaxed);
                 let mut committed = json!({
@@ -288,6 +411,11 @@ impl Graph {
         };
         answer.to_string().into_bytes()
     }
+}
+
+/// Whether a leader's answer says it still runs the write (to a resend).
+fn is_running(answer: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(answer).is_ok_and(|a| a.get("running").is_some())
 }
 
 /// A forwarded write's refusal: the forwarding node runs it itself.

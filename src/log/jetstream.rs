@@ -39,8 +39,15 @@ use crate::model::{CommitHash, CommitSeq};
 
 /// No call to the cluster waits longer than this.
 const OP_TIMEOUT: Duration = Duration::from_secs(12);
-/// Retries of a publish whose acknowledgement did not come (the message id makes them safe).
-const PUBLISH_ATTEMPTS: usize = 2;
+/// How long a commit is sent again while its acknowledgement does not come (the message
+/// id makes that safe).
+const PUBLISH_BUDGET: Duration = Duration::from_secs(10);
+/// How long one send of a commit waits for JetStream's acknowledgement before sending it
+/// again (with the same message id: stored once whatever happens).
+const ACK_WAIT: Duration = Duration::from_secs(2);
+/// The pause between two sends of a commit (while a stream elects a new leader, a send
+/// fails at once).
+const PUBLISH_PAUSE: Duration = Duration::from_millis(100);
 /// How long JetStream remembers message ids (retries within it are duplicates).
 const DUPLICATE_WINDOW: Duration = Duration::from_secs(300);
 const BODY_HEADER: &str = "Strata-Body";
@@ -55,6 +62,8 @@ const RANGE_BY_GETS: u64 = 4;
 /// One `read_range` pass stops after this many records or bytes (the caller goes on).
 const RANGE_MAX_RECORDS: usize = 10_000;
 const RANGE_MAX_BYTES: usize = 64 << 20;
+/// How long a range read waits for its next message once some came.
+const RANGE_STALL: Duration = Duration::from_secs(2);
 /// How long a node holds back new appends after another node said it lost a race, unless
 /// that node says sooner that it appended: long enough for it to read the commits it
 /// missed, build again and publish.
@@ -817,14 +826,20 @@ impl SharedLog for GraphStream {
                 .map_err(|e| failed(&e))?
                 .map_err(|e| failed(&e))?;
             let (mut records, mut bytes) = (Vec::new(), 0usize);
-            while let Ok(Some(message)) = tokio::time::timeout(OP_TIMEOUT, messages.next()).await {
+            // A consumer that stops delivering (its NATS server died) is not waited for
+            // long: what came is returned, the rest is asked for again.
+            let wait = |got: usize| if got == 0 { OP_TIMEOUT } else { RANGE_STALL };
+            while let Ok(Some(message)) =
+                tokio::time::timeout(wait(records.len()), messages.next()).await
+            {
                 let message = message
                     .map_err(|e| unavailable(format!("reading commits from {from}: {e}")))?;
                 let expected = from + records.len() as u64;
                 let seq = message.info().map(|i| i.stream_sequence).unwrap_or(0);
-                if seq < expected && seq >= from {
-                    // The ordered consumer was reset (a missed heartbeat, a slow
-                    // reader) and delivers again from an earlier point: already read.
+                if seq < expected {
+                    // The ordered consumer was reset (a missed heartbeat, a slow reader,
+                    // a NATS server lost) and delivers again from an earlier point:
+                    // already read, or before the range.
                     continue;
                 }
                 if seq != expected {
@@ -948,8 +963,6 @@ fn transfer_limit(bytes: u64) -> Duration {
     OP_TIMEOUT + Duration::from_secs(bytes / (8 << 20))
 }
 
-/// Runs `future` on `runtime` and waits for it from this (synchronous) thread, at most
-/// `limit`; any thread may call it, inside a tokio runtime or not.
 /// A commit's message id: its number and the start of its hash (the same record always
 /// gets the same id, another record another).
 fn message_id(seq: CommitSeq, hash: &CommitHash) -> String {
@@ -991,7 +1004,14 @@ impl PendingAppend for StreamAppend {
     fn wait(mut self: Box<Self>) -> Result<Appended, LogError> {
         let seq = self.seq;
         let mut last_error = None;
-        for _ in 0..PUBLISH_ATTEMPTS {
+        let started = Instant::now();
+        for attempt in 0.. {
+            if attempt > 0 {
+                if started.elapsed() >= PUBLISH_BUDGET {
+                    break;
+                }
+                std::thread::sleep(PUBLISH_PAUSE);
+            }
             let sent = match self.sent.take() {
                 Some(sent) => Ok(sent),
                 None => self.publish(),
@@ -1004,7 +1024,14 @@ impl PendingAppend for StreamAppend {
                 }
             };
             let outcome = wait_on(&self.runtime, OP_TIMEOUT, async move {
-                match sent.await {
+                // An acknowledgement lost with a NATS server that died is not waited for
+                // long: the message goes again (through the server the client moved to).
+                let Ok(acked) = tokio::time::timeout(ACK_WAIT, sent).await else {
+                    return Ok(Err(unavailable(format!(
+                        "publishing commit {seq}: no acknowledgement within {ACK_WAIT:?}"
+                    ))));
+                };
+                match acked {
                     Ok(ack) if ack.sequence == seq => Ok(Ok(Appended::Acknowledged)),
                     // A duplicate of an earlier message with this id at another place:
                     // some other record was commit `seq`.
@@ -1039,6 +1066,9 @@ impl PendingAppend for StreamAppend {
     }
 }
 
+/// Runs `future` on `runtime` and waits for it from this (synchronous) thread, at most
+/// `limit`; any thread may call it, inside a tokio runtime or not. (Polling it here with
+/// `Handle::block_on` instead, where allowed, measured no faster in the cluster bench.)
 fn wait_on<T: Send + 'static>(
     runtime: &tokio::runtime::Handle,
     limit: Duration,
