@@ -309,6 +309,17 @@ fn nats_servers(dir: &Path, n: usize) -> (Vec<NatsServer>, String) {
     (servers, url)
 }
 
+/// Three nodes on data directories in `dir`, streams with `replicas`, once one of them
+/// leads the graph's writes.
+fn start_nodes(dir: &Path, url: &str, replicas: usize) -> Vec<Node> {
+    let nodes: Vec<Node> = (0..3)
+        .map(|i| Node::start(&dir.join(format!("node{i}")), url, replicas))
+        .collect();
+    wait_for(Duration::from_secs(30), || leader_of(&nodes).is_some())
+        .expect("a write leader within 30 s");
+    nodes
+}
+
 /// The node that leads the graph's writes, when exactly one running node says it does.
 fn leader_of(nodes: &[Node]) -> Option<usize> {
     let leading: Vec<usize> = (0..nodes.len())
@@ -369,11 +380,7 @@ fn leader_failover(writers: usize) {
     );
     let dir = data::temp_dir();
     let (nats, url) = nats_servers(dir.path(), 1);
-    let mut nodes: Vec<Node> = (0..3)
-        .map(|i| Node::start(&dir.path().join(format!("node{i}")), &url, 1))
-        .collect();
-    wait_for(Duration::from_secs(30), || leader_of(&nodes).is_some())
-        .expect("a write leader within 30 s");
+    let mut nodes = start_nodes(dir.path(), &url, 1);
 
     let live = RwLock::new(nodes.iter().map(|n| n.base.clone()).collect::<Vec<_>>());
     let stop = AtomicBool::new(false);
@@ -444,11 +451,7 @@ fn nats_server_loss(writers: usize) {
     );
     let dir = data::temp_dir();
     let (mut nats, url) = nats_servers(dir.path(), 3);
-    let mut nodes: Vec<Node> = (0..3)
-        .map(|i| Node::start(&dir.path().join(format!("node{i}")), &url, 3))
-        .collect();
-    wait_for(Duration::from_secs(30), || leader_of(&nodes).is_some())
-        .expect("a write leader within 30 s");
+    let mut nodes = start_nodes(dir.path(), &url, 3);
 
     let live = RwLock::new(nodes.iter().map(|n| n.base.clone()).collect::<Vec<_>>());
     let stop = AtomicBool::new(false);
