@@ -249,7 +249,7 @@ impl Graph {
         request: &CommitRequest,
         allowed_deletes: &FxHashSet<QuadKey>,
     ) -> Result<CommitOutcome, EngineError> {
-        sparql::parse_update(update_text, base_iri)?;
+        let update = sparql::parse_update(update_text, base_iri)?;
         let forwarded = self.forward_update(
             update_text,
             base_iri,
@@ -260,7 +260,14 @@ impl Graph {
         if let Some(outcome) = forwarded {
             return Ok(outcome);
         }
-        self.update_within_here(update_text, base_iri, options, request, allowed_deletes)
+        self.run_update_within(
+            &update,
+            update_text,
+            base_iri,
+            options,
+            request,
+            allowed_deletes,
+        )
     }
 
     /// `update_within` on this node (never forwarded).
@@ -273,10 +280,29 @@ impl Graph {
         allowed_deletes: &FxHashSet<QuadKey>,
     ) -> Result<CommitOutcome, EngineError> {
         let update = sparql::parse_update(update_text, base_iri)?;
+        self.run_update_within(
+            &update,
+            update_text,
+            base_iri,
+            options,
+            request,
+            allowed_deletes,
+        )
+    }
+
+    fn run_update_within(
+        &self,
+        update: &sparql::Update,
+        update_text: &str,
+        base_iri: Option<&str>,
+        options: &UpdateOptions,
+        request: &CommitRequest,
+        allowed_deletes: &FxHashSet<QuadKey>,
+    ) -> Result<CommitOutcome, EngineError> {
         let options = &self.governed(options);
         let digest = update_digest(update_text, base_iri);
         self.commit_with(request, digest, |txn| {
-            sparql::apply_update(txn, &update, options)?;
+            sparql::apply_update(txn, update, options)?;
             if txn.deleted().any(|key| !allowed_deletes.contains(key)) {
                 return Err(EngineError::ApprovalStale);
             }
