@@ -284,6 +284,7 @@ fn main() {
         thousands(base.conflicts),
         base.spread(),
         "—".into(),
+        "—".into(),
     ]];
     drop(graph);
     drop(embedded);
@@ -319,10 +320,17 @@ fn main() {
             let graphs = open_everywhere(&nodes, &name);
             wait_for_leader(&graphs);
             let rate = commit_rate(&graphs, writers, duration);
-            let (pipelined, refused) = graphs
+            let (pipelined, refused, messages, held) = graphs
                 .iter()
                 .filter_map(|g| g.pipeline_status())
-                .fold((0, 0), |(p, r), s| (p + s.pipelined, r + s.refused));
+                .fold((0, 0, 0, 0), |(p, r, m, h), s| {
+                    (
+                        p + s.pipelined,
+                        r + s.refused,
+                        m + s.messages,
+                        h + s.messages_commits,
+                    )
+                });
             rows.push(vec![
                 "JetStream".into(),
                 replicas.to_string(),
@@ -333,6 +341,7 @@ fn main() {
                 thousands(rate.conflicts),
                 rate.spread(),
                 format!("{} / {}", thousands(pipelined), thousands(refused)),
+                format!("{:.1}", held as f64 / messages.max(1) as f64),
             ]);
             if n_nodes > 1 {
                 let lags = follower_lag(&graphs, 200);
@@ -357,6 +366,7 @@ fn main() {
             "write_conflict retried",
             "commits per node (fewest–most)",
             "sent behind another / refused mid-pipeline",
+            "commits per message",
         ],
         &rows,
     );

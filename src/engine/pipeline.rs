@@ -55,6 +55,10 @@ pub struct PipelineStatus {
     pub depth: u64,
     pub pipelined: u64,
     pub refused: u64,
+    /// Shared-log messages this node's commits were stored in, and the commits they held
+    /// (several commits sent while a message was unanswered go together).
+    pub messages: u64,
+    pub messages_commits: u64,
 }
 
 /// A commit sent to the shared log, awaiting its answer.
@@ -66,8 +70,10 @@ pub(crate) struct InFlight {
 impl Graph {
     /// In a cluster: the write pipeline's depth now and its counts.
     pub fn pipeline_status(&self) -> Option<PipelineStatus> {
-        self.shared.as_ref()?;
+        let (messages, messages_commits) = self.shared.as_ref()?.stored_counts();
         Some(PipelineStatus {
+            messages,
+            messages_commits,
             depth: self.writer.lock().in_flight.len() as u64,
             pipelined: self.pipeline.pipelined.load(Ordering::Relaxed),
             refused: self.pipeline.refused.load(Ordering::Relaxed),

@@ -530,6 +530,24 @@ pub fn decode_record(bytes: &[u8]) -> Option<CommitRecord> {
         .then_some(record)
 }
 
+/// Splits bytes that hold whole records one after another (a cluster message carrying
+/// several commits) into the records, unchecked (each is checked when decoded). `None`
+/// when a frame is bad or the bytes end inside a record.
+pub(crate) fn split_records(mut bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut records = Vec::new();
+    while !bytes.is_empty() {
+        let frame = decode_frame(bytes.get(..FRAME_LEN)?.try_into().ok()?)?;
+        let len = FRAME_LEN
+            .checked_add(32)?
+            .checked_add(frame.header_len)?
+            .checked_add(frame.quads_len)?;
+        let record = bytes.get(..len)?;
+        records.push(record);
+        bytes = &bytes[len..];
+    }
+    Some(records)
+}
+
 /// The header of a whole record in memory, unchecked (its CRC is checked when the
 /// record is decoded): to decide how to apply it.
 pub(crate) fn peek_header(bytes: &[u8]) -> Option<CommitHeader> {
@@ -781,6 +799,39 @@ mod tests {
         let mut other = header();
         other.n_deleted = 0;
         assert_ne!(other.hash(), base);
+    }
+
+    #[test]
+    fn records_one_after_another_split_back_into_each_record() {
+        let record = |seq: u64, quads: &str| {
+            let section = encode_quads(quads.as_bytes());
+            let header = CommitHeader {
+                commit_seq: seq,
+                quads_digest: section.digest,
+                ..header()
+            };
+            encode_record(&header, header.hash(), &section).expect("in memory")
+        };
+        // One small record, one compressed one, one more.
+        let parts = [
+            record(7, "<http://e/a> <http://e/b> 1 .\n"),
+            record(8, &"<http://e/a> <http://e/b> <http://e/c> .\n".repeat(200)),
+            record(9, ""),
+        ];
+        let joined = parts.concat();
+        let split = split_records(&joined).expect("whole records");
+        assert_eq!(split, parts.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        let seqs: Vec<u64> = split
+            .iter()
+            .map(|r| decode_record(r).expect("decodes").header.commit_seq)
+            .collect();
+        assert_eq!(seqs, [7, 8, 9]);
+        // Cut inside the last record, or garbage after a record: refused.
+        assert!(split_records(&joined[..joined.len() - 1]).is_none());
+        let mut trailing = parts[0].clone();
+        trailing.extend_from_slice(b"junk");
+        assert!(split_records(&trailing).is_none());
+        assert_eq!(split_records(&[]), Some(Vec::new()));
     }
 
     #[test]

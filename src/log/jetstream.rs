@@ -20,20 +20,19 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_nats::header::{
-    HeaderMap, NATS_EXPECTED_LAST_MESSAGE_ID, NATS_EXPECTED_LAST_SEQUENCE,
-    NATS_EXPECTED_LAST_SUBJECT_SEQUENCE, NATS_MESSAGE_ID,
-};
+use async_nats::header::{HeaderMap, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE};
 use async_nats::jetstream::{self, context::PublishErrorKind, stream};
 use parking_lot::Mutex;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_stream::StreamExt;
 
+mod batch;
+
 use super::EncodedRecord;
 use super::LogError;
 use super::shared::{
-    Abandon, AppendWatcher, Appended, Cluster, ForwardedHandler, LeaseHolder, PendingAppend,
-    SharedLog, SharedRecord,
+    Abandon, AppendWatcher, Cluster, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog,
+    SharedRecord,
 };
 use crate::model::{CommitHash, CommitSeq};
 
@@ -208,6 +207,16 @@ impl Cluster for JetStream {
         let Some(stream) = found else {
             return Ok(None);
         };
+        let max_inline = self.client.server_info().max_payload.saturating_sub(4096);
+        let placements = Arc::new(batch::Placements::default());
+        let appender = batch::Appender::new(
+            self.runtime.handle().clone(),
+            context.clone(),
+            stream.clone(),
+            subject.clone(),
+            max_inline,
+            placements.clone(),
+        );
         let log = Arc::new(GraphStream {
             runtime: self.runtime.handle().clone(),
             client: self.client.clone(),
@@ -217,11 +226,13 @@ impl Cluster for JetStream {
             bucket: format!("STRATA_BODIES_{graph}"),
             files_bucket: format!("STRATA_FILES_{graph}"),
             replicas,
-            max_inline: self.client.server_info().max_payload.saturating_sub(4096),
+            max_inline,
             turns: format!("strata.turn.{graph}"),
             token: self.client.new_inbox(),
             held_back_until: Arc::new(Mutex::new(None)),
             graph: graph.to_owned(),
+            placements,
+            appender,
         });
         log.listen_for_turns();
         self.logs.lock().insert(graph.to_owned(), log.clone());
@@ -298,6 +309,10 @@ struct GraphStream {
     held_back_until: Arc<Mutex<Option<Instant>>>,
     /// The graph's name (lease and forwarding subjects).
     graph: String,
+    /// Where the stream's messages sit (which commits each holds).
+    placements: Arc<batch::Placements>,
+    /// Commits on their way to the stream (group commit).
+    appender: Arc<batch::Appender>,
 }
 
 impl GraphStream {
@@ -354,21 +369,27 @@ impl GraphStream {
         wait_on(&self.runtime, limit, future)
     }
 
-    /// The record a stream message carries: its payload, or the object it names (a
-    /// body too large for one message, in `bucket`, downloaded into an unlinked file in
-    /// `spill`).
-    async fn record_of(
+    /// The records a stream message carries: those in its payload, one after another,
+    /// or the one in the object it names (a body too large for one message, in
+    /// `bucket`, downloaded into an unlinked file in `spill`).
+    async fn records_of(
         (context, bucket, replicas): (&jetstream::Context, &str, usize),
         headers: Option<&HeaderMap>,
         payload: &[u8],
         spill: &std::path::Path,
-    ) -> Result<SharedRecord, LogError> {
+    ) -> Result<Vec<SharedRecord>, LogError> {
         if headers.and_then(|h| h.get(BODY_HEADER)).map(|v| v.as_str()) != Some("object") {
-            return Ok(SharedRecord::Memory(payload.to_vec()));
+            let records = super::codec::split_records(payload).ok_or_else(|| {
+                unavailable("a stream message does not hold whole commit records".into())
+            })?;
+            return Ok(records
+                .into_iter()
+                .map(|r| SharedRecord::Memory(r.to_vec()))
+                .collect());
         }
         let name = String::from_utf8_lossy(payload).into_owned();
         let store = Self::bucket(context, bucket, replicas).await?;
-        read_object_spilling(&store, name, spill).await
+        Ok(vec![read_object_spilling(&store, name, spill).await?])
     }
 
     async fn bucket(
@@ -393,13 +414,22 @@ impl GraphStream {
 
 impl SharedLog for GraphStream {
     fn last_seq(&self) -> Result<CommitSeq, LogError> {
-        let mut stream = self.stream.clone();
+        let (stream, subject, placements) = (
+            self.stream.clone(),
+            self.subject.clone(),
+            self.placements.clone(),
+        );
         self.run(async move {
-            let info = stream
-                .info()
-                .await
-                .map_err(|e| unavailable(format!("reading the stream's state: {e}")))?;
-            Ok(info.state.last_sequence)
+            // The stream's leader answers: the last message says which commits it holds.
+            match stream.get_last_raw_message_by_subject(&subject).await {
+                Ok(message) => {
+                    let placement = batch::Placement::of(Some(&message.headers), message.sequence);
+                    placements.note(message.sequence, placement);
+                    Ok(placement.last())
+                }
+                Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => Ok(0),
+                Err(e) => Err(unavailable(format!("reading the stream's state: {e}"))),
+            }
         })
     }
 
@@ -409,23 +439,10 @@ impl SharedLog for GraphStream {
         record: &EncodedRecord,
         after: Option<CommitHash>,
     ) -> Result<Box<dyn PendingAppend>, LogError> {
-        // The commit's hash covers its number, parent and quads: the same record always
-        // gets the same id, another record another.
-        let message_id = message_id(seq, &record.hash());
-        let mut headers = HeaderMap::new();
-        headers.insert(NATS_EXPECTED_LAST_SEQUENCE, (seq - 1).to_string().as_str());
-        headers.insert(NATS_MESSAGE_ID, message_id.as_str());
-        if let Some(previous) = after {
-            // Sequence numbers alone would let this record land on another node's commit
-            // `seq - 1` when ours was refused: the previous message's id names ours.
-            headers.insert(
-                NATS_EXPECTED_LAST_MESSAGE_ID,
-                self::message_id(seq - 1, &previous).as_str(),
-            );
-        }
+        let hash = record.hash();
         let unreadable =
             |e: std::io::Error| unavailable(format!("reading commit {seq}'s record: {e}"));
-        let payload = if record.len() > self.max_inline as u64 {
+        let body = if record.len() > self.max_inline as u64 {
             // Too large for one message: the body goes to the object store first, so a
             // reader never meets a message whose body is missing. A spilled record is
             // sent from its file, a chunk at a time.
@@ -444,7 +461,9 @@ impl SharedLog for GraphStream {
             };
             let (context, bucket, replicas) =
                 (self.context.clone(), self.bucket.clone(), self.replicas);
-            let object = format!("commit-{message_id}");
+            // The commit's hash covers its number, parent and quads: the same record
+            // always gets the same name, another record another.
+            let object = format!("commit-{}", message_id(seq, &hash));
             let meta = jetstream::object_store::ObjectMetadata {
                 name: object.clone(),
                 chunk_size: Some(self.max_inline.max(128 << 10)),
@@ -458,24 +477,17 @@ impl SharedLog for GraphStream {
                     .map_err(|e| unavailable(format!("storing a commit body: {e}")))?;
                 Ok(())
             })?;
-            headers.insert(BODY_HEADER, "object");
-            object.into_bytes()
+            batch::Body::Object(object)
         } else {
-            record.to_vec().map_err(unreadable)?
+            batch::Body::Inline(record.to_vec().map_err(unreadable)?)
         };
-        let mut pending = StreamAppend {
-            runtime: self.runtime.clone(),
-            context: self.context.clone(),
-            subject: self.subject.clone(),
-            headers,
-            payload,
+        // Queued in the caller's order; the message goes when the one before is answered.
+        Ok(self.appender.send(batch::Queued {
             seq,
-            sent: None,
-        };
-        // Sent now, in the caller's order; only the answer is awaited later. A send that
-        // fails here is tried again in `wait` (the message id makes that safe).
-        pending.sent = pending.publish().ok();
-        Ok(Box::new(pending))
+            hash,
+            after,
+            body,
+        }))
     }
 
     fn publish_files(
@@ -603,6 +615,10 @@ impl SharedLog for GraphStream {
 
     fn announce_done(&self) {
         self.announce("done");
+    }
+
+    fn stored_counts(&self) -> (u64, u64) {
+        self.appender.stored()
     }
 
     fn is_connected(&self) -> bool {
@@ -747,11 +763,15 @@ impl SharedLog for GraphStream {
     }
 
     fn watch_appends(&self, wake: AppendWatcher) {
-        let (stream, client) = (self.stream.clone(), self.client.clone());
+        let (stream, client, placements) = (
+            self.stream.clone(),
+            self.client.clone(),
+            self.placements.clone(),
+        );
         self.runtime.spawn(async move {
             // An ordered consumer delivers a message only once the stream stored it (a
             // plain subscription to the subject would hear of it before the replicas
-            // have it), with its record: a follower applies it without asking for it.
+            // have it), with its records: a follower applies them without asking.
             while wake(0, None) {
                 let consumer = stream
                     .create_consumer(jetstream::consumer::push::OrderedConfig {
@@ -764,16 +784,24 @@ impl SharedLog for GraphStream {
                     && let Ok(mut appended) = consumer.messages().await
                 {
                     while let Some(Ok(message)) = appended.next().await {
-                        let inline = message
-                            .headers
-                            .as_ref()
-                            .and_then(|h| h.get(BODY_HEADER))
-                            .is_none_or(|v| v.as_str() != "object");
-                        let record = inline.then(|| message.payload.to_vec());
-                        if let Ok(info) = message.info()
-                            && !wake(info.stream_sequence, record)
-                        {
-                            return;
+                        let Ok(info) = message.info() else {
+                            continue;
+                        };
+                        let headers = message.headers.as_ref();
+                        let placement = batch::Placement::of(headers, info.stream_sequence);
+                        placements.note(info.stream_sequence, placement);
+                        let records = match inline_records(headers, &message.payload) {
+                            Some(records) if records.len() as u64 == placement.count => {
+                                records.into_iter().map(|r| Some(r.to_vec())).collect()
+                            }
+                            // A body in the object store (or a message this node cannot
+                            // split): the follower reads it itself.
+                            _ => vec![None; placement.count as usize],
+                        };
+                        for (commit, record) in (placement.first..).zip(records) {
+                            if !wake(commit, record) {
+                                return;
+                            }
                         }
                     }
                 }
@@ -793,27 +821,55 @@ impl SharedLog for GraphStream {
         if to < from {
             return Ok(Vec::new());
         }
-        // A few records: one direct get each costs less than setting up a consumer.
-        if to - from < RANGE_BY_GETS {
-            return (from..=to).map(|seq| self.read(seq, spill)).collect();
-        }
         let spill = spill.to_owned();
-        let (stream, client, context, bucket, replicas) = (
+        let (stream, client, context, bucket, replicas, placements) = (
             self.stream.clone(),
             self.client.clone(),
             self.context.clone(),
             self.bucket.clone(),
             self.replicas,
+            self.placements.clone(),
         );
         // Bodies in the object store may take long: each step is bounded instead.
         self.run_for(FILES_TIMEOUT, async move {
             let failed = |e: &dyn std::fmt::Display| {
                 unavailable(format!("reading commits from {from}: {e}"))
             };
+            let start = batch::locate(&stream, &placements, from).await?;
+            let mut range = RangeRead {
+                from,
+                to,
+                next_message: start,
+                records: Vec::new(),
+                bytes: 0,
+            };
+            // A few messages: one direct get each costs less than setting up a consumer.
+            let few = placements
+                .find(to)
+                .is_some_and(|(last, _)| last - start < RANGE_BY_GETS);
+            if few {
+                while !range.done() {
+                    let seq = range.next_message;
+                    let message = tokio::time::timeout(OP_TIMEOUT, stream.get_raw_message(seq))
+                        .await
+                        .map_err(|e| failed(&e))?
+                        .map_err(|e| failed(&e))?;
+                    let records = Self::records_of(
+                        (&context, &bucket, replicas),
+                        Some(&message.headers),
+                        &message.payload,
+                        &spill,
+                    )
+                    .await?;
+                    let placement = batch::Placement::of(Some(&message.headers), seq);
+                    range.take(seq, placement, records)?;
+                }
+                return Ok(range.records);
+            }
             let consumer = stream.create_consumer(jetstream::consumer::push::OrderedConfig {
                 deliver_subject: client.new_inbox(),
                 deliver_policy: jetstream::consumer::DeliverPolicy::ByStartSequence {
-                    start_sequence: from,
+                    start_sequence: start,
                 },
                 ..Default::default()
             });
@@ -825,75 +881,103 @@ impl SharedLog for GraphStream {
                 .await
                 .map_err(|e| failed(&e))?
                 .map_err(|e| failed(&e))?;
-            let (mut records, mut bytes) = (Vec::new(), 0usize);
             // A consumer that stops delivering (its NATS server died) is not waited for
             // long: what came is returned, the rest is asked for again.
             let wait = |got: usize| if got == 0 { OP_TIMEOUT } else { RANGE_STALL };
             while let Ok(Some(message)) =
-                tokio::time::timeout(wait(records.len()), messages.next()).await
+                tokio::time::timeout(wait(range.records.len()), messages.next()).await
             {
-                let message = message
-                    .map_err(|e| unavailable(format!("reading commits from {from}: {e}")))?;
-                let expected = from + records.len() as u64;
+                let message = message.map_err(|e| failed(&e))?;
                 let seq = message.info().map(|i| i.stream_sequence).unwrap_or(0);
-                if seq < expected {
+                if seq < range.next_message {
                     // The ordered consumer was reset (a missed heartbeat, a slow reader,
                     // a NATS server lost) and delivers again from an earlier point:
                     // already read, or before the range.
                     continue;
                 }
-                if seq != expected {
-                    return Err(unavailable(format!(
-                        "reading commits: the stream sent {seq} where {expected} was due"
-                    )));
-                }
-                let record = Self::record_of(
+                let headers = message.headers.as_ref();
+                let placement = batch::Placement::of(headers, seq);
+                placements.note(seq, placement);
+                let records = Self::records_of(
                     (&context, &bucket, replicas),
-                    message.headers.as_ref(),
+                    headers,
                     &message.payload,
                     &spill,
                 )
                 .await?;
-                bytes += usize::try_from(record.len()).unwrap_or(usize::MAX);
-                records.push(record);
-                if seq >= to || records.len() >= RANGE_MAX_RECORDS || bytes >= RANGE_MAX_BYTES {
+                range.take(seq, placement, records)?;
+                if range.done() {
                     break;
                 }
             }
-            if records.is_empty() {
-                return Err(unavailable(format!(
-                    "reading commits from {from}: none came"
-                )));
+            if range.records.is_empty() {
+                return Err(failed(&"none came"));
             }
-            Ok(records)
+            Ok(range.records)
         })
     }
 }
 
-impl GraphStream {
-    /// The record of commit `seq` (1 ≤ seq ≤ `last_seq`), as its writer encoded it.
-    fn read(&self, seq: CommitSeq, spill: &std::path::Path) -> Result<SharedRecord, LogError> {
-        let (stream, context, bucket, replicas, spill) = (
-            self.stream.clone(),
-            self.context.clone(),
-            self.bucket.clone(),
-            self.replicas,
-            spill.to_owned(),
-        );
-        self.run_for(FILES_TIMEOUT, async move {
-            let message = tokio::time::timeout(OP_TIMEOUT, stream.get_raw_message(seq))
-                .await
-                .map_err(|e| unavailable(format!("reading commit {seq}: {e}")))?
-                .map_err(|e| unavailable(format!("reading commit {seq}: {e}")))?;
-            Self::record_of(
-                (&context, &bucket, replicas),
-                Some(&message.headers),
-                &message.payload,
-                &spill,
-            )
-            .await
-        })
+/// The records of a range read so far (`SharedLog::read_range`).
+struct RangeRead {
+    from: CommitSeq,
+    to: CommitSeq,
+    /// The stream message due next.
+    next_message: u64,
+    records: Vec<SharedRecord>,
+    bytes: usize,
+}
+
+impl RangeRead {
+    /// Takes the records of message `seq` that fall in the range.
+    fn take(
+        &mut self,
+        seq: u64,
+        placement: batch::Placement,
+        records: Vec<SharedRecord>,
+    ) -> Result<(), LogError> {
+        let due = self.from + self.records.len() as u64;
+        if seq != self.next_message || !placement.holds(due) {
+            return Err(unavailable(format!(
+                "reading commits: the stream sent message {seq} (commits {}..={}) where \
+                 message {} with commit {due} was due",
+                placement.first,
+                placement.last(),
+                self.next_message
+            )));
+        }
+        if records.len() as u64 != placement.count {
+            return Err(unavailable(format!(
+                "reading commits: message {seq} holds {} records, not {}",
+                records.len(),
+                placement.count
+            )));
+        }
+        self.next_message = seq + 1;
+        for (commit, record) in (placement.first..).zip(records) {
+            if (due..=self.to).contains(&commit) {
+                self.bytes += usize::try_from(record.len()).unwrap_or(usize::MAX);
+                self.records.push(record);
+            }
+        }
+        Ok(())
     }
+
+    /// Whether the range is whole, or as much as one read returns.
+    fn done(&self) -> bool {
+        self.from + self.records.len() as u64 > self.to
+            || self.records.len() >= RANGE_MAX_RECORDS
+            || self.bytes >= RANGE_MAX_BYTES
+    }
+}
+
+/// The records a message carries inline (`None` for a body in the object store, or
+/// bytes that do not split into records).
+fn inline_records<'a>(headers: Option<&HeaderMap>, payload: &'a [u8]) -> Option<Vec<&'a [u8]>> {
+    if headers.and_then(|h| h.get(BODY_HEADER)).map(|v| v.as_str()) == Some("object") {
+        return None;
+    }
+    super::codec::split_records(payload)
 }
 
 /// The file names a manifest's text lists (its `dict` and `segment` lines).
@@ -967,103 +1051,6 @@ fn transfer_limit(bytes: u64) -> Duration {
 /// gets the same id, another record another).
 fn message_id(seq: CommitSeq, hash: &CommitHash) -> String {
     format!("{seq}-{}", &hash.to_hex()[..32])
-}
-
-/// A commit's message, sent and awaiting JetStream's acknowledgement.
-struct StreamAppend {
-    runtime: tokio::runtime::Handle,
-    context: jetstream::Context,
-    subject: String,
-    headers: HeaderMap,
-    payload: Vec<u8>,
-    seq: CommitSeq,
-    sent: Option<jetstream::context::PublishAckFuture>,
-}
-
-impl StreamAppend {
-    /// Hands the message to the connection (in call order) and returns the future of its
-    /// acknowledgement.
-    fn publish(&self) -> Result<jetstream::context::PublishAckFuture, LogError> {
-        let (context, subject, headers, payload, seq) = (
-            self.context.clone(),
-            self.subject.clone(),
-            self.headers.clone(),
-            self.payload.clone(),
-            self.seq,
-        );
-        wait_on(&self.runtime, OP_TIMEOUT, async move {
-            context
-                .publish_with_headers(subject, headers, payload.into())
-                .await
-                .map_err(|e| unavailable(format!("publishing commit {seq}: {e}")))
-        })
-    }
-}
-
-impl PendingAppend for StreamAppend {
-    fn wait(mut self: Box<Self>) -> Result<Appended, LogError> {
-        let seq = self.seq;
-        let mut last_error = None;
-        let started = Instant::now();
-        for attempt in 0.. {
-            if attempt > 0 {
-                if started.elapsed() >= PUBLISH_BUDGET {
-                    break;
-                }
-                std::thread::sleep(PUBLISH_PAUSE);
-            }
-            let sent = match self.sent.take() {
-                Some(sent) => Ok(sent),
-                None => self.publish(),
-            };
-            let sent = match sent {
-                Ok(sent) => sent,
-                Err(error) => {
-                    last_error = Some(error);
-                    continue;
-                }
-            };
-            let outcome = wait_on(&self.runtime, OP_TIMEOUT, async move {
-                // An acknowledgement lost with a NATS server that died is not waited for
-                // long: the message goes again (through the server the client moved to).
-                let Ok(acked) = tokio::time::timeout(ACK_WAIT, sent).await else {
-                    return Ok(Err(unavailable(format!(
-                        "publishing commit {seq}: no acknowledgement within {ACK_WAIT:?}"
-                    ))));
-                };
-                match acked {
-                    Ok(ack) if ack.sequence == seq => Ok(Ok(Appended::Acknowledged)),
-                    // A duplicate of an earlier message with this id at another place:
-                    // some other record was commit `seq`.
-                    Ok(_) => Ok(Ok(Appended::Conflict)),
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            PublishErrorKind::WrongLastSequence
-                                | PublishErrorKind::WrongLastMessageId
-                        ) =>
-                    {
-                        Ok(Ok(Appended::Conflict))
-                    }
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe
-                        ) =>
-                    {
-                        Ok(Err(unavailable(format!("publishing commit {seq}: {e}"))))
-                    }
-                    Err(e) => Err(unavailable(format!("publishing commit {seq}: {e}"))),
-                }
-            });
-            match outcome {
-                Ok(Ok(appended)) => return Ok(appended),
-                // Sent again with the same message id: safe whether or not it landed.
-                Ok(Err(error)) | Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| unavailable(format!("publishing commit {seq} failed"))))
-    }
 }
 
 /// Runs `future` on `runtime` and waits for it from this (synchronous) thread, at most

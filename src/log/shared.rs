@@ -133,6 +133,11 @@ pub trait SharedLog: Send + Sync {
     fn watch_appends(&self, wake: AppendWatcher);
     /// Whether the connection to the shared log is up now (no round trip).
     fn is_connected(&self) -> bool;
+    /// How many messages this node's appends were stored in, and how many commits those
+    /// held (a shared log may carry several commits in one message).
+    fn stored_counts(&self) -> (u64, u64) {
+        (0, 0)
+    }
     /// Takes the graph's write lease for `node` when nobody holds it, renews it when
     /// `node` does (each renewal holds it `ttl` longer), or says who holds it. Taking and
     /// renewing are compare-and-set on the lease's last record, so two nodes never both

@@ -1108,6 +1108,16 @@ fn pipelined_commits_build_on_each_other_and_a_refused_pipeline_builds_again() {
     );
     assert_eq!(gauge(&node_a, "strata_cluster_pipeline_depth"), 0);
     assert_eq!(health(&node_a)["cluster"]["commits_in_flight"], 0);
+    // Commits sent while a message was unanswered went together in the next one.
+    let (messages, held) = (
+        gauge(&node_a, "strata_cluster_log_messages_total"),
+        gauge(&node_a, "strata_cluster_log_message_commits_total"),
+    );
+    assert_eq!(held, 202, "every commit node A made is in some message");
+    assert!(
+        messages < held,
+        "{messages} messages for {held} commits: none held two"
+    );
 
     // Two nodes racing: some pipeline breaks; every acknowledged increment counts once.
     let mut rounds = 0;
@@ -1145,17 +1155,49 @@ fn pipelined_commits_build_on_each_other_and_a_refused_pipeline_builds_again() {
         // Every commit but the first and the idempotent one is an increment.
         assert_eq!(counter(node), last - 2, "no increment lost");
     }
-    for node in [node_a, node_b] {
+    assert!(node_b.stop().success());
+
+    // Node B, stopped at `last`, misses more batched messages; on restart it finds where
+    // its next commit sits in the stream (its sequence is no longer the commit's number)
+    // and reads on from the middle of the stream. A new node reads it all from the start.
+    let more = increment(&[&node_a], 8, 10, 99);
+    let last = last + more.len() as u64;
+    assert_eq!(
+        more.iter().copied().collect::<BTreeSet<u64>>().len(),
+        more.len()
+    );
+    assert!(
+        gauge(&node_a, "strata_cluster_log_messages_total")
+            < gauge(&node_a, "strata_cluster_log_message_commits_total")
+    );
+    let node_b = optimistic(&b);
+    let c = Strata::new();
+    let node_c = optimistic(&c);
+    for node in [&node_a, &node_b, &node_c] {
+        wait_until(
+            Duration::from_secs(20),
+            "every node at the last commit",
+            || head(node) == last,
+        );
+        assert_eq!(counter(node), last - 2, "no increment lost");
+    }
+    for node in [node_a, node_b, node_c] {
         assert!(node.stop().success());
     }
-    let logs = [a.log_path("main"), b.log_path("main")].map(|p| std::fs::read(p).unwrap());
-    assert!(logs[0] == logs[1], "the nodes' logs differ");
-    let verified = a.run(&["verify"]);
+    let logs = [a.log_path("main"), b.log_path("main"), c.log_path("main")]
+        .map(|p| std::fs::read(p).unwrap());
     assert!(
-        verified.ok().contains(&format!("{last} commits verified")),
-        "{}",
-        verified.stdout
+        logs[0] == logs[1] && logs[1] == logs[2],
+        "the nodes' logs differ"
     );
+    for strata in [&a, &b, &c] {
+        let verified = strata.run(&["verify"]);
+        assert!(
+            verified.ok().contains(&format!("{last} commits verified")),
+            "{}",
+            verified.stdout
+        );
+    }
 }
 
 /// A node's view of graph `main`'s write leader: (leader's node name, whether it is this

@@ -234,6 +234,18 @@ impl Metrics {
                     "This node's commits refused because a commit they followed in the pipeline was (built again on the new head).",
                     |p| p.refused,
                 ),
+                (
+                    "strata_cluster_log_messages_total",
+                    "counter",
+                    "Shared-log messages this node's commits of each open graph were stored in (several commits sent while a message is unanswered go together in the next).",
+                    |p| p.messages,
+                ),
+                (
+                    "strata_cluster_log_message_commits_total",
+                    "counter",
+                    "Commits held by the shared-log messages this node stored.",
+                    |p| p.messages_commits,
+                ),
             ] {
                 let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
                 for graph in &graphs {
