@@ -248,6 +248,33 @@ fn follower_lag(graphs: &[Arc<Graph>], commits: usize) -> Vec<Duration> {
     lags
 }
 
+/// How long one commit takes with nothing else writing: `commits` one after another
+/// through `graph` (each a new triple named with `tag`), sorted.
+fn lone_commit_latency(graph: &Graph, tag: &str, commits: usize) -> Vec<Duration> {
+    let request = CommitRequest::default();
+    let mut took: Vec<Duration> = (0..commits)
+        .map(|n| {
+            let text = format!("INSERT DATA {{ <http://e/lone-{tag}{n}> <http://e/p> 1 }}");
+            let started = Instant::now();
+            graph
+                .update(&text, None, &Default::default(), &request)
+                .expect("commit");
+            started.elapsed()
+        })
+        .collect();
+    took.sort();
+    took
+}
+
+/// `p50 / p99` of sorted durations, in milliseconds.
+fn p50_p99(sorted: &[Duration]) -> String {
+    format!(
+        "{:.1} / {:.1}",
+        data::ms(percentile(sorted, 0.5)),
+        data::ms(percentile(sorted, 0.99))
+    )
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
@@ -274,6 +301,7 @@ fn main() {
     let graph = embedded.graph_or_create("main").expect("graph");
     let base = commit_rate(std::slice::from_ref(&graph), writers, duration);
     let base_rate = base.per_second;
+    let base_lone = lone_commit_latency(&graph, "embedded", 300);
     let mut rows = vec![vec![
         "embedded file log".into(),
         "—".into(),
@@ -297,7 +325,14 @@ fn main() {
         only.as_ref()
             .is_none_or(|rows| rows.contains(&format!("{replicas}x{n_nodes}")))
     };
-    let mut lag_rows = Vec::new();
+    let mut lag_rows = vec![vec![
+        "embedded file log".to_owned(),
+        "—".into(),
+        "1".into(),
+        p50_p99(&base_lone),
+        "—".into(),
+        "—".into(),
+    ]];
     for (servers, replicas) in [(1usize, 1usize), (3, 3)] {
         if !wanted(replicas, 1) && !wanted(replicas, 3) {
             continue;
@@ -343,15 +378,27 @@ fn main() {
                 format!("{} / {}", thousands(pipelined), thousands(refused)),
                 format!("{:.1}", held as f64 / messages.max(1) as f64),
             ]);
-            if n_nodes > 1 {
-                let lags = follower_lag(&graphs, 200);
-                lag_rows.push(vec![
-                    replicas.to_string(),
-                    n_nodes.to_string(),
-                    format!("{:.1}", data::ms(percentile(&lags, 0.5))),
-                    format!("{:.1}", data::ms(percentile(&lags, 0.99))),
-                ]);
-            }
+            let leads = |g: &&Arc<Graph>| {
+                g.leader_status()
+                    .is_some_and(|s| s.holder == strata::log::LeaseHolder::Me)
+            };
+            let leader = graphs.iter().find(leads).unwrap_or(&graphs[0]);
+            let other = graphs.iter().find(|g| !leads(g));
+            let through_other = other.map_or("—".into(), |g| {
+                p50_p99(&lone_commit_latency(g, "other", 300))
+            });
+            lag_rows.push(vec![
+                "JetStream".to_owned(),
+                replicas.to_string(),
+                n_nodes.to_string(),
+                p50_p99(&lone_commit_latency(leader, "leader", 300)),
+                through_other,
+                if n_nodes > 1 {
+                    p50_p99(&follower_lag(&graphs, 200))
+                } else {
+                    "—".into()
+                },
+            ]);
         }
         drop(nats);
     }
@@ -372,7 +419,14 @@ fn main() {
     );
     println!();
     print_table(
-        &["replicas", "nodes", "follower lag p50 ms", "p99 ms"],
+        &[
+            "log (one writer)",
+            "replicas",
+            "nodes",
+            "a lone commit through the leader, p50 / p99 ms",
+            "through another node (forwarded)",
+            "follower lag p50 / p99 ms",
+        ],
         &lag_rows,
     );
 

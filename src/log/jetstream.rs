@@ -1,13 +1,16 @@
-//! The shared log on NATS JetStream: one RAFT-replicated stream per graph, one message per
-//! commit, so a stream's sequence number is the commit number.
+//! The shared log on NATS JetStream: one RAFT-replicated stream per graph, holding every
+//! commit's record in order.
 //!
-//! - Graph `g` is stream `STRATA_g` with subject `strata.log.g`; its message N is commit
-//!   N's record, exactly as the local log file holds it.
-//! - An append publishes with `Nats-Expected-Last-Sequence: N-1` (the server refuses it
-//!   when another writer appended first: `Appended::Conflict`) and
-//!   `Nats-Msg-Id` = the record's digest, so a retry after a lost acknowledgement is
-//!   answered as a duplicate instead of appended twice. JetStream acknowledges only once
-//!   the stream's replicas have it.
+//! - Graph `g` is stream `STRATA_g` with subject `strata.log.g`. A message holds one or
+//!   more consecutive commits' records, exactly as the local log file holds them, one
+//!   after another (`batch.rs`: commits sent while the graph's previous message is
+//!   unanswered go together in the next; header `Strata-Commits: <first> <count>`).
+//!   A message without that header holds the commit numbered like its sequence.
+//! - An append publishes with `Nats-Expected-Last-Sequence` naming the message that holds
+//!   the commit it builds on (the server refuses it when another writer appended first:
+//!   `Appended::Conflict`) and `Nats-Msg-Id` = its commits' numbers and last hash, so a
+//!   retry after a lost acknowledgement is answered as a duplicate instead of appended
+//!   twice. JetStream acknowledges only once the stream's replicas have it.
 //! - A record larger than the server's message limit goes to the object store bucket
 //!   `STRATA_BODIES_g` first; the stream message then names the object (header
 //!   `Strata-Body: object`).
