@@ -150,7 +150,15 @@ impl Graph {
                 applied += 1;
                 continue;
             }
-            for record in shared.read_range(seq + 1, last, &self.dir)? {
+            let records = shared.read_range(seq + 1, last, &self.dir)?;
+            if records.is_empty() {
+                // Never spin holding the writer lock: the follower asks again later.
+                return Err(crate::log::LogError::Unavailable {
+                    message: format!("reading commits from {}: none came", seq + 1),
+                }
+                .into());
+            }
+            for record in records {
                 seq += 1;
                 self.apply_shared_record(writer, seq, record)?;
                 applied += 1;
