@@ -313,6 +313,7 @@ fn main() {
         base.spread(),
         "—".into(),
         "—".into(),
+        "—".into(),
     ]];
     drop(graph);
     drop(embedded);
@@ -355,6 +356,12 @@ fn main() {
             let graphs = open_everywhere(&nodes, &name);
             wait_for_leader(&graphs);
             let rate = commit_rate(&graphs, writers, duration);
+            let (forwarded, from_stream) = graphs
+                .iter()
+                .filter_map(|g| g.leader_status())
+                .fold((0, 0), |(f, s), l| {
+                    (f + l.forwarded, s + l.answered_from_stream)
+                });
             let (pipelined, refused, messages, held) = graphs
                 .iter()
                 .filter_map(|g| g.pipeline_status())
@@ -377,6 +384,7 @@ fn main() {
                 rate.spread(),
                 format!("{} / {}", thousands(pipelined), thousands(refused)),
                 format!("{:.1}", held as f64 / messages.max(1) as f64),
+                format!("{} / {}", thousands(forwarded), thousands(from_stream)),
             ]);
             let leads = |g: &&Arc<Graph>| {
                 g.leader_status()
@@ -414,6 +422,7 @@ fn main() {
             "commits per node (fewest–most)",
             "sent behind another / refused mid-pipeline",
             "commits per message",
+            "forwarded / answered from the stream",
         ],
         &rows,
     );

@@ -73,7 +73,7 @@ impl Graph {
         };
         body["op"] = op.into();
         Ok(self
-            .forward_write(holder, body, request)?
+            .forward_write(holder, body, request, false)?
             .map(|(outcome, _)| outcome))
     }
 
@@ -93,7 +93,7 @@ impl Graph {
         };
         let body = json!({ "op": "insert", "quads": quads, "digest": digest_to_hex(&digest) });
         Ok(self
-            .forward_write(holder, body, request)?
+            .forward_write(holder, body, request, true)?
             .map(|(outcome, _)| outcome))
     }
 
@@ -125,7 +125,7 @@ impl Graph {
             body["allowed_deletes"] = quads.into();
         }
         Ok(self
-            .forward_write(holder, body, request)?
+            .forward_write(holder, body, request, true)?
             .map(|(outcome, _)| outcome))
     }
 
@@ -158,7 +158,7 @@ impl Graph {
             "digest": digest_to_hex(&digest),
         });
         Ok(self
-            .forward_write(holder, body, request)?
+            .forward_write(holder, body, request, false)?
             .map(|(outcome, answer)| {
                 let existed = answer["committed"]["existed"].as_bool().unwrap_or(false);
                 (outcome, existed)

@@ -14,6 +14,11 @@
 //!   idempotency key, admin). The leader runs it like a local write and answers with the
 //!   outcome and its SHACL validation; the forwarding node waits until it has applied
 //!   that commit (read-your-writes on the node the client asked) and answers the same.
+//!   An update's or an import's commit that needs no validation report also names its
+//!   forward id in its stream message (`ForwardedCommit`): the forwarding node, which
+//!   receives and applies every commit anyway, answers once it applied it
+//!   (`early_answers`), and the leader sends no reply for it (`named_in_stream`; a
+//!   resend still gets one).
 //!   The leader refuses a forwarded write when it no longer holds the lease; a refusal,
 //!   an error other than an unanswered append, or nobody serving the name makes the
 //!   forwarding node run the write itself, optimistically, as before leases (so an error
@@ -41,8 +46,8 @@ use serde_json::{Value, json};
 use super::error::EngineError;
 use super::graph::Graph;
 use super::write::{CommitOutcome, CommitRequest};
-use crate::log::LeaseHolder;
-use crate::model::CommitHash;
+use crate::log::{ForwardAnswer, ForwardedCommit, LeaseHolder};
+use crate::model::{CommitHash, CommitSeq};
 
 /// How long a lease holds after its last renewal, unless `STRATA_CLUSTER_LEASE_MS` says
 /// otherwise (the same on every node: the first node creates the lease stream with it;
@@ -114,6 +119,14 @@ pub(crate) struct LeaseState {
     forwarded: AtomicU64,
     /// Updates other nodes forwarded that this node ran as the leader.
     served: AtomicU64,
+    /// Of `forwarded`, those answered once the commit came through the stream, before the
+    /// leader's reply.
+    answered_from_stream: AtomicU64,
+    /// This node's forwarded writes that may be answered from the stream, by forward id.
+    early_answers: Mutex<std::collections::HashMap<String, EarlyAnswer>>,
+    /// As the leader: forwarded writes whose commit a stored stream message named (their
+    /// nodes need no reply), by forward id, until `serve_forwarded_once` takes them.
+    pub(super) named_in_stream: Mutex<rustc_hash::FxHashSet<String>>,
     /// The forwarded writes this node runs or ran lately as the leader.
     served_forwards: Mutex<ServedForwards>,
     /// When the lease thread started (`None`: leases off, or not clustered).
@@ -141,6 +154,26 @@ impl ServedForwards {
     }
 }
 
+/// A forwarded write waiting for its answer that the stream may bring first.
+struct EarlyAnswer {
+    /// Wakes the wait for the leader's reply (`SharedLog::forward`).
+    settled: Arc<tokio::sync::Notify>,
+    /// The commit that answers it, once a stream message named it.
+    commit: Option<(CommitSeq, ForwardedCommit)>,
+}
+
+/// Takes a forwarded write's entry out of `early_answers` when its wait ends.
+struct EarlyAnswerGuard<'a> {
+    lease: &'a LeaseState,
+    forward_id: &'a str,
+}
+
+impl Drop for EarlyAnswerGuard<'_> {
+    fn drop(&mut self) {
+        self.lease.early_answers.lock().remove(self.forward_id);
+    }
+}
+
 /// What a graph's write leadership looks like from this node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaderStatus {
@@ -148,6 +181,8 @@ pub struct LeaderStatus {
     pub holder: LeaseHolder,
     pub forwarded: u64,
     pub served: u64,
+    /// Of `forwarded`, those answered from the commit stream (before the leader's reply).
+    pub answered_from_stream: u64,
 }
 
 impl Graph {
@@ -163,6 +198,7 @@ impl Graph {
             holder,
             forwarded: self.lease.forwarded.load(Ordering::Relaxed),
             served: self.lease.served.load(Ordering::Relaxed),
+            answered_from_stream: self.lease.answered_from_stream.load(Ordering::Relaxed),
         })
     }
 
@@ -248,11 +284,14 @@ impl Graph {
     /// (`op` and its fields; `forwarded.rs`), the request's fields are added here.
     /// `Ok(None)` when it is to run here after all. Otherwise the leader's outcome, once
     /// this node has applied its commit, and the leader's whole answer.
+    /// With `early`, the answer may come from the commit stream instead (the caller needs
+    /// the outcome only, not the leader's answer: see `EarlyAnswer`).
     pub(super) fn forward_write(
         &self,
         holder: String,
         mut body: Value,
         request: &CommitRequest,
+        early: bool,
     ) -> Result<Option<(CommitOutcome, Value)>, EngineError> {
         let shared = self.shared.as_ref().expect("clustered");
         body["author"] = json!(request.author);
@@ -270,8 +309,27 @@ impl Graph {
                 Some((LeaseHolder::Other(now), at)) if *now == asked && fresh(at)
             )
         });
-        body["forward_id"] = next_forward_id(&self.node_name()).into();
+        let forward_id = next_forward_id(&self.node_name());
+        body["forward_id"] = forward_id.as_str().into();
+        // The leader then need not reply when the stream names the commit.
+        let early = early && ForwardedCommit::id_travels(&forward_id);
+        body["answer_from_stream"] = early.into();
         let body = body.to_string().into_bytes();
+        let settled = Arc::new(tokio::sync::Notify::new());
+        let _early = early.then(|| {
+            let waiting = EarlyAnswer {
+                settled: settled.clone(),
+                commit: None,
+            };
+            self.lease
+                .early_answers
+                .lock()
+                .insert(forward_id.clone(), waiting);
+            EarlyAnswerGuard {
+                lease: &self.lease,
+                forward_id: &forward_id,
+            }
+        });
         let started = Instant::now();
         let mut sends = 0;
         let answer = loop {
@@ -279,18 +337,34 @@ impl Graph {
                 .saturating_sub(started.elapsed())
                 .min(FORWARD_ATTEMPT);
             sends += 1;
-            let sent = shared.forward(&holder, body.clone(), attempt, abandon.clone());
+            let sent = shared.forward(
+                &holder,
+                body.clone(),
+                attempt,
+                abandon.clone(),
+                settled.clone(),
+            );
             let given_up = abandon() || started.elapsed() >= FORWARD_LIMIT;
             let failure = match sent {
+                Ok(ForwardAnswer::Settled) => {
+                    if let Some(answered) = self.answered_from_stream(&forward_id) {
+                        return Ok(Some(answered));
+                    }
+                    continue;
+                }
                 // A resend that finds the leader still running it: ask again.
-                Ok(Some(answer)) if is_running(&answer) => crate::log::LogError::Unavailable {
-                    message: format!("{holder} did not finish the write in time"),
-                },
-                Ok(Some(answer)) => break serde_json::from_slice(&answer).unwrap_or(Value::Null),
+                Ok(ForwardAnswer::Answer(answer)) if is_running(&answer) => {
+                    crate::log::LogError::Unavailable {
+                        message: format!("{holder} did not finish the write in time"),
+                    }
+                }
+                Ok(ForwardAnswer::Answer(answer)) => {
+                    break serde_json::from_slice(&answer).unwrap_or(Value::Null);
+                }
                 // Nobody serves that name (the leader just stopped): run it here, unless
                 // an earlier send may have reached it.
-                Ok(None) if sends == 1 => return Ok(None),
-                Ok(None) => {
+                Ok(ForwardAnswer::NoResponders) if sends == 1 => return Ok(None),
+                Ok(ForwardAnswer::NoResponders) => {
                     std::thread::sleep(Duration::from_millis(50));
                     crate::log::LogError::Unavailable {
                         message: format!("{holder} stopped serving forwarded writes"),
@@ -340,7 +414,75 @@ impl Graph {
         Ok(None)
     }
 
+    /// The outcome of this node's forwarded write `forward_id` from the commit the stream
+    /// named for it, which this node applied (`None`: not so).
+    fn answered_from_stream(&self, forward_id: &str) -> Option<(CommitOutcome, Value)> {
+        let (seq, commit) = self
+            .lease
+            .early_answers
+            .lock()
+            .get(forward_id)?
+            .commit
+            .clone()?;
+        let head = self.head_seq();
+        if head < seq {
+            return None;
+        }
+        self.lease.forwarded.fetch_add(1, Ordering::Relaxed);
+        self.lease
+            .answered_from_stream
+            .fetch_add(1, Ordering::Relaxed);
+        let outcome = CommitOutcome {
+            commit_seq: Some(seq),
+            head_seq: head,
+            hash: Some(commit.hash),
+            inserted: commit.inserted,
+            deleted: commit.deleted,
+            idempotent_replay: false,
+            validation: None,
+        };
+        let answer = json!({ "committed": {
+            "commit_seq": seq,
+            "head_seq": head,
+            "hash": commit.hash.to_hex(),
+            "inserted": commit.inserted,
+            "deleted": commit.deleted,
+            "idempotent_replay": false,
+            "validation": null,
+        }});
+        Some((outcome, answer))
+    }
+
+    /// The stream stored commit `seq`, which answers a write forwarded by some node: when
+    /// this node forwarded it, remember the commit (and wake the wait once it is applied).
+    pub(super) fn note_forwarded_commit(&self, seq: CommitSeq, commit: ForwardedCommit) {
+        let mut waiting = self.lease.early_answers.lock();
+        if let Some(answer) = waiting.get_mut(&commit.forward_id) {
+            answer.commit = Some((seq, commit));
+            if seq <= self.head_seq() {
+                answer.settled.notify_one();
+            }
+        }
+    }
+
+    /// Wakes the forwarded writes whose commit this node has now applied and published.
+    pub(super) fn settle_early_answers(&self) {
+        let waiting = self.lease.early_answers.lock();
+        if waiting.is_empty() {
+            return;
+        }
+        let head = self.head_seq();
+        for answer in waiting.values() {
+            if answer.commit.as_ref().is_some_and(|(seq, _)| *seq <= head) {
+                answer.settled.notify_one();
+            }
+        }
+    }
+
     /// Runs a write another node forwarded, as the leader (never forwarding it again).
+    /// Answers nothing (an empty answer: no reply) when the forwarding node asked for its
+    /// outcome from the stream and a stored message named the commit; a resend of it
+    /// gets the whole answer.
     fn serve_forwarded_write(self: &Arc<Self>, request: &[u8]) -> Vec<u8> {
         let Ok(body) = serde_json::from_slice::<Value>(request) else {
             return refusal("unreadable forwarded write");
@@ -375,6 +517,9 @@ impl Graph {
                 .unwrap_or_else(|| json!({ "running": id }).to_string().into_bytes());
         }
         let answer = self.serve_forwarded_once(&body);
+        // Taken out whatever the request asked, so the set never grows.
+        let named_in_stream =
+            self.lease.named_in_stream.lock().remove(id) && body["answer_from_stream"] == true;
         {
             let mut served = self.lease.served_forwards.lock();
             served
@@ -385,7 +530,7 @@ impl Graph {
         let (waiting, done) = &*slot;
         *waiting.lock() = Some(answer.clone());
         done.notify_all();
-        answer
+        if named_in_stream { Vec::new() } else { answer }
     }
 
     /// Runs a forwarded write (`serve_forwarded_write` makes sure it runs once).
@@ -405,6 +550,7 @@ impl Graph {
                 .and_then(crate::log::parse_time),
             idempotency_key: text_of("idempotency_key"),
             admin: body["admin"].as_bool().unwrap_or(false),
+            forward_id: text_of("forward_id"),
         };
         let answer = match self.run_forwarded(body, &request) {
             Ok((outcome, extra)) => {

@@ -31,7 +31,7 @@ use super::graph::{Graph, WriterState};
 use super::write::{
     BuiltCommit, CommitOutcome, CommitRequest, MAX_CONFLICTS, TURN_AFTER_CONFLICTS, conflict_pause,
 };
-use crate::log::Appended;
+use crate::log::{Appended, ForwardedCommit};
 use crate::model::{CommitHash, CommitSeq};
 use crate::store::{Transaction, Unapplied};
 
@@ -157,11 +157,24 @@ impl Graph {
             let built =
                 self.build_commit(txn, request, digest, parent, tail.map(|(_, _, time)| time))?;
             let (seq, hash) = (built.seq, built.hash);
+            let outcome = built.outcome();
+            // A forwarded write whose answer needs nothing but the commit: its node
+            // learns it from the stream (a validation report comes only by reply).
+            let forwarded = request
+                .forward_id
+                .as_ref()
+                .filter(|_| outcome.validation.is_none())
+                .map(|id| ForwardedCommit {
+                    forward_id: id.clone(),
+                    hash,
+                    inserted: outcome.inserted,
+                    deleted: outcome.deleted,
+                });
+            let named = forwarded.as_ref().map(|f| f.forward_id.clone());
             let sent = shared
-                .send(seq, &built.record, tail.map(|(_, hash, _)| hash))
+                .send(seq, &built.record, tail.map(|(_, hash, _)| hash), forwarded)
                 .map_err(EngineError::from)
                 .inspect_err(|e| self.note_shared(e))?;
-            let outcome = built.outcome();
             let behind_another = tail.is_some();
             writer.unapplied.push(&built.inserts, &built.deletes);
             writer.in_flight.push_back(InFlight {
@@ -176,6 +189,10 @@ impl Graph {
             let mut writer = self.writer.lock();
             match answer {
                 Ok(Appended::Acknowledged) => {
+                    if let Some(id) = named {
+                        // Its node may learn the outcome from the stream (`leader.rs`).
+                        self.lease.named_in_stream.lock().insert(id);
+                    }
                     let landed = self.land_through(&mut writer, seq, hash);
                     drop(writer);
                     if !landed? {

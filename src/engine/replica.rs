@@ -411,10 +411,16 @@ impl Graph {
         };
         let stored = graph.shared_seen.clone();
         let watched = Arc::downgrade(&stored);
-        shared.watch_appends(Box::new(move |seq, record| {
+        let answering = Arc::downgrade(graph);
+        shared.watch_appends(Box::new(move |seq, record, forwarded| {
             let Some(stored) = watched.upgrade() else {
                 return false;
             };
+            if let Some(forwarded) = forwarded
+                && let Some(graph) = answering.upgrade()
+            {
+                graph.note_forwarded_commit(seq, forwarded);
+            }
             if let Some(record) = record {
                 stored.keep(seq, record);
             }

@@ -69,6 +69,10 @@ pub struct CommitRequest {
     /// the commit may change the control graphs (`CONTROL_GRAPHS`). Off by default: a
     /// surface that forgets to say gets the safe answer, a refusal.
     pub admin: bool,
+    /// Set only by a leader running a write another node forwarded (its forward id): the
+    /// commit's stream message names it, so that node can answer as soon as it applies
+    /// the commit. Leave it `None`.
+    pub forward_id: Option<String>,
 }
 
 impl CommitRequest {
@@ -911,6 +915,7 @@ impl Graph {
     pub(crate) fn sync_through(&self, seq: CommitSeq) -> Result<(), EngineError> {
         if self.shared.is_some() {
             self.store.publish(self.store.applied_seq());
+            self.settle_early_answers();
             if self.local_synced_at.lock().elapsed() < CLUSTER_LOCAL_SYNC_EVERY {
                 return Ok(());
             }

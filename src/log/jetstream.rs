@@ -34,8 +34,8 @@ mod batch;
 use super::EncodedRecord;
 use super::LogError;
 use super::shared::{
-    Abandon, AppendWatcher, Cluster, ForwardedHandler, LeaseHolder, PendingAppend, SharedLog,
-    SharedRecord,
+    Abandon, AppendWatcher, Cluster, ForwardAnswer, ForwardedCommit, ForwardedHandler, LeaseHolder,
+    PendingAppend, SharedLog, SharedRecord,
 };
 use crate::model::{CommitHash, CommitSeq};
 
@@ -441,6 +441,7 @@ impl SharedLog for GraphStream {
         seq: CommitSeq,
         record: &EncodedRecord,
         after: Option<CommitHash>,
+        forwarded: Option<ForwardedCommit>,
     ) -> Result<Box<dyn PendingAppend>, LogError> {
         let hash = record.hash();
         let unreadable =
@@ -490,6 +491,7 @@ impl SharedLog for GraphStream {
             hash,
             after,
             body,
+            forwarded,
         }))
     }
 
@@ -705,16 +707,17 @@ impl SharedLog for GraphStream {
                 let Some(reply) = message.reply else {
                     continue;
                 };
-                let (client, handle) = (client.clone(), handle.clone());
+                let (client, handle, runtime) = (client.clone(), handle.clone(), runtime.clone());
                 let payload = message.payload.to_vec();
-                // The write runs on a blocking thread (the engine is synchronous); many
-                // forwarded writes run at once, so the leader pipelines them.
-                runtime.spawn(async move {
-                    let Ok(answer) = tokio::task::spawn_blocking(move || handle(payload)).await
-                    else {
-                        return;
-                    };
-                    let _ = client.publish(reply, answer.into()).await;
+                // The write runs on a blocking thread (the engine is synchronous), which
+                // also sends the answer: no task to wake in between. Many forwarded
+                // writes run at once, so the leader pipelines them.
+                tokio::task::spawn_blocking(move || {
+                    let answer = handle(payload);
+                    // Empty: the stream told the asking node (`ForwardedHandler`).
+                    if !answer.is_empty() {
+                        let _ = runtime.block_on(client.publish(reply, answer.into()));
+                    }
                 });
             }
         });
@@ -726,7 +729,8 @@ impl SharedLog for GraphStream {
         request: Vec<u8>,
         limit: Duration,
         abandon: Abandon,
-    ) -> Result<Option<Vec<u8>>, LogError> {
+        settled: Arc<tokio::sync::Notify>,
+    ) -> Result<ForwardAnswer, LogError> {
         let client = self.client.clone();
         let subject = format!("strata.write.{}.{holder}", self.graph);
         let holder = holder.to_owned();
@@ -741,12 +745,13 @@ impl SharedLog for GraphStream {
             loop {
                 tokio::select! {
                     answer = &mut answer => return match answer {
-                        Ok(answer) => Ok(Some(answer.payload.to_vec())),
+                        Ok(answer) => Ok(ForwardAnswer::Answer(answer.payload.to_vec())),
                         Err(e) if e.kind() == async_nats::RequestErrorKind::NoResponders => {
-                            Ok(None)
+                            Ok(ForwardAnswer::NoResponders)
                         }
                         Err(e) => Err(unavailable(format!("forwarding a write to {holder}: {e}"))),
                     },
+                    () = settled.notified() => return Ok(ForwardAnswer::Settled),
                     _ = check.tick() => if abandon() {
                         return Err(unavailable(format!(
                             "{holder} stopped leading the graph's writes before it answered"
@@ -775,7 +780,7 @@ impl SharedLog for GraphStream {
             // An ordered consumer delivers a message only once the stream stored it (a
             // plain subscription to the subject would hear of it before the replicas
             // have it), with its records: a follower applies them without asking.
-            while wake(0, None) {
+            while wake(0, None, None) {
                 let consumer = stream
                     .create_consumer(jetstream::consumer::push::OrderedConfig {
                         deliver_subject: client.new_inbox(),
@@ -801,8 +806,9 @@ impl SharedLog for GraphStream {
                             // split): the follower reads it itself.
                             _ => vec![None; placement.count as usize],
                         };
+                        let mut forwarded = batch::forwarded_commits(headers);
                         for (commit, record) in (placement.first..).zip(records) {
-                            if !wake(commit, record) {
+                            if !wake(commit, record, forwarded.remove(&commit)) {
                                 return;
                             }
                         }

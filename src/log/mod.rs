@@ -17,8 +17,8 @@ pub(crate) use codec::{DigestReader, check_record_file, peek_header, quads_reade
 pub use reader::{LogEntry, OpenReport, TailCut, VerifyReport, verify_log, verify_log_with};
 pub(crate) use reader::{highest_intact_commit, intact_record_at};
 pub use shared::{
-    Abandon, AppendWatcher, Appended, Cluster, ClusterHandle, ForwardedHandler, LeaseHolder,
-    PendingAppend, SharedLog, SharedRecord,
+    Abandon, AppendWatcher, Appended, Cluster, ClusterHandle, ForwardAnswer, ForwardedCommit,
+    ForwardedHandler, LeaseHolder, PendingAppend, SharedLog, SharedRecord,
 };
 pub use writer::CommitLog;
 

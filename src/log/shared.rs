@@ -23,8 +23,47 @@ pub enum Appended {
     Conflict,
 }
 
-/// What `SharedLog::watch_appends` calls for each stored commit.
-pub type AppendWatcher = Box<dyn Fn(CommitSeq, Option<Vec<u8>>) -> bool + Send + Sync>;
+/// What `SharedLog::watch_appends` calls for each stored commit: its number, its record
+/// when the message carries it whole, and the forwarded write it answers, if any.
+pub type AppendWatcher =
+    Box<dyn Fn(CommitSeq, Option<Vec<u8>>, Option<ForwardedCommit>) -> bool + Send + Sync>;
+
+/// A commit a leader made for a write another node forwarded to it, as the commit's
+/// message names it (`SharedLog::send`): the forwarding node learns its outcome from the
+/// stream, as soon as it applies the commit, rather than from the leader's reply a hop
+/// later.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForwardedCommit {
+    /// The forward id the forwarding node gave the write.
+    pub forward_id: String,
+    pub hash: CommitHash,
+    pub inserted: u64,
+    pub deleted: u64,
+}
+
+impl ForwardedCommit {
+    /// Whether a forward id can be named in a stream message (visible ASCII without
+    /// separators, at most 200 bytes): a write whose id cannot is answered by reply only.
+    pub fn id_travels(id: &str) -> bool {
+        !id.is_empty()
+            && id.len() <= 200
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+    }
+}
+
+/// How a forwarded write ended for the node that forwarded it (`SharedLog::forward`).
+#[derive(Debug)]
+pub enum ForwardAnswer {
+    /// The leader's answer.
+    Answer(Vec<u8>),
+    /// No node serves the name asked (the request reached nobody).
+    NoResponders,
+    /// `settled` was notified first: the forwarding node learned the outcome otherwise
+    /// (from the commit stream).
+    Settled,
+}
 
 /// A record read from the shared log: in memory, or, when large (a big import's commit),
 /// in an unlinked scratch file, so that applying it never holds it whole.
@@ -75,7 +114,7 @@ pub trait SharedLog: Send + Sync {
     /// acknowledged again, not appended twice. A record whose quads are in a spill file
     /// is sent from it, never whole in memory.
     fn append(&self, seq: CommitSeq, record: &EncodedRecord) -> Result<Appended, LogError> {
-        self.send(seq, record, None)?.wait()
+        self.send(seq, record, None, None)?.wait()
     }
     /// Like `append`, but returns as soon as the record is on its way, so the writer can
     /// build and send the next commit before this one is answered (pipelining). Records
@@ -83,12 +122,14 @@ pub trait SharedLog: Send + Sync {
     /// commit `seq - 1` when that commit is itself still unanswered: the shared log then
     /// stores this record only right after that very record, so a commit built on one
     /// that was refused is refused too (never stored on top of another node's commit
-    /// `seq - 1`).
+    /// `seq - 1`). `forwarded`: the commit answers a write another node forwarded; the
+    /// message says so, for that node (`watch_appends`).
     fn send(
         &self,
         seq: CommitSeq,
         record: &EncodedRecord,
         after: Option<CommitHash>,
+        forwarded: Option<ForwardedCommit>,
     ) -> Result<Box<dyn PendingAppend>, LogError>;
     /// The records of commits `from..=to` (`to` ≤ `last_seq`) in order, in one pass: all
     /// of them, or a prefix of at least one when they are many or large (the caller asks
@@ -146,16 +187,17 @@ pub trait SharedLog: Send + Sync {
     /// Serves the writes other nodes forward to `node` (for as long as the process runs):
     /// `handle` runs on a blocking thread for each and its bytes are the answer.
     fn serve_forwarded(&self, node: &str, handle: ForwardedHandler);
-    /// Forwards a write to node `holder` and waits at most `limit` for its answer, or
-    /// until `abandon` (asked every few tens of milliseconds) says the holder stopped
-    /// leading. `Ok(None)`: no node serves that name (the request reached nobody).
+    /// Forwards a write to node `holder` and waits at most `limit` for its answer, until
+    /// `abandon` (asked every few tens of milliseconds) says the holder stopped leading,
+    /// or until `settled` is notified.
     fn forward(
         &self,
         holder: &str,
         request: Vec<u8>,
         limit: std::time::Duration,
         abandon: Abandon,
-    ) -> Result<Option<Vec<u8>>, LogError>;
+        settled: Arc<tokio::sync::Notify>,
+    ) -> Result<ForwardAnswer, LogError>;
 }
 
 /// Whether to stop waiting for a forwarded write's answer (`SharedLog::forward`).
@@ -172,7 +214,8 @@ pub enum LeaseHolder {
     Nobody,
 }
 
-/// A handler of writes forwarded to this node: the request's bytes in, the answer's out.
+/// A handler of writes forwarded to this node: the request's bytes in, the answer's out
+/// (empty: no reply is sent, the asking node learns the outcome from the stream).
 pub type ForwardedHandler = Arc<dyn Fn(Vec<u8>) -> Vec<u8> + Send + Sync>;
 
 /// Where every graph's replicated log lives (one connection per process).

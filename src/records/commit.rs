@@ -919,6 +919,7 @@ pub fn prepare(
                 observed_at,
                 idempotency_key,
                 admin,
+                forward_id: None,
             },
             shown: removed.into_iter().collect(),
         },

@@ -228,7 +228,7 @@ pub enum OntologyWrite {
         args: ConfigureArgs,
         admin: bool,
     },
-    Evolve(EvolveWrite),
+    Evolve(Box<EvolveWrite>),
     Publish(PublishWrite),
 }
 
@@ -807,14 +807,14 @@ fn prepare_evolution(
     .into();
     Ok(Prepared::Ready {
         removal,
-        write: OntologyWrite::Evolve(EvolveWrite {
+        write: OntologyWrite::Evolve(Box::new(EvolveWrite {
             graph,
             name,
             args,
             digest,
             request,
             shown: removed.into_iter().collect(),
-        }),
+        })),
     })
 }
 

@@ -230,6 +230,7 @@ fn read_at(read: &args::ReadArgs) -> crate::engine::ReadAt {
 fn commit_request(commit: &args::CommitArgs) -> Result<crate::engine::CommitRequest, ApiError> {
     Ok(crate::engine::CommitRequest {
         admin: true,
+        forward_id: None,
         author: commit.author.clone(),
         message: commit.message.clone(),
         observed_at: commit.observed_at,

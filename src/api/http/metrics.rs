@@ -286,6 +286,11 @@ impl Metrics {
                     "Updates other nodes forwarded that this node ran as the graph's write leader.",
                     |s| s.served,
                 ),
+                (
+                    "strata_cluster_forwarded_answered_from_stream_total",
+                    "Of the forwarded writes, those answered once their commit came through the commit stream, before the leader's reply.",
+                    |s| s.answered_from_stream,
+                ),
             ] {
                 let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
                 for graph in &graphs {

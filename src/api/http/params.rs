@@ -343,6 +343,7 @@ pub fn commit_request(
         observed_at,
         idempotency_key: text("idempotency-key")?,
         admin: rights.admin_on(graph),
+        forward_id: None,
     })
 }
 

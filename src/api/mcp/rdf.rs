@@ -97,6 +97,7 @@ fn request(args: &RdfArgs, admin: bool) -> CommitRequest {
         observed_at: None,
         idempotency_key: args.idempotency_key.clone(),
         admin,
+        forward_id: None,
     }
 }
 

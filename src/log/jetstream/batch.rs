@@ -19,7 +19,7 @@
 //! commit its first commit builds on (`Nats-Expected-Last-Sequence`), and a batch's
 //! commits are stored or refused together.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -31,11 +31,17 @@ use parking_lot::{Condvar, Mutex};
 use super::{
     ACK_WAIT, BODY_HEADER, OP_TIMEOUT, PUBLISH_BUDGET, PUBLISH_PAUSE, message_id, unavailable,
 };
-use crate::log::{Appended, LogError, PendingAppend};
+use crate::log::{Appended, ForwardedCommit, LogError, PendingAppend};
 use crate::model::{CommitHash, CommitSeq};
 
 /// The header naming the commits a message holds: `<first> <count>`.
 pub(super) const COMMITS_HEADER: &str = "Strata-Commits";
+/// The header naming the commits of a message that answer forwarded writes:
+/// `<commit> <hash> <inserted> <deleted> <forward id>`, joined by `,`.
+const FORWARDED_HEADER: &str = "Strata-Forwarded";
+/// The most bytes of `FORWARDED_HEADER`: a batch ends before a commit whose entry would
+/// pass it (every commit that answers a forwarded write is named).
+const FORWARDED_HEADER_MAX: usize = 16 << 10;
 /// At most this many commits go in one message.
 const MAX_BATCH_COMMITS: usize = 512;
 /// How many message placements a node remembers per graph (the newest, which appends
@@ -175,6 +181,61 @@ pub(super) struct Queued {
     /// `SharedLog::send`).
     pub after: Option<CommitHash>,
     pub body: Body,
+    /// The forwarded write this commit answers.
+    pub forwarded: Option<ForwardedCommit>,
+}
+
+/// A commit's entry in `FORWARDED_HEADER` (`None`: it answers no forwarded write, or
+/// one whose id cannot travel).
+fn forwarded_entry(queued: &Queued) -> Option<String> {
+    let f = queued.forwarded.as_ref()?;
+    ForwardedCommit::id_travels(&f.forward_id).then(|| {
+        format!(
+            "{} {} {} {} {}",
+            queued.seq,
+            f.hash.to_hex(),
+            f.inserted,
+            f.deleted,
+            f.forward_id
+        )
+    })
+}
+
+/// `FORWARDED_HEADER`'s value for a batch (`None`: no commit answers a forwarded write).
+fn forwarded_header(batch: &[(Queued, Arc<Answer>)]) -> Option<String> {
+    let entries: Vec<String> = batch
+        .iter()
+        .filter_map(|(q, _)| forwarded_entry(q))
+        .collect();
+    (!entries.is_empty()).then(|| entries.join(","))
+}
+
+/// The forwarded writes a message's commits answer, by commit (`FORWARDED_HEADER`;
+/// entries that do not read are left out: their nodes wait for the leader's reply).
+pub(super) fn forwarded_commits(
+    headers: Option<&HeaderMap>,
+) -> HashMap<CommitSeq, ForwardedCommit> {
+    let Some(value) = headers.and_then(|h| h.get(FORWARDED_HEADER)) else {
+        return HashMap::new();
+    };
+    value
+        .as_str()
+        .split(',')
+        .filter_map(|entry| {
+            let mut words = entry.split(' ');
+            let commit = words.next()?.parse().ok()?;
+            let forwarded = ForwardedCommit {
+                hash: CommitHash::from_hex(words.next()?)?,
+                inserted: words.next()?.parse().ok()?,
+                deleted: words.next()?.parse().ok()?,
+                forward_id: words
+                    .next()
+                    .filter(|id| ForwardedCommit::id_travels(id))?
+                    .to_owned(),
+            };
+            words.next().is_none().then_some((commit, forwarded))
+        })
+        .collect()
 }
 
 /// The answer about one commit, given by the task that sends its message.
@@ -335,8 +396,11 @@ impl Appender {
         queue: &mut VecDeque<(Queued, Arc<Answer>)>,
     ) -> Vec<(Queued, Arc<Answer>)> {
         let first = queue.pop_front().expect("not empty");
+        // The forwarded header counts against the message's size too.
+        let header_bytes = |q: &Queued| forwarded_entry(q).map_or(0, |e| e.len() + 1);
+        let mut header = header_bytes(&first.0);
         let mut bytes = match &first.0.body {
-            Body::Inline(record) => record.len(),
+            Body::Inline(record) => record.len() + header,
             Body::Object(_) => return vec![first],
         };
         let mut batch = vec![first];
@@ -345,15 +409,20 @@ impl Appender {
         {
             let (previous, _) = batch.last().expect("not empty");
             let chained = next.seq == previous.seq + 1 && next.after == Some(previous.hash);
+            let more_header = header_bytes(next);
             let fits = match &next.body {
-                Body::Inline(record) => bytes + record.len() <= self.max_bytes,
+                Body::Inline(record) => {
+                    bytes + record.len() + more_header <= self.max_bytes
+                        && header + more_header <= FORWARDED_HEADER_MAX
+                }
                 Body::Object(_) => false,
             };
             if !chained || !fits {
                 break;
             }
             if let Body::Inline(record) = &next.body {
-                bytes += record.len();
+                bytes += record.len() + more_header;
+                header += more_header;
             }
             batch.push(queue.pop_front().expect("checked"));
         }
@@ -388,6 +457,9 @@ impl Appender {
         };
         headers.insert(NATS_MESSAGE_ID, id.as_str());
         headers.insert(COMMITS_HEADER, format!("{} {count}", first.seq).as_str());
+        if let Some(forwarded) = forwarded_header(batch) {
+            headers.insert(FORWARDED_HEADER, forwarded.as_str());
+        }
         let payload: Vec<u8> = match &first.body {
             Body::Object(name) => {
                 headers.insert(BODY_HEADER, "object");
@@ -564,5 +636,50 @@ mod tests {
         assert_eq!((placement.first, placement.last()), (12, 15));
         headers.insert(COMMITS_HEADER, "12 0");
         assert_eq!(Placement::of(Some(&headers), 7).first, 7);
+    }
+
+    #[test]
+    fn the_forwarded_header_names_each_commit_that_answers_a_forwarded_write() {
+        let hash = |n: u8| CommitHash::from_hex(&format!("{n:02x}").repeat(32)).unwrap();
+        let queued = |seq, forward_id: Option<&str>| {
+            let forwarded = forward_id.map(|id| ForwardedCommit {
+                forward_id: id.to_owned(),
+                hash: hash(seq as u8),
+                inserted: seq * 10,
+                deleted: 1,
+            });
+            let answer = Arc::new(Answer::default());
+            let body = Body::Inline(Vec::new());
+            let queued = Queued {
+                seq,
+                hash: hash(seq as u8),
+                after: None,
+                body,
+                forwarded,
+            };
+            (queued, answer)
+        };
+        let batch = vec![
+            queued(4, Some("node-a-00ff-1")),
+            queued(5, None),
+            // Not fit for a header: that node hears from the leader's reply instead.
+            queued(6, Some("node b,7")),
+            queued(7, Some("node-c-00ff-2")),
+        ];
+        let mut headers = HeaderMap::new();
+        headers.insert(FORWARDED_HEADER, forwarded_header(&batch).unwrap().as_str());
+        let read = forwarded_commits(Some(&headers));
+        assert_eq!(read.len(), 2, "{read:?}");
+        assert_eq!(read[&4].forward_id, "node-a-00ff-1");
+        assert_eq!(
+            (read[&4].hash, read[&4].inserted, read[&4].deleted),
+            (hash(4), 40, 1)
+        );
+        assert_eq!(read[&7].forward_id, "node-c-00ff-2");
+        assert!(forwarded_header(&batch[1..2]).is_none());
+        // A damaged entry is left out, the others still read.
+        headers.insert(FORWARDED_HEADER, "4 zz 1 1 a,9 ");
+        assert!(forwarded_commits(Some(&headers)).is_empty());
+        assert!(forwarded_commits(None).is_empty());
     }
 }
