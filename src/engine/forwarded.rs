@@ -8,9 +8,14 @@
 //!   parsed document as N-Quads (blank nodes keep the labels this node gave them) and
 //!   the digest that identifies it for idempotent retries.
 //! - `insert`: an import's parsed documents (N-Quads) and digest (`commit_documents`).
+//! - `changes`: explicit quads to insert and to delete and the digest (`commit_quads`:
+//!   embedding declarations, an ontology's definition).
+//! - `shapes`: a shapes document (N-Quads of its triples) and the mode it is published
+//!   with (`publish_shapes`); the answer carries the whole-graph report.
 //! - an op a layer above registers (`register_forwarded_op`), for writes planned there
-//!   against the state they land on, e.g. `records.commit` (the MCP `commit` tool): the
-//!   body carries the arguments, the leader plans and commits them under its writer lock.
+//!   against the state they land on, e.g. `records.commit` (the MCP `commit` tool) and
+//!   `records.evolve_ontology` (`configure`): the body carries the arguments, the leader
+//!   plans and commits them under its writer lock.
 //!
 //! The leader answers with the outcome, and the SHACL validation of the commit when the
 //! graph enforces shapes (`validation_to_wire`), so a forwarded write reports exactly
@@ -94,6 +99,63 @@ impl Graph {
         let body = json!({ "op": "insert", "quads": quads, "digest": digest_to_hex(&digest) });
         Ok(self
             .forward_write(holder, body, request, true)?
+            .map(|(outcome, _)| outcome))
+    }
+
+    /// Forwards explicit changes to the leader when another node leads: `Ok(None)` when
+    /// they are to be committed here.
+    pub(crate) fn forward_changes(
+        &self,
+        inserts: &[QuadKey],
+        deletes: &[QuadKey],
+        request: &CommitRequest,
+        digest: [u8; 32],
+    ) -> Result<Option<CommitOutcome>, EngineError> {
+        let Some(holder) = self.leader_elsewhere() else {
+            return Ok(None);
+        };
+        let (Some(quads), Some(deleted)) = (
+            self.nquads_to_forward(inserts),
+            self.nquads_to_forward(deletes),
+        ) else {
+            return Ok(None);
+        };
+        let body = json!({
+            "op": "changes",
+            "quads": quads,
+            "deletes": deleted,
+            "digest": digest_to_hex(&digest),
+        });
+        Ok(self
+            .forward_write(holder, body, request, true)?
+            .map(|(outcome, _)| outcome))
+    }
+
+    /// Forwards a shapes publication to the leader when another node leads: `Ok(None)`
+    /// when it is to run here.
+    pub(crate) fn forward_shapes(
+        &self,
+        triples: &[crate::model::Triple],
+        mode: ValidationMode,
+        request: &CommitRequest,
+    ) -> Result<Option<CommitOutcome>, EngineError> {
+        let Some(holder) = self.leader_elsewhere() else {
+            return Ok(None);
+        };
+        if triples.len() > FORWARD_MAX_QUADS {
+            return Ok(None);
+        }
+        let quads: Vec<Quad> = triples
+            .iter()
+            .map(|t| t.clone().in_graph(crate::model::RdfGraphName::DefaultGraph))
+            .collect();
+        let text = to_nquads(&quads);
+        if text.len() > FORWARD_MAX_BYTES {
+            return Ok(None);
+        }
+        let body = json!({ "op": "shapes", "triples": text, "mode": mode.name() });
+        Ok(self
+            .forward_write(holder, body, request, false)?
             .map(|(outcome, _)| outcome))
     }
 
@@ -255,6 +317,45 @@ impl Graph {
                     .collect();
                 Ok((
                     self.commit_keys(keys, Vec::new(), request, digest)?,
+                    Value::Null,
+                ))
+            }
+            "changes" => {
+                let digest = body["digest"]
+                    .as_str()
+                    .and_then(digest_from_hex)
+                    .ok_or_else(|| unreadable("no digest"))?;
+                let read = |field: &str| {
+                    parse_nquads(body[field].as_str().unwrap_or_default())
+                        .map_err(|e| unreadable(&format!("unreadable quads: {e}")))
+                };
+                let dict = self.store.dict();
+                let inserts = read("quads")?
+                    .into_iter()
+                    .map(|q| dict.intern_quad(q))
+                    .collect();
+                // A quad this node's dictionary lacks is in no graph: nothing to delete.
+                let deletes = read("deletes")?
+                    .iter()
+                    .filter_map(|q| dict.lookup_quad(q))
+                    .collect();
+                Ok((
+                    self.commit_keys(inserts, deletes, request, digest)?,
+                    Value::Null,
+                ))
+            }
+            "shapes" => {
+                let mode = body["mode"]
+                    .as_str()
+                    .and_then(ValidationMode::parse)
+                    .ok_or_else(|| unreadable("no validation mode"))?;
+                let triples = parse_nquads(body["triples"].as_str().unwrap_or_default())
+                    .map_err(|e| unreadable(&format!("unreadable triples: {e}")))?
+                    .into_iter()
+                    .map(crate::model::Triple::from)
+                    .collect();
+                Ok((
+                    self.publish_shapes_here(triples, mode, request)?,
                     Value::Null,
                 ))
             }

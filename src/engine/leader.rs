@@ -9,8 +9,9 @@
 //!   its last renewal and the next node to ask takes it.
 //! - Forwarding: a write arriving at a node that knows another holder (learned within
 //!   `LEASE_TTL`) is sent to it (`SharedLog::forward`): a SPARQL update, an approved
-//!   update, a Graph Store write, an import's quads, the `commit` tool's records
-//!   (`forwarded.rs` says how each travels), with its request (author, message, times,
+//!   update, a Graph Store write, an import's quads, the `commit` tool's records,
+//!   `configure`'s ontology changes and shapes, embedding declarations (`forwarded.rs`
+//!   says how each travels), with its request (author, message, times,
 //!   idempotency key, admin). The leader runs it like a local write and answers with the
 //!   outcome and its SHACL validation; the forwarding node waits until it has applied
 //!   that commit (read-your-writes on the node the client asked) and answers the same.
@@ -32,9 +33,8 @@
 //!   (expected last sequence and message id), so two nodes that both believe they lead
 //!   can never both append commit N. The lease only keeps them from trying.
 //! - Not forwarded (run where they arrive, optimistically): documents past one NATS
-//!   message (`FORWARD_MAX_QUADS`, `FORWARD_MAX_BYTES`) or past an import's run size,
-//!   publishing shapes, ontology changes (`configure`) and embedding declarations. A
-//!   cancellation does not travel: a forwarded write runs to its end.
+//!   message (`FORWARD_MAX_QUADS`, `FORWARD_MAX_BYTES`) or past an import's run size.
+//!   A cancellation does not travel: a forwarded write runs to its end.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -327,6 +327,10 @@ impl Graph {
         let insert_keys: Vec<QuadKey> = inserts.into_iter().map(|q| dict.intern_quad(q)).collect();
         let delete_keys: Vec<QuadKey> =
             deletes.iter().filter_map(|q| dict.lookup_quad(q)).collect();
+        // In a cluster whose write leader is another node, the leader commits them.
+        if let Some(outcome) = self.forward_changes(&insert_keys, &delete_keys, request, digest)? {
+            return Ok(outcome);
+        }
         self.commit_keys(insert_keys, delete_keys, request, digest)
     }
 
@@ -1200,6 +1204,20 @@ impl Graph {
     ) -> Result<super::CommitOutcome, EngineError> {
         // Compile first so bad shapes fail before anything is attempted.
         Shapes::from_triples(triples.clone())?;
+        // In a cluster whose write leader is another node, the leader publishes them.
+        if let Some(outcome) = self.forward_shapes(&triples, mode, request)? {
+            return Ok(outcome);
+        }
+        self.publish_shapes_here(triples, mode, request)
+    }
+
+    /// `publish_shapes` on this node (never forwarded).
+    pub(super) fn publish_shapes_here(
+        &self,
+        triples: Vec<Triple>,
+        mode: ValidationMode,
+        request: &super::CommitRequest,
+    ) -> Result<super::CommitOutcome, EngineError> {
         let inserts = shapes_graph_quads(&triples, mode);
         let dict = self.store.dict();
         let insert_keys: Vec<QuadKey> = inserts.into_iter().map(|q| dict.intern_quad(q)).collect();

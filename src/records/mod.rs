@@ -43,6 +43,7 @@ pub struct Removal {
 /// nodes forward to it (they are planned here, against the state they land on).
 pub fn serve_forwarded_writes() {
     commit::serve_forwarded_commits();
+    ontology::serve_forwarded_evolutions();
 }
 
 /// How a prepared write was approved.

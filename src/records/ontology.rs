@@ -18,7 +18,7 @@ use crate::query::{Envelope, graph_name};
 use crate::shacl::ValidationMode;
 
 /// Arguments of the `configure` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigureArgs {
     pub action: ConfigureAction,
@@ -65,7 +65,7 @@ impl From<ModeArg> for ValidationMode {
 }
 
 /// One change of `evolve_ontology`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Change {
     Rename {
@@ -99,7 +99,7 @@ pub enum Change {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TermKind {
     Type,
@@ -107,7 +107,7 @@ pub enum TermKind {
     Field,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ConfigureAction {
     /// Add types, relations and fields (idempotent).
@@ -122,7 +122,7 @@ pub enum ConfigureAction {
 }
 
 /// A type of record.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TypeSpec {
     pub name: String,
@@ -133,7 +133,7 @@ pub struct TypeSpec {
 }
 
 /// A relation between types.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RelationSpec {
     pub name: String,
@@ -152,7 +152,7 @@ pub struct RelationSpec {
     pub description: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Cardinality {
     One,
@@ -160,7 +160,7 @@ pub enum Cardinality {
 }
 
 /// A field of a type.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldSpec {
     pub name: String,
@@ -840,24 +840,26 @@ impl EvolveWrite {
             shown,
         } = self;
         request.author = approved.author.clone();
-        // Planned again under the writer lock, against the state the commit lands on (see
-        // `commit::CommitWrite`): conflicts that appeared meanwhile refuse it, and so does
-        // a removal the person did not see.
-        let outcome = graph.commit_planned(&request, digest, |snapshot| {
-            let iris = RecordIris::for_graph(&name);
-            let (evolution, _) = plan_evolution(snapshot, &iris, &args)?;
-            if let Some(conflict) = evolution.conflicts.first() {
-                return Err(ApiError {
-                    code: ErrorCode::OntologyConflict,
-                    message: format!("the data changed meanwhile: {conflict}"),
-                    param: Some("changes".into()),
-                    validation: None,
-                });
-            }
-            let deletes = &evolution.deletes;
-            super::check_shown(approved, evolution.destructive, deletes, &shown, snapshot)?;
-            Ok::<_, ApiError>((evolution.inserts, evolution.deletes))
-        })?;
+        // In a cluster whose write leader is another node, the leader plans and commits
+        // it (`FORWARDED_EVOLUTION`).
+        let forwarded = graph.forward_op(
+            FORWARDED_EVOLUTION,
+            || {
+                let shown: Vec<crate::model::Quad> = shown.iter().cloned().collect();
+                Some(json!({
+                    "name": name,
+                    "args": serde_json::to_value(&args).ok()?,
+                    "digest": crate::engine::digest_to_hex(&digest),
+                    "shown": crate::engine::to_nquads(&shown),
+                    "by_person": approved.by_person,
+                }))
+            },
+            &request,
+        )?;
+        let outcome = match forwarded {
+            Some(outcome) => outcome,
+            None => commit_evolution(&graph, &name, &args, digest, &request, approved, &shown)?,
+        };
         Ok(Envelope::new(
             format!(
                 "evolved the ontology in commit {} of graph {name} (+{} -{} quads)",
@@ -867,6 +869,85 @@ impl EvolveWrite {
             outcome.head_seq,
         ))
     }
+}
+
+/// Plans an evolution again under the writer lock, against the state the commit lands on
+/// (see `commit::CommitWrite`), and commits it: conflicts that appeared meanwhile refuse
+/// it, and so does a removal the person did not see.
+fn commit_evolution(
+    graph: &Arc<Graph>,
+    name: &str,
+    args: &ConfigureArgs,
+    digest: [u8; 32],
+    request: &CommitRequest,
+    approved: &Approved,
+    shown: &rustc_hash::FxHashSet<crate::model::Quad>,
+) -> Result<crate::engine::CommitOutcome, ApiError> {
+    graph.commit_planned(request, digest, |snapshot| {
+        let iris = RecordIris::for_graph(name);
+        let (evolution, _) = plan_evolution(snapshot, &iris, args)?;
+        if let Some(conflict) = evolution.conflicts.first() {
+            return Err(ApiError {
+                code: ErrorCode::OntologyConflict,
+                message: format!("the data changed meanwhile: {conflict}"),
+                param: Some("changes".into()),
+                validation: None,
+            });
+        }
+        let deletes = &evolution.deletes;
+        super::check_shown(approved, evolution.destructive, deletes, shown, snapshot)?;
+        Ok::<_, ApiError>((evolution.inserts, evolution.deletes))
+    })
+}
+
+/// The forwarded-write op of an ontology evolution (`configure`'s `evolve_ontology`).
+const FORWARDED_EVOLUTION: &str = "records.evolve_ontology";
+
+/// Lets this node, as a graph's write leader, evolve ontologies other nodes forward.
+pub(crate) fn serve_forwarded_evolutions() {
+    crate::engine::register_forwarded_op(FORWARDED_EVOLUTION, run_forwarded_evolution);
+}
+
+/// Plans and commits an evolution another node forwarded, as it would have.
+fn run_forwarded_evolution(
+    graph: &Arc<Graph>,
+    body: &serde_json::Value,
+    request: &CommitRequest,
+) -> Result<crate::engine::CommitOutcome, crate::engine::EngineError> {
+    let unreadable = |what: &str| crate::engine::EngineError::InvalidArgument {
+        param: "forwarded".into(),
+        message: format!("a forwarded ontology evolution with {what}"),
+    };
+    let name = body["name"]
+        .as_str()
+        .ok_or_else(|| unreadable("no graph"))?;
+    let args: ConfigureArgs = serde_json::from_value(body["args"].clone())
+        .map_err(|e| unreadable(&format!("unreadable arguments: {e}")))?;
+    let digest = body["digest"]
+        .as_str()
+        .and_then(crate::engine::digest_from_hex)
+        .ok_or_else(|| unreadable("no digest"))?;
+    let shown = crate::engine::parse_nquads(body["shown"].as_str().unwrap_or_default())
+        .map_err(|e| unreadable(&format!("unreadable quads: {e}")))?
+        .into_iter()
+        .collect();
+    let approved = Approved {
+        by_person: body["by_person"].as_bool().unwrap_or(false),
+        author: request.author.clone(),
+    };
+    commit_evolution(graph, name, &args, digest, request, &approved, &shown).map_err(|error| {
+        // As for a forwarded `commit`: only "the log did not answer" reaches the
+        // forwarding node as such; any other failure makes it run the evolution itself,
+        // which answers with the whole error.
+        match error.code {
+            ErrorCode::LogUnavailable => {
+                crate::engine::EngineError::Log(crate::log::LogError::Unavailable {
+                    message: error.message,
+                })
+            }
+            _ => unreadable(&error.message),
+        }
+    })
 }
 
 fn define(

@@ -1020,7 +1020,12 @@ fn a_big_import_through_one_node_becomes_a_store_file_on_every_node() {
 /// The value of the counter `<http://e/c> <http://e/v>` as a node answers.
 /// Whether `subject` has a triple on `node`.
 fn subject_visible(node: &Server, subject: &str) -> bool {
-    let query = crate::util::percent_encode(&format!("ASK {{ <{subject}> ?p ?o }}"));
+    ask(node, &format!("ASK {{ <{subject}> ?p ?o }}"))
+}
+
+/// A SPARQL `ASK`'s answer on `node`.
+fn ask(node: &Server, query: &str) -> bool {
+    let query = crate::util::percent_encode(query);
     let mut response = agent()
         .get(node.url(&format!("/graphs/main/sparql?query={query}")))
         .header("accept", "application/sparql-results+json")
@@ -1576,12 +1581,20 @@ fn graph_store_writes_and_writes_under_shapes_are_forwarded_to_the_leader() {
         "PUT, POST, DELETE, DELETE"
     );
 
-    // The `commit` tool's records (over HTTP here): planned and committed by the leader.
+    // The `configure` tool's ontology definition and the `commit` tool's records (over
+    // HTTP here), through the follower: the leader commits them.
     let ontology = r#"{"action": "define_ontology", "types": [{"name": "Ticket"}, {"name": "Bug"}],
         "relations": [{"name": "REPORTED_AS", "domain": "Ticket", "range": "Bug"}]}"#;
     let json = [("content-type", "application/json")];
-    let (status, _, body) = send(lead, "POST", "/graphs/main/ontology", &json, Some(ontology));
+    let (status, _, body) = send(
+        follower,
+        "POST",
+        "/graphs/main/ontology",
+        &json,
+        Some(ontology),
+    );
     assert_eq!(status, 200, "{body}");
+    assert_eq!(forwarded(), forwarded_before + 5, "definition forwarded");
     let records = r#"{"triplets": [{"source": {"type": "Ticket", "name": "T-1"},
         "relation": "REPORTED_AS", "target": {"type": "Bug", "name": "B-1"}}], "message": "one"}"#;
     let (status, commit, body) = send(
@@ -1600,7 +1613,7 @@ fn graph_store_writes_and_writes_under_shapes_are_forwarded_to_the_leader() {
     assert_eq!(body["data"]["commit_seq"], commit.unwrap());
     assert_eq!(
         forwarded(),
-        forwarded_before + 5,
+        forwarded_before + 6,
         "the records were forwarded"
     );
     let linked = json_query(
@@ -1612,6 +1625,34 @@ fn graph_store_writes_and_writes_under_shapes_are_forwarded_to_the_leader() {
         linked["data"]["rows"].as_array().map(Vec::len),
         Some(1),
         "{linked}"
+    );
+    // An evolution of the ontology, planned by the leader against its head.
+    let evolve = r#"{"action": "evolve_ontology", "types": [{"name": "Feature"}],
+        "changes": [{"op": "rename", "kind": "type", "from": "Bug", "to": "Defect"}]}"#;
+    let (status, _, body) = send(
+        follower,
+        "POST",
+        "/graphs/main/ontology",
+        &json,
+        Some(evolve),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        forwarded(),
+        forwarded_before + 7,
+        "evolution forwarded: {body}"
+    );
+    assert_eq!(
+        body["data"]["commit_seq"].as_u64(),
+        Some(head(follower)),
+        "{body}"
+    );
+    assert!(
+        ask(
+            follower,
+            "ASK { ?s ?p ?o FILTER(CONTAINS(STR(?s), \"Defect\") || CONTAINS(STR(?o), \"Defect\")) }"
+        ),
+        "the rename is applied on the follower: {body}"
     );
 
     // Shapes in warn mode: a bad update through the follower lands with the leader's
@@ -1634,7 +1675,7 @@ fn graph_store_writes_and_writes_under_shapes_are_forwarded_to_the_leader() {
         None,
     );
     assert_eq!(status, 200, "{landed}");
-    assert_eq!(forwarded(), forwarded_before + 6, "forwarded under shapes");
+    assert_eq!(forwarded(), forwarded_before + 8, "forwarded under shapes");
     let validation = &landed["validation"];
     assert_eq!(validation["conforms"], false, "{landed}");
     assert_eq!(validation["violation_count"], 1, "{landed}");
@@ -1643,16 +1684,25 @@ fn graph_store_writes_and_writes_under_shapes_are_forwarded_to_the_leader() {
     assert_eq!(validation["results"][0]["focus_node"], "http://e/t1");
     assert_eq!(validation["results"][0]["message"], "needs a name");
 
-    // Reject mode: refused with the report, the head does not move anywhere.
+    // Reject mode, published through the follower: the leader publishes it and answers
+    // with the whole graph's report (t1 has no name). Then a bad update is refused with
+    // the report, and the head does not move anywhere.
     let (status, _, body) = send(
-        lead,
+        follower,
         "PUT",
         "/graphs/main/shapes?mode=reject",
         &[("content-type", "text/turtle")],
         Some(shapes),
     );
     assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        forwarded(),
+        forwarded_before + 9,
+        "shapes forwarded: {body}"
+    );
     let before = head(lead);
+    assert_eq!(body["commit_seq"].as_u64(), Some(before), "{body}");
+    assert_eq!(head(follower), before, "applied where it was asked");
     wait_until(Duration::from_secs(5), "the follower at the head", || {
         head(follower) >= before
     });
@@ -1681,7 +1731,7 @@ fn graph_store_writes_and_writes_under_shapes_are_forwarded_to_the_leader() {
     );
     assert_eq!(
         forwarded(),
-        forwarded_before + 7,
+        forwarded_before + 10,
         "a refusal is not counted"
     );
     wait_until(Duration::from_secs(5), "the leader at the head", || {
