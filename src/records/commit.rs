@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Approved, Prepared, Removal, Write};
+use super::{Approved, ForwardedPlan, Prepared, Removal, Write, forwarded_failure};
 use crate::error::{ApiError, ErrorCode};
 use crate::query::Envelope;
 use crate::query::graph_name;
@@ -977,16 +977,7 @@ impl Write for CommitWrite {
         // it (`FORWARDED_COMMIT`).
         let forwarded = graph.forward_op(
             FORWARDED_COMMIT,
-            || {
-                let shown: Vec<Quad> = shown.iter().cloned().collect();
-                Some(json!({
-                    "name": name,
-                    "args": serde_json::to_value(&args).ok()?,
-                    "digest": crate::engine::digest_to_hex(&digest),
-                    "shown": crate::engine::to_nquads(&shown),
-                    "by_person": approved.by_person,
-                }))
-            },
+            || ForwardedPlan::body(&name, &args, &digest, &shown, approved),
             &request,
         )?;
         let outcome = match forwarded {
@@ -1035,40 +1026,17 @@ fn run_forwarded_commit(
     body: &Value,
     request: &CommitRequest,
 ) -> Result<crate::engine::CommitOutcome, crate::engine::EngineError> {
-    let unreadable = |what: &str| crate::engine::EngineError::InvalidArgument {
-        param: "forwarded".into(),
-        message: format!("a forwarded commit with {what}"),
-    };
-    let name = body["name"]
-        .as_str()
-        .ok_or_else(|| unreadable("no graph"))?;
-    let args: CommitArgs = serde_json::from_value(body["args"].clone())
-        .map_err(|e| unreadable(&format!("unreadable arguments: {e}")))?;
-    let digest = body["digest"]
-        .as_str()
-        .and_then(crate::engine::digest_from_hex)
-        .ok_or_else(|| unreadable("no digest"))?;
-    let shown = crate::engine::parse_nquads(body["shown"].as_str().unwrap_or_default())
-        .map_err(|e| unreadable(&format!("unreadable quads: {e}")))?
-        .into_iter()
-        .collect();
-    let approved = Approved {
-        by_person: body["by_person"].as_bool().unwrap_or(false),
-        author: request.author.clone(),
-    };
-    commit_planned(graph, name, &args, digest, request, &approved, &shown).map_err(|error| {
-        // Only "the log did not answer" must reach the forwarding node as such (the
-        // commit may have landed); any other failure makes it run the commit itself,
-        // which answers with the whole error.
-        match error.code {
-            ErrorCode::LogUnavailable => {
-                crate::engine::EngineError::Log(crate::log::LogError::Unavailable {
-                    message: error.message,
-                })
-            }
-            _ => unreadable(&error.message),
-        }
-    })
+    let plan = ForwardedPlan::<CommitArgs>::read(body, request, "commit")?;
+    commit_planned(
+        graph,
+        &plan.name,
+        &plan.args,
+        plan.digest,
+        request,
+        &plan.approved,
+        &plan.shown,
+    )
+    .map_err(|error| forwarded_failure(error, "commit"))
 }
 
 /// Plans the records under the writer lock, against the state the commit lands on, and

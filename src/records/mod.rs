@@ -118,3 +118,88 @@ fn check_shown(
     }
     Ok(())
 }
+
+/// A record write planned by the leader when another node leads (`commit`, an ontology
+/// evolution): what the forwarding node sends and the leader reads back, so the leader
+/// plans it as the forwarding node would have.
+pub(crate) struct ForwardedPlan<A> {
+    pub name: String,
+    pub args: A,
+    pub digest: [u8; 32],
+    pub shown: FxHashSet<Quad>,
+    pub approved: Approved,
+}
+
+impl<A: serde::Serialize + serde::de::DeserializeOwned> ForwardedPlan<A> {
+    /// The body of the forwarded write (`None`: the arguments do not serialize; it then
+    /// runs where it arrived).
+    pub fn body(
+        name: &str,
+        args: &A,
+        digest: &[u8; 32],
+        shown: &FxHashSet<Quad>,
+        approved: &Approved,
+    ) -> Option<serde_json::Value> {
+        let shown: Vec<Quad> = shown.iter().cloned().collect();
+        Some(serde_json::json!({
+            "name": name,
+            "args": serde_json::to_value(args).ok()?,
+            "digest": crate::engine::digest_to_hex(digest),
+            "shown": crate::engine::to_nquads(&shown),
+            "by_person": approved.by_person,
+        }))
+    }
+
+    /// Reads a forwarded write's body (`what` names it in errors).
+    pub fn read(
+        body: &serde_json::Value,
+        request: &crate::engine::CommitRequest,
+        what: &str,
+    ) -> Result<Self, EngineError> {
+        let unreadable = |detail: &str| forwarded_unreadable(what, detail);
+        let name = body["name"]
+            .as_str()
+            .ok_or_else(|| unreadable("no graph"))?;
+        let args = serde_json::from_value(body["args"].clone())
+            .map_err(|e| unreadable(&format!("unreadable arguments: {e}")))?;
+        let digest = body["digest"]
+            .as_str()
+            .and_then(crate::engine::digest_from_hex)
+            .ok_or_else(|| unreadable("no digest"))?;
+        let shown = crate::engine::parse_nquads(body["shown"].as_str().unwrap_or_default())
+            .map_err(|e| unreadable(&format!("unreadable quads: {e}")))?
+            .into_iter()
+            .collect();
+        Ok(Self {
+            name: name.to_owned(),
+            args,
+            digest,
+            shown,
+            approved: Approved {
+                by_person: body["by_person"].as_bool().unwrap_or(false),
+                author: request.author.clone(),
+            },
+        })
+    }
+}
+
+fn forwarded_unreadable(what: &str, detail: &str) -> EngineError {
+    EngineError::InvalidArgument {
+        param: "forwarded".into(),
+        message: format!("a forwarded {what} with {detail}"),
+    }
+}
+
+/// What the leader answers when a forwarded record write fails: only "the log did not
+/// answer" reaches the forwarding node as such (the commit may have landed); any other
+/// failure makes it run the write itself, which answers with the whole error.
+pub(crate) fn forwarded_failure(error: ApiError, what: &str) -> EngineError {
+    match error.code {
+        crate::error::ErrorCode::LogUnavailable => {
+            EngineError::Log(crate::log::LogError::Unavailable {
+                message: error.message,
+            })
+        }
+        _ => forwarded_unreadable(what, &error.message),
+    }
+}

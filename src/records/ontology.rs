@@ -9,7 +9,7 @@ use serde_json::json;
 
 use std::sync::Arc;
 
-use super::{Approved, Prepared, Removal, Write};
+use super::{Approved, ForwardedPlan, Prepared, Removal, Write, forwarded_failure};
 use crate::engine::{CommitRequest, ImportFormat, ImportOptions, parse_triples};
 use crate::engine::{Engine, Graph};
 use crate::error::{ApiError, ErrorCode};
@@ -844,16 +844,7 @@ impl EvolveWrite {
         // it (`FORWARDED_EVOLUTION`).
         let forwarded = graph.forward_op(
             FORWARDED_EVOLUTION,
-            || {
-                let shown: Vec<crate::model::Quad> = shown.iter().cloned().collect();
-                Some(json!({
-                    "name": name,
-                    "args": serde_json::to_value(&args).ok()?,
-                    "digest": crate::engine::digest_to_hex(&digest),
-                    "shown": crate::engine::to_nquads(&shown),
-                    "by_person": approved.by_person,
-                }))
-            },
+            || ForwardedPlan::body(&name, &args, &digest, &shown, approved),
             &request,
         )?;
         let outcome = match forwarded {
@@ -914,40 +905,18 @@ fn run_forwarded_evolution(
     body: &serde_json::Value,
     request: &CommitRequest,
 ) -> Result<crate::engine::CommitOutcome, crate::engine::EngineError> {
-    let unreadable = |what: &str| crate::engine::EngineError::InvalidArgument {
-        param: "forwarded".into(),
-        message: format!("a forwarded ontology evolution with {what}"),
-    };
-    let name = body["name"]
-        .as_str()
-        .ok_or_else(|| unreadable("no graph"))?;
-    let args: ConfigureArgs = serde_json::from_value(body["args"].clone())
-        .map_err(|e| unreadable(&format!("unreadable arguments: {e}")))?;
-    let digest = body["digest"]
-        .as_str()
-        .and_then(crate::engine::digest_from_hex)
-        .ok_or_else(|| unreadable("no digest"))?;
-    let shown = crate::engine::parse_nquads(body["shown"].as_str().unwrap_or_default())
-        .map_err(|e| unreadable(&format!("unreadable quads: {e}")))?
-        .into_iter()
-        .collect();
-    let approved = Approved {
-        by_person: body["by_person"].as_bool().unwrap_or(false),
-        author: request.author.clone(),
-    };
-    commit_evolution(graph, name, &args, digest, request, &approved, &shown).map_err(|error| {
-        // As for a forwarded `commit`: only "the log did not answer" reaches the
-        // forwarding node as such; any other failure makes it run the evolution itself,
-        // which answers with the whole error.
-        match error.code {
-            ErrorCode::LogUnavailable => {
-                crate::engine::EngineError::Log(crate::log::LogError::Unavailable {
-                    message: error.message,
-                })
-            }
-            _ => unreadable(&error.message),
-        }
-    })
+    let what = "ontology evolution";
+    let plan = ForwardedPlan::<ConfigureArgs>::read(body, request, what)?;
+    commit_evolution(
+        graph,
+        &plan.name,
+        &plan.args,
+        plan.digest,
+        request,
+        &plan.approved,
+        &plan.shown,
+    )
+    .map_err(|error| forwarded_failure(error, what))
 }
 
 fn define(
