@@ -311,8 +311,9 @@ impl Graph {
         });
         let forward_id = next_forward_id(&self.node_name());
         body["forward_id"] = forward_id.as_str().into();
-        // The leader then need not reply when the stream names the commit.
-        let early = early && ForwardedCommit::id_travels(&forward_id);
+        // The leader then need not reply when the stream names the commit: only while
+        // this node's watcher delivers (else it would hear only at a resend).
+        let early = early && ForwardedCommit::id_travels(&forward_id) && shared.is_watching();
         body["answer_from_stream"] = early.into();
         let body = body.to_string().into_bytes();
         let settled = Arc::new(tokio::sync::Notify::new());

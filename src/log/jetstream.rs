@@ -21,6 +21,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use async_nats::header::{HeaderMap, NATS_EXPECTED_LAST_SUBJECT_SEQUENCE};
@@ -236,6 +237,7 @@ impl Cluster for JetStream {
             graph: graph.to_owned(),
             placements,
             appender,
+            watching: Arc::new(AtomicBool::new(false)),
         });
         log.listen_for_turns();
         self.logs.lock().insert(graph.to_owned(), log.clone());
@@ -316,6 +318,8 @@ struct GraphStream {
     placements: Arc<batch::Placements>,
     /// Commits on their way to the stream (group commit).
     appender: Arc<batch::Appender>,
+    /// The append watcher's consumer is up (`watch_appends`).
+    watching: Arc<AtomicBool>,
 }
 
 impl GraphStream {
@@ -630,6 +634,10 @@ impl SharedLog for GraphStream {
         self.client.connection_state() == async_nats::connection::State::Connected
     }
 
+    fn is_watching(&self) -> bool {
+        self.watching.load(Ordering::Acquire) && self.is_connected()
+    }
+
     fn hold_lease(&self, node: &str, ttl: Duration) -> Result<LeaseHolder, LogError> {
         let (context, replicas) = (self.context.clone(), self.replicas);
         let subject = format!("strata.lease.{}", self.graph);
@@ -771,10 +779,11 @@ impl SharedLog for GraphStream {
     }
 
     fn watch_appends(&self, wake: AppendWatcher) {
-        let (stream, client, placements) = (
+        let (stream, client, placements, watching) = (
             self.stream.clone(),
             self.client.clone(),
             self.placements.clone(),
+            self.watching.clone(),
         );
         self.runtime.spawn(async move {
             // An ordered consumer delivers a message only once the stream stored it (a
@@ -791,6 +800,7 @@ impl SharedLog for GraphStream {
                 if let Ok(consumer) = consumer
                     && let Ok(mut appended) = consumer.messages().await
                 {
+                    watching.store(true, Ordering::Release);
                     while let Some(Ok(message)) = appended.next().await {
                         let Ok(info) = message.info() else {
                             continue;
@@ -816,6 +826,7 @@ impl SharedLog for GraphStream {
                 }
                 // The cluster is away (or the consumer was lost): try again shortly;
                 // the follower's own polls cover the gap.
+                watching.store(false, Ordering::Release);
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });

@@ -174,6 +174,10 @@ pub trait SharedLog: Send + Sync {
     fn watch_appends(&self, wake: AppendWatcher);
     /// Whether the connection to the shared log is up now (no round trip).
     fn is_connected(&self) -> bool;
+    /// Whether `watch_appends` is delivering now (its consumer is up and connected).
+    fn is_watching(&self) -> bool {
+        false
+    }
     /// How many messages this node's appends were stored in, and how many commits those
     /// held (a shared log may carry several commits in one message).
     fn stored_counts(&self) -> (u64, u64) {
