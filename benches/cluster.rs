@@ -32,6 +32,42 @@ use strata::{Engine, EngineConfig};
 struct NatsServers {
     children: Vec<Child>,
     urls: String,
+    /// Each server's monitoring port (`/varz`).
+    monitors: Vec<u16>,
+}
+
+impl NatsServers {
+    /// Messages the servers received and sent so far, summed over all of them (clients and
+    /// routes both count, so a message routed between servers counts on each).
+    fn messages(&self) -> (u64, u64) {
+        self.monitors
+            .iter()
+            .fold((0, 0), |(sent_in, sent_out), port| {
+                let varz = varz(*port);
+                let count = |key: &str| varz.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+                (sent_in + count("in_msgs"), sent_out + count("out_msgs"))
+            })
+    }
+}
+
+/// A server's `/varz` (its counters), or null when it does not answer.
+fn varz(port: u16) -> serde_json::Value {
+    use std::io::{Read, Write};
+    let fetch = || -> std::io::Result<String> {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+        stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+        stream.write_all(b"GET /varz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer)?;
+        Ok(answer)
+    };
+    fetch()
+        .ok()
+        .and_then(|answer| {
+            let body = answer.split_once("\r\n\r\n")?.1.to_owned();
+            serde_json::from_str(&body).ok()
+        })
+        .unwrap_or(serde_json::Value::Null)
 }
 
 impl Drop for NatsServers {
@@ -52,11 +88,13 @@ fn free_port() -> u16 {
 
 /// `n` JetStream servers (one cluster when n > 1), ready.
 fn start_nats(dir: &Path, n: usize) -> NatsServers {
-    let ports: Vec<(u16, u16)> = (0..n).map(|_| (free_port(), free_port())).collect();
+    let ports: Vec<(u16, u16, u16)> = (0..n)
+        .map(|_| (free_port(), free_port(), free_port()))
+        .collect();
     let mut children = Vec::new();
-    for (i, &(client, route)) in ports.iter().enumerate() {
+    for (i, &(client, route, monitor)) in ports.iter().enumerate() {
         let mut config = format!(
-            "server_name: b{i}\nlisten: 127.0.0.1:{client}\n\
+            "server_name: b{i}\nlisten: 127.0.0.1:{client}\nhttp_port: {monitor}\n\
              jetstream {{ store_dir: \"{}\", max_memory_store: 64MB, max_file_store: 8GB }}\n",
             dir.join(format!("js{n}-{i}")).display()
         );
@@ -87,7 +125,11 @@ fn start_nats(dir: &Path, n: usize) -> NatsServers {
         .map(|p| format!("nats://127.0.0.1:{}", p.0))
         .collect::<Vec<_>>()
         .join(",");
-    NatsServers { children, urls }
+    NatsServers {
+        children,
+        urls,
+        monitors: ports.iter().map(|p| p.2).collect(),
+    }
 }
 
 /// An engine (a node) on its own data directory, clustered through `urls`.
@@ -314,6 +356,7 @@ fn main() {
         "—".into(),
         "—".into(),
         "—".into(),
+        "—".into(),
     ]];
     drop(graph);
     drop(embedded);
@@ -355,7 +398,12 @@ fn main() {
             let name = format!("r{replicas}-n{n_nodes}");
             let graphs = open_everywhere(&nodes, &name);
             wait_for_leader(&graphs);
+            let (in_before, out_before) = nats.messages();
             let rate = commit_rate(&graphs, writers, duration);
+            let (in_after, out_after) = nats.messages();
+            let per_commit = |before: u64, after: u64| {
+                after.saturating_sub(before) as f64 / rate.commits.max(1) as f64
+            };
             let (forwarded, from_stream) = graphs
                 .iter()
                 .filter_map(|g| g.leader_status())
@@ -385,6 +433,11 @@ fn main() {
                 format!("{} / {}", thousands(pipelined), thousands(refused)),
                 format!("{:.1}", held as f64 / messages.max(1) as f64),
                 format!("{} / {}", thousands(forwarded), thousands(from_stream)),
+                format!(
+                    "{:.1} / {:.1}",
+                    per_commit(in_before, in_after),
+                    per_commit(out_before, out_after)
+                ),
             ]);
             let leads = |g: &&Arc<Graph>| {
                 g.leader_status()
@@ -423,6 +476,7 @@ fn main() {
             "sent behind another / refused mid-pipeline",
             "commits per message",
             "forwarded / answered from the stream",
+            "NATS messages in / out per commit",
         ],
         &rows,
     );
