@@ -175,6 +175,7 @@ impl Graph {
                 .send(seq, &built.record, tail.map(|(_, hash, _)| hash), forwarded)
                 .map_err(EngineError::from)
                 .inspect_err(|e| self.note_shared(e))?;
+            self.shared_seen.sent(seq);
             let behind_another = tail.is_some();
             writer.unapplied.push(&built.inserts, &built.deletes);
             writer.in_flight.push_back(InFlight {
@@ -319,6 +320,7 @@ impl Graph {
         if writer.in_flight.len() != before {
             self.recount_unapplied(writer);
         }
+        self.shared_seen.dropped_from(seq);
     }
 
     /// `unapplied` again from the commits still in flight.

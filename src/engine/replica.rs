@@ -434,7 +434,7 @@ impl Graph {
             .spawn(move || {
                 let mut failing = false;
                 loop {
-                    let woken = stored.wait_beyond(
+                    let woken = stored.wait_for_others(
                         weak.upgrade().map_or(0, |g| g.store.applied_seq()),
                         FOLLOW_EVERY,
                     );
@@ -483,6 +483,13 @@ impl Graph {
 pub(crate) struct SharedHead {
     seq: parking_lot::Mutex<CommitSeq>,
     changed: parking_lot::Condvar,
+    /// Wakes the follower thread: only for commits past `own_sent`.
+    for_follower: parking_lot::Condvar,
+    /// The last commit this node's pipeline sent and has not dropped. Its own writers
+    /// apply those commits when the log answers them, from the records they built: the
+    /// watcher's delivery of them neither wakes the follower nor is kept (on the leader
+    /// that is every commit).
+    own_sent: std::sync::atomic::AtomicU64,
     /// Records the watcher delivered that may not be applied yet, by commit number
     /// (bounded: `PUSHED_MAX_RECORDS`, `PUSHED_MAX_BYTES`; what does not fit is read
     /// from the shared log when due).
@@ -504,7 +511,37 @@ impl SharedHead {
         if seq > *last {
             *last = seq;
             self.changed.notify_all();
+            if seq > self.own_sent.load(Ordering::Acquire) {
+                self.for_follower.notify_all();
+            }
         }
+    }
+
+    /// This node's pipeline sent commit `seq` (see `own_sent`).
+    pub(crate) fn sent(&self, seq: CommitSeq) {
+        self.own_sent.fetch_max(seq, Ordering::AcqRel);
+    }
+
+    /// This node's pipeline dropped its commits from `seq` on (refused, or unanswered):
+    /// what the log holds there may be another node's, so the follower looks again.
+    pub(crate) fn dropped_from(&self, seq: CommitSeq) {
+        self.own_sent
+            .fetch_min(seq.saturating_sub(1), Ordering::AcqRel);
+        let _last = self.seq.lock();
+        self.for_follower.notify_all();
+    }
+
+    /// The follower's wait: returns once the shared log stored a commit after `applied`
+    /// that this node's own writers will not apply (true), or after `limit` (false).
+    fn wait_for_others(&self, applied: CommitSeq, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        let mut seq = self.seq.lock();
+        while *seq <= applied.max(self.own_sent.load(Ordering::Acquire)) {
+            if self.for_follower.wait_until(&mut seq, deadline).timed_out() {
+                return false;
+            }
+        }
+        true
     }
 
     /// Returns once the shared log stored a commit after `applied` (true), or after
@@ -522,6 +559,9 @@ impl SharedHead {
 
     /// Keeps the record of commit `seq` the watcher delivered, while there is room.
     fn keep(&self, seq: CommitSeq, record: Vec<u8>) {
+        if seq <= self.own_sent.load(Ordering::Acquire) {
+            return;
+        }
         let mut pushed = self.pushed.lock();
         let (records, bytes) = &mut *pushed;
         if records.len() < PUSHED_MAX_RECORDS && *bytes + record.len() <= PUSHED_MAX_BYTES {

@@ -170,7 +170,16 @@ pub(crate) struct SearchPart {
     stopping: AtomicBool,
     /// One sync at a time (the worker's, or a direct call).
     syncing: Mutex<()>,
+    /// The last sync found nothing declared: the worker then takes its wakes at most
+    /// every `IDLE_PAUSE` (a graph without search must not pay a thread wake and a look
+    /// at its declarations for every commit).
+    nothing_declared: Arc<AtomicBool>,
 }
+
+/// How often, at most, the worker of a graph without declarations looks for new ones.
+/// A search that must see the newest declaration (`consistency: strong`) waits for it
+/// (`wait_for`), so this only delays the first build of a new index.
+const IDLE_PAUSE: Duration = Duration::from_millis(50);
 
 /// One search.
 #[derive(Clone, Debug)]
@@ -227,6 +236,7 @@ impl SearchPart {
             caught_up: Default::default(),
             stopping: AtomicBool::new(false),
             syncing: Mutex::default(),
+            nothing_declared: Arc::default(),
         }
     }
 
@@ -249,6 +259,7 @@ impl SearchPart {
         let (sender, receiver) = mpsc::sync_channel::<()>(1);
         *signal = Some(sender);
         drop(signal);
+        let idle = self.nothing_declared.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("strata-search-{}", self.graph_name))
             .spawn(move || {
@@ -256,6 +267,9 @@ impl SearchPart {
                     let woke = receiver.recv_timeout(Duration::from_secs(2));
                     if matches!(woke, Err(mpsc::RecvTimeoutError::Disconnected)) || !tick() {
                         break;
+                    }
+                    if idle.load(Ordering::Acquire) {
+                        std::thread::sleep(IDLE_PAUSE);
                     }
                 }
             });
@@ -292,8 +306,12 @@ impl SearchPart {
     pub(crate) fn sync(&self, history: &dyn GraphHistory) -> Result<(), EngineError> {
         let _one_at_a_time = self.syncing.lock();
         let head = history.head_seq();
-        if self.indexes.read().is_empty() && declarations_in(&history.snapshot(head)).is_empty() {
-            // Nothing declared: do not even load the model (96 MB).
+        let nothing_declared =
+            self.indexes.read().is_empty() && declarations_in(&history.snapshot(head)).is_empty();
+        self.nothing_declared
+            .store(nothing_declared, Ordering::Release);
+        if nothing_declared {
+            // Do not even load the model (96 MB).
             return Ok(());
         }
         let embedder = self.embedder();
