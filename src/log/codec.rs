@@ -280,7 +280,11 @@ impl Write for Sink {
 /// its compressed bytes).
 pub struct QuadsEncoder {
     hasher: Sha256,
-    deflate: flate2::write::DeflateEncoder<Sink>,
+    /// Made once the text reaches `COMPRESS_MIN_BYTES` (a compressor's state is hundreds
+    /// of KiB to allocate and clear: most commits are smaller and stored raw).
+    deflate: Option<flate2::write::DeflateEncoder<Sink>>,
+    /// Where the compressed bytes go once there is a compressor.
+    spill_dir: Option<std::path::PathBuf>,
     /// The raw text while it is short: small sections are stored uncompressed.
     raw: Vec<u8>,
     n_bytes: usize,
@@ -295,11 +299,25 @@ impl Default for QuadsEncoder {
 impl Write for QuadsEncoder {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.hasher.update(buf);
-        self.deflate.write_all(buf)?;
-        if self.n_bytes < COMPRESS_MIN_BYTES {
-            self.raw.extend_from_slice(buf);
-        }
         self.n_bytes += buf.len();
+        match &mut self.deflate {
+            Some(deflate) => deflate.write_all(buf)?,
+            None if self.n_bytes < COMPRESS_MIN_BYTES => self.raw.extend_from_slice(buf),
+            None => {
+                // Long enough to compress: from the start.
+                let mut deflate = flate2::write::DeflateEncoder::new(
+                    Sink {
+                        dir: self.spill_dir.take(),
+                        memory: Vec::new(),
+                        file: None,
+                    },
+                    flate2::Compression::fast(),
+                );
+                deflate.write_all(&std::mem::take(&mut self.raw))?;
+                deflate.write_all(buf)?;
+                self.deflate = Some(deflate);
+            }
+        }
         Ok(buf.len())
     }
 
@@ -318,14 +336,8 @@ impl QuadsEncoder {
     fn with_sink(dir: Option<std::path::PathBuf>) -> Self {
         Self {
             hasher: Sha256::new(),
-            deflate: flate2::write::DeflateEncoder::new(
-                Sink {
-                    dir,
-                    memory: Vec::new(),
-                    file: None,
-                },
-                flate2::Compression::fast(),
-            ),
+            deflate: None,
+            spill_dir: dir,
             raw: Vec::new(),
             n_bytes: 0,
         }
@@ -335,18 +347,18 @@ impl QuadsEncoder {
     /// from the compressor or the spill file.
     pub fn finish(self) -> std::io::Result<QuadsSection> {
         let digest = self.hasher.finalize().into();
-        if self.n_bytes < COMPRESS_MIN_BYTES {
-            return Ok(QuadsSection {
+        match self.deflate {
+            None => Ok(QuadsSection {
                 digest,
                 stored: Stored::Memory(self.raw),
                 compressed: false,
-            });
+            }),
+            Some(deflate) => Ok(QuadsSection {
+                digest,
+                stored: deflate.finish()?.finish()?,
+                compressed: true,
+            }),
         }
-        Ok(QuadsSection {
-            digest,
-            stored: self.deflate.finish()?.finish()?,
-            compressed: true,
-        })
     }
 }
 
