@@ -53,8 +53,11 @@ pub struct Graph {
     /// Every commit, index `commit_seq - 1`. Appended by the writer after apply.
     pub(crate) commits: RwLock<Vec<CommitInfo>>,
     pub(crate) idempotency: RwLock<FxHashMap<String, CommitSeq>>,
-    /// The newest durable commit; its lock is the group-commit sync lock.
-    pub(crate) durable_seq: Mutex<CommitSeq>,
+    /// The newest durable commit, and whether a writer is fsyncing the log now (group
+    /// commit: one fsync at a time covers every commit applied before it started; the
+    /// writers it covers are woken together by `durable_synced`).
+    pub(crate) durable_seq: Mutex<(CommitSeq, bool)>,
+    pub(crate) durable_synced: parking_lot::Condvar,
     /// When the log was last fsynced (a clustered node syncs its copy lazily).
     pub(crate) local_synced_at: Mutex<std::time::Instant>,
     pub(crate) poisoned: AtomicBool,
@@ -238,7 +241,8 @@ impl Graph {
             writer: Mutex::new(WriterState::new(head_hash)),
             commits: RwLock::new(entries),
             idempotency: RwLock::new(idempotency),
-            durable_seq: Mutex::new(head),
+            durable_seq: Mutex::new((head, false)),
+            durable_synced: parking_lot::Condvar::new(),
             local_synced_at: Mutex::new(std::time::Instant::now()),
             poisoned: AtomicBool::new(false),
             publish_pending: AtomicBool::new(false),
