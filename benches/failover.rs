@@ -546,7 +546,15 @@ fn check_nodes(nodes: &mut [Node], acks: Vec<Ack>) {
             .call()
             .expect("subjects");
         let body: Value =
-            serde_json::from_str(&response.body_mut().read_to_string().expect("body"))
+            // Every acknowledged subject: past ureq's default 10 MiB at ~100k writes.
+            serde_json::from_str(
+                &response
+                    .body_mut()
+                    .with_config()
+                    .limit(1 << 32)
+                    .read_to_string()
+                    .expect("body"),
+            )
                 .expect("json");
         let subjects: HashSet<&str> = body["results"]["bindings"]
             .as_array()
