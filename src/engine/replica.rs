@@ -736,3 +736,47 @@ pub(crate) fn bootstrap(
     }
     outcome
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHORT: Duration = Duration::from_millis(30);
+
+    #[test]
+    fn the_follower_is_not_woken_for_the_commits_its_own_pipeline_sent() {
+        let head = Arc::new(SharedHead::default());
+        head.sent(3);
+        head.note(2);
+        head.note(3);
+        head.keep(3, b"own record".to_vec());
+        assert!(
+            !head.wait_for_others(1, SHORT),
+            "commits 2 and 3 are its own"
+        );
+        assert!(!head.holds(3), "its own delivered record is not kept");
+        head.note(4);
+        head.keep(4, b"another node's".to_vec());
+        assert!(head.wait_for_others(1, SHORT), "commit 4 is another node's");
+        assert!(head.holds(4));
+    }
+
+    #[test]
+    fn a_dropped_pipeline_wakes_the_follower_for_what_the_log_holds_there() {
+        let head = Arc::new(SharedHead::default());
+        head.sent(5);
+        head.note(5);
+        let waiting = {
+            let head = head.clone();
+            std::thread::spawn(move || head.wait_for_others(2, Duration::from_secs(10)))
+        };
+        std::thread::sleep(SHORT);
+        // Commits 4 and 5 were refused: the 4 and 5 the log holds are another node's.
+        head.dropped_from(4);
+        assert!(
+            waiting.join().expect("joins"),
+            "woken once its commits were dropped"
+        );
+        assert!(head.wait_for_others(3, SHORT));
+    }
+}

@@ -228,6 +228,12 @@ fn concurrent_writers_get_consecutive_commits_and_readers_see_whole_commits() ->
         .map(|c| c.header.commit_seq)
         .collect();
     assert_eq!(seqs, (1..=100).rev().collect::<Vec<_>>());
+    // Each writer returned only once a group fsync covered its commit: all are in the
+    // log a new process reads.
+    drop(graph);
+    drop(engine);
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    assert_eq!(engine.graph("main")?.head_seq(), 100);
     Ok(())
 }
 

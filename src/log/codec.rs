@@ -911,4 +911,38 @@ mod tests {
         let decoded = decode_record(&written).expect("decodes");
         assert_eq!(decoded.quads, text);
     }
+
+    #[test]
+    fn small_sections_are_stored_raw_and_larger_ones_compressed_however_they_are_written() {
+        let line = b"<http://e/s> <http://e/p> \"a literal that repeats\" .\n";
+        for lines in [1usize, 18, 19, 20, 200] {
+            let text: Vec<u8> = line.repeat(lines);
+            // Written a line at a time (as the writer does), crossing the threshold
+            // somewhere in the middle.
+            let mut encoder = QuadsEncoder::default();
+            for chunk in text.chunks(line.len()) {
+                encoder.write_all(chunk).expect("write");
+            }
+            let section = encoder.finish().expect("finish");
+            assert_eq!(section.digest, quads_digest(&text));
+            assert_eq!(
+                section.compressed,
+                text.len() >= COMPRESS_MIN_BYTES,
+                "{lines} lines"
+            );
+            if section.compressed {
+                assert!(section.stored_len() < text.len() as u64, "{lines} lines");
+            }
+            let mut header = header();
+            header.quads_digest = section.digest;
+            let record = encode_record(&header, header.hash(), &section).expect("encode");
+            let decoded = decode_record(&record).expect("decodes");
+            assert_eq!(decoded.quads, text, "{lines} lines");
+            // The compressed bytes depend on how the text was cut into writes; the record's
+            // hash does not (it covers the text's digest).
+            let whole = encode_quads(&text);
+            assert_eq!(whole.compressed, section.compressed, "{lines} lines");
+            assert_eq!(whole.digest, section.digest, "{lines} lines");
+        }
+    }
 }
