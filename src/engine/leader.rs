@@ -247,6 +247,8 @@ impl Graph {
                     // The holder renews every third of the lease's time; the others ask
                     // twice as often, so a lapsed lease is taken within a sixth of it.
                     let leading = matches!(&*graph.lease.view.lock(), Some((LeaseHolder::Me, _)));
+                    // The leader's own appends tell it what the stream holds.
+                    shared.pause_watching(leading);
                     drop(graph);
                     std::thread::sleep(if leading { ttl / 3 } else { ttl / 6 });
                 }

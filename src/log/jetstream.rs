@@ -238,6 +238,7 @@ impl Cluster for JetStream {
             placements,
             appender,
             watching: Arc::new(AtomicBool::new(false)),
+            watch_paused: Arc::new(tokio::sync::watch::Sender::new(false)),
         });
         log.listen_for_turns();
         self.logs.lock().insert(graph.to_owned(), log.clone());
@@ -320,6 +321,8 @@ struct GraphStream {
     appender: Arc<batch::Appender>,
     /// The append watcher's consumer is up (`watch_appends`).
     watching: Arc<AtomicBool>,
+    /// The append watcher is to drop its consumer (`pause_watching`).
+    watch_paused: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl GraphStream {
@@ -634,6 +637,11 @@ impl SharedLog for GraphStream {
         self.client.connection_state() == async_nats::connection::State::Connected
     }
 
+    fn pause_watching(&self, paused: bool) {
+        self.watch_paused
+            .send_if_modified(|now| std::mem::replace(now, paused) != paused);
+    }
+
     fn is_watching(&self) -> bool {
         self.watching.load(Ordering::Acquire) && self.is_connected()
     }
@@ -779,17 +787,25 @@ impl SharedLog for GraphStream {
     }
 
     fn watch_appends(&self, wake: AppendWatcher) {
-        let (stream, client, placements, watching) = (
+        let (stream, client, placements, watching, paused) = (
             self.stream.clone(),
             self.client.clone(),
             self.placements.clone(),
             self.watching.clone(),
+            self.watch_paused.clone(),
         );
         self.runtime.spawn(async move {
+            // Holding the sender too, `changed` never fails.
+            let mut pause = paused.subscribe();
             // An ordered consumer delivers a message only once the stream stored it (a
             // plain subscription to the subject would hear of it before the replicas
             // have it), with its records: a follower applies them without asking.
             while wake(0, None, None) {
+                if *pause.borrow_and_update() {
+                    // Asking `wake` again at least every second ends the task with the graph.
+                    let _ = tokio::time::timeout(Duration::from_secs(1), pause.changed()).await;
+                    continue;
+                }
                 let consumer = stream
                     .create_consumer(jetstream::consumer::push::OrderedConfig {
                         deliver_subject: client.new_inbox(),
@@ -801,7 +817,17 @@ impl SharedLog for GraphStream {
                     && let Ok(mut appended) = consumer.messages().await
                 {
                     watching.store(true, Ordering::Release);
-                    while let Some(Ok(message)) = appended.next().await {
+                    loop {
+                        let message = tokio::select! {
+                            message = appended.next() => message,
+                            _ = pause.changed() => {
+                                if *pause.borrow_and_update() {
+                                    break;
+                                }
+                                continue;
+                            }
+                        };
+                        let Some(Ok(message)) = message else { break };
                         let Ok(info) = message.info() else {
                             continue;
                         };
@@ -824,9 +850,12 @@ impl SharedLog for GraphStream {
                         }
                     }
                 }
+                watching.store(false, Ordering::Release);
+                if *pause.borrow() {
+                    continue;
+                }
                 // The cluster is away (or the consumer was lost): try again shortly;
                 // the follower's own polls cover the gap.
-                watching.store(false, Ordering::Release);
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });

@@ -172,6 +172,13 @@ pub trait SharedLog: Send + Sync {
     /// followers apply a commit within milliseconds instead of at their next poll, and
     /// without asking for it.
     fn watch_appends(&self, wake: AppendWatcher);
+    /// While `paused`, `watch_appends` delivers nothing (its consumer is dropped): a
+    /// leader hears of its own commits from their answers, and of another node's rare
+    /// append (a document too big to forward) at its follower's next poll or its next
+    /// refused append. Each stored message then costs one delivery less.
+    fn pause_watching(&self, paused: bool) {
+        let _ = paused;
+    }
     /// Whether the connection to the shared log is up now (no round trip).
     fn is_connected(&self) -> bool;
     /// Whether `watch_appends` is delivering now (its consumer is up and connected).

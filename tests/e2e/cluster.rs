@@ -923,8 +923,16 @@ fn a_big_import_through_one_node_becomes_a_store_file_on_every_node() {
     let env = [("STRATA_IMPORT_RUN_QUADS", "5000")];
     let args = ["serve", "--http", "127.0.0.1:0", "--no-demo", "--log", &url];
     let (first, second) = (Strata::new(), Strata::new());
-    let writer = first.serve_with_env(&args, &env);
-    let follower = second.serve_with_env(&args, &env);
+    let mut nodes = vec![
+        Some(first.serve_with_env(&args, &env)),
+        Some(second.serve_with_env(&args, &env)),
+    ];
+    // The import goes through the node that does not lead: too big to forward, it is
+    // appended there, and the leader, whose watcher is paused while it leads, still
+    // applies it (its follower's poll finds it).
+    let leads = wait_for_leader(&nodes, Duration::from_secs(30));
+    let follower = nodes[leads].take().unwrap();
+    let writer = nodes[1 - leads].take().unwrap();
     let (status, body) = update(
         &writer,
         "INSERT DATA { <http://e/early> <http://e/p> 1 }",
@@ -969,6 +977,7 @@ fn a_big_import_through_one_node_becomes_a_store_file_on_every_node() {
         "the record went through the object store: {bodies:?}"
     );
 
+    let asked = Instant::now();
     let applied = wait_for(Duration::from_secs(60), || head(&follower) == 2);
     if !applied {
         // Seen once under a full parallel suite and not since: say what the follower was
@@ -976,6 +985,12 @@ fn a_big_import_through_one_node_becomes_a_store_file_on_every_node() {
         describe_stuck(&follower);
         panic!("timed out waiting for the follower to apply commit 2");
     }
+    assert_eq!(write_leader(&follower).map(|l| l.1), Some(true));
+    assert!(
+        asked.elapsed() < Duration::from_secs(20),
+        "the leader found another node's append within its polls: {:?}",
+        asked.elapsed()
+    );
     assert_eq!(
         gauge(&follower, "strata_store_files_seq"),
         2,
