@@ -7,8 +7,8 @@
 //! answer comes they go together, as the next message (each commit is still its own
 //! record, hash and number; only the envelope is shared). When the message answered held
 //! several commits, the next waits up to `LINGER` for as many (their writers, answered
-//! together, come back about together; 2.7 → 4.3 commits per message and 1.1–1.4× the
-//! commits/s on 3 nodes with 3 replicas). An idle graph sends a commit at once, so a
+//! together, come back about together: measured, more commits per message and 1.1–1.3×
+//! the commits/s with 3 replicas; README). An idle graph sends a commit at once, so a
 //! lone write waits no longer than before.
 //!
 //! A message says which commits it holds (header `Strata-Commits: <first> <count>`;
