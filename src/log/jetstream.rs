@@ -67,6 +67,13 @@ const RANGE_MAX_RECORDS: usize = 10_000;
 const RANGE_MAX_BYTES: usize = 64 << 20;
 /// How long a range read waits for its next message once some came.
 const RANGE_STALL: Duration = Duration::from_secs(2);
+/// How long one read of a stream message waits for its answer before it is asked again.
+/// A request sent while the stream elects a leader (its NATS server died) is never
+/// answered; asked again, it is answered as soon as the new leader serves, not when a
+/// long timeout ends.
+const READ_ATTEMPT: Duration = Duration::from_secs(1);
+/// How long a read of a stream message is asked again (within `OP_TIMEOUT`).
+const READ_BUDGET: Duration = Duration::from_secs(10);
 /// How long a node holds back new appends after another node said it lost a race, unless
 /// that node says sooner that it appended: long enough for it to read the commits it
 /// missed, build again and publish.
@@ -431,13 +438,13 @@ impl SharedLog for GraphStream {
         );
         self.run(async move {
             // The stream's leader answers: the last message says which commits it holds.
-            match stream.get_last_raw_message_by_subject(&subject).await {
-                Ok(message) => {
+            match read_message(|| stream.get_last_raw_message_by_subject(&subject)).await {
+                Ok(Some(message)) => {
                     let placement = batch::Placement::of(Some(&message.headers), message.sequence);
                     placements.note(message.sequence, placement);
                     Ok(placement.last())
                 }
-                Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => Ok(0),
+                Ok(None) => Ok(0),
                 Err(e) => Err(unavailable(format!("reading the stream's state: {e}"))),
             }
         })
@@ -899,10 +906,10 @@ impl SharedLog for GraphStream {
             if few {
                 while !range.done() {
                     let seq = range.next_message;
-                    let message = tokio::time::timeout(OP_TIMEOUT, stream.get_raw_message(seq))
+                    let message = read_message(|| stream.get_raw_message(seq))
                         .await
                         .map_err(|e| failed(&e))?
-                        .map_err(|e| failed(&e))?;
+                        .ok_or_else(|| failed(&format!("message {seq} is not in the stream")))?;
                     let records = Self::records_of(
                         (&context, &bucket, replicas),
                         Some(&message.headers),
@@ -915,27 +922,46 @@ impl SharedLog for GraphStream {
                 }
                 return Ok(range.records);
             }
-            let consumer = stream.create_consumer(jetstream::consumer::push::OrderedConfig {
-                deliver_subject: client.new_inbox(),
-                deliver_policy: jetstream::consumer::DeliverPolicy::ByStartSequence {
-                    start_sequence: start,
-                },
-                ..Default::default()
-            });
-            let consumer = tokio::time::timeout(OP_TIMEOUT, consumer)
-                .await
-                .map_err(|e| failed(&e))?
-                .map_err(|e| failed(&e))?;
-            let mut messages = tokio::time::timeout(OP_TIMEOUT, consumer.messages())
-                .await
-                .map_err(|e| failed(&e))?
-                .map_err(|e| failed(&e))?;
-            // A consumer that stops delivering (its NATS server died) is not waited for
-            // long: what came is returned, the rest is asked for again.
-            let wait = |got: usize| if got == 0 { OP_TIMEOUT } else { RANGE_STALL };
-            while let Ok(Some(message)) =
-                tokio::time::timeout(wait(range.records.len()), messages.next()).await
-            {
+            // A request lost with a NATS server (or sent while the stream elects a
+            // leader) is not waited for long: it is asked again, until the first
+            // message comes or `READ_BUDGET` ends.
+            let started = Instant::now();
+            let (first, messages) = loop {
+                let attempt = async {
+                    let consumer =
+                        stream.create_consumer(jetstream::consumer::push::OrderedConfig {
+                            deliver_subject: client.new_inbox(),
+                            deliver_policy: jetstream::consumer::DeliverPolicy::ByStartSequence {
+                                start_sequence: start,
+                            },
+                            ..Default::default()
+                        });
+                    let consumer = tokio::time::timeout(RANGE_STALL, consumer)
+                        .await
+                        .map_err(|e| failed(&e))?
+                        .map_err(|e| failed(&e))?;
+                    let mut messages = tokio::time::timeout(RANGE_STALL, consumer.messages())
+                        .await
+                        .map_err(|e| failed(&e))?
+                        .map_err(|e| failed(&e))?;
+                    match tokio::time::timeout(RANGE_STALL, messages.next()).await {
+                        Ok(Some(first)) => Ok((first, messages)),
+                        Ok(None) => Err(failed(&"the consumer ended")),
+                        Err(e) => Err(failed(&e)),
+                    }
+                };
+                match attempt.await {
+                    Ok(got) => break got,
+                    Err(error) if started.elapsed() + RANGE_STALL > READ_BUDGET => {
+                        return Err(error);
+                    }
+                    Err(_) => tokio::time::sleep(PUBLISH_PAUSE).await,
+                }
+            };
+            // Nor is a consumer that stops delivering: what came is returned, the rest is
+            // asked for again.
+            let mut messages = tokio_stream::iter([first]).chain(messages);
+            while let Ok(Some(message)) = tokio::time::timeout(RANGE_STALL, messages.next()).await {
                 let message = message.map_err(|e| failed(&e))?;
                 let seq = message.info().map(|i| i.stream_sequence).unwrap_or(0);
                 if seq < range.next_message {
@@ -1100,6 +1126,33 @@ fn transfer_limit(bytes: u64) -> Duration {
 /// gets the same id, another record another).
 fn message_id(seq: CommitSeq, hash: &CommitHash) -> String {
     format!("{seq}-{}", &hash.to_hex()[..32])
+}
+
+/// A stream message by `ask` (a get of one message), asked again while no answer comes
+/// or the answer is an error other than "no such message" (a stream electing a leader
+/// answers nothing, or that it has none), for at most `READ_BUDGET`. `Ok(None)`: the
+/// stream holds no such message.
+async fn read_message<Fut>(
+    mut ask: impl FnMut() -> Fut,
+) -> Result<Option<jetstream::message::StreamMessage>, String>
+where
+    Fut: Future<Output = Result<jetstream::message::StreamMessage, stream::RawMessageError>>,
+{
+    let started = Instant::now();
+    loop {
+        let error = match tokio::time::timeout(READ_ATTEMPT, ask()).await {
+            Ok(Ok(message)) => return Ok(Some(message)),
+            Ok(Err(e)) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => {
+                return Ok(None);
+            }
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => format!("no answer within {READ_ATTEMPT:?}"),
+        };
+        if started.elapsed() + READ_ATTEMPT + PUBLISH_PAUSE > READ_BUDGET {
+            return Err(error);
+        }
+        tokio::time::sleep(PUBLISH_PAUSE).await;
+    }
 }
 
 /// Runs `future` on `runtime` and waits for it from this (synchronous) thread, at most

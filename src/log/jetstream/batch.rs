@@ -147,16 +147,15 @@ pub(super) async fn locate(
         let failed = |e: &dyn std::fmt::Display| {
             unavailable(format!("finding commit {commit} in the stream: {e}"))
         };
-        let got = tokio::time::timeout(OP_TIMEOUT, stream.get_raw_message(middle))
+        let got = super::read_message(|| stream.get_raw_message(middle))
             .await
             .map_err(|e| failed(&e))?;
         let placement = match got {
-            Ok(message) => Placement::of(Some(&message.headers), middle),
-            Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => {
+            Some(message) => Placement::of(Some(&message.headers), middle),
+            None => {
                 high = middle - 1;
                 continue;
             }
-            Err(e) => return Err(failed(&e)),
         };
         placements.note(middle, placement);
         if commit < placement.first {
@@ -560,20 +559,17 @@ impl Appender {
         if let Some((seq, placement)) = self.placements.find(commit) {
             return Ok((placement.last() == commit).then_some(seq));
         }
-        let last = tokio::time::timeout(
-            OP_TIMEOUT,
-            self.stream.get_last_raw_message_by_subject(&self.subject),
-        )
-        .await
-        .map_err(|e| unavailable(format!("reading the stream's state: {e}")))?;
+        let last =
+            super::read_message(|| self.stream.get_last_raw_message_by_subject(&self.subject))
+                .await
+                .map_err(|e| unavailable(format!("reading the stream's state: {e}")))?;
         match last {
-            Ok(message) => {
+            Some(message) => {
                 let placement = Placement::of(Some(&message.headers), message.sequence);
                 self.placements.note(message.sequence, placement);
                 Ok((placement.last() == commit).then_some(message.sequence))
             }
-            Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => Ok(None),
-            Err(e) => Err(unavailable(format!("reading the stream's state: {e}"))),
+            None => Ok(None),
         }
     }
 
@@ -639,7 +635,10 @@ impl Appender {
                 Err(e)
                     if matches!(
                         e.kind(),
-                        PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe
+                        PublishErrorKind::TimedOut
+                            | PublishErrorKind::BrokenPipe
+                            // No server answers for the stream: it elects a leader.
+                            | PublishErrorKind::StreamNotFound
                     ) =>
                 {
                     last_error = format!("publishing commit {first}: {e}");
