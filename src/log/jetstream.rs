@@ -1189,3 +1189,69 @@ fn is_not_found(error: &jetstream::context::GetStreamError) -> bool {
 fn unavailable(message: String) -> LogError {
     LogError::Unavailable { message }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+
+    fn no_message() -> stream::RawMessageError {
+        stream::RawMessageError::new(stream::LastRawMessageErrorKind::NoMessageFound)
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_read_is_asked_again_and_the_next_answer_counts() {
+        let asked = AtomicUsize::new(0);
+        let started = Instant::now();
+        let read = read_message(|| {
+            let first = asked.fetch_add(1, Ordering::Relaxed) == 0;
+            async move {
+                if first {
+                    // Sent while the stream elects a leader: never answered.
+                    std::future::pending::<()>().await;
+                }
+                Err(no_message())
+            }
+        })
+        .await;
+        assert_eq!(read.map(|m| m.is_none()), Ok(true));
+        assert_eq!(asked.load(Ordering::Relaxed), 2);
+        let waited = started.elapsed();
+        assert!(
+            waited >= READ_ATTEMPT && waited < READ_ATTEMPT * 3,
+            "{waited:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn no_such_message_is_an_answer_and_not_asked_again() {
+        let asked = AtomicUsize::new(0);
+        let read = read_message(|| {
+            asked.fetch_add(1, Ordering::Relaxed);
+            async { Err(no_message()) }
+        })
+        .await;
+        assert_eq!(read.map(|m| m.is_none()), Ok(true));
+        assert_eq!(asked.load(Ordering::Relaxed), 1);
+    }
+
+    #[tokio::test]
+    async fn other_errors_are_asked_again_until_an_answer_comes() {
+        let asked = AtomicUsize::new(0);
+        let read = read_message(|| {
+            // Twice "no responders" (no leader yet), then the answer.
+            let n = asked.fetch_add(1, Ordering::Relaxed);
+            async move {
+                Err(stream::RawMessageError::new(if n < 2 {
+                    stream::LastRawMessageErrorKind::Other
+                } else {
+                    stream::LastRawMessageErrorKind::NoMessageFound
+                }))
+            }
+        })
+        .await;
+        assert_eq!(read.map(|m| m.is_none()), Ok(true));
+        assert_eq!(asked.load(Ordering::Relaxed), 3);
+    }
+}
