@@ -126,8 +126,8 @@ def run_row(row, args, lua):
             total += int(re.search(r"(\d+) requests in", out).group(1))
             non = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
             bad += int(non.group(1)) if non else 0
-            p50 = re.search(r"50%\s+(\S+)", out).group(1)
-            p99 = re.search(r"99%\s+(\S+)", out).group(1)
+            p50 = re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1)
+            p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1)
             latencies.append(f"{p50}/{p99}")
         return total / args.seconds, bad, latencies
     finally:
