@@ -151,6 +151,11 @@ impl Graph {
                 continue;
             }
             let records = shared.read_range(seq + 1, last, &self.dir)?;
+            // Forwarded writes whose commits these are (the watcher, which names them
+            // otherwise, missed their messages): answered once applied, not at a resend.
+            for (commit, forwarded) in shared.take_forwarded_read() {
+                self.note_forwarded_commit(commit, forwarded);
+            }
             if records.is_empty() {
                 // Never spin holding the writer lock: the follower asks again later.
                 return Err(crate::log::LogError::Unavailable {

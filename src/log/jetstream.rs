@@ -74,6 +74,9 @@ const RANGE_STALL: Duration = Duration::from_secs(2);
 const READ_ATTEMPT: Duration = Duration::from_secs(1);
 /// How long a read of a stream message is asked again (within `OP_TIMEOUT`).
 const READ_BUDGET: Duration = Duration::from_secs(10);
+/// How many commits answering forwarded writes range reads remember until the follower
+/// takes them (it does after each read; they pile up only while nobody takes them).
+const FORWARDED_READ_KEPT: usize = 4096;
 /// How long a node holds back new appends after another node said it lost a race, unless
 /// that node says sooner that it appended: long enough for it to read the commits it
 /// missed, build again and publish.
@@ -245,6 +248,7 @@ impl Cluster for JetStream {
             placements,
             appender,
             watching: Arc::new(AtomicBool::new(false)),
+            forwarded_read: Arc::new(Mutex::new(BTreeMap::new())),
             watch_paused: Arc::new(tokio::sync::watch::Sender::new(false)),
         });
         log.listen_for_turns();
@@ -328,6 +332,8 @@ struct GraphStream {
     appender: Arc<batch::Appender>,
     /// The append watcher's consumer is up (`watch_appends`).
     watching: Arc<AtomicBool>,
+    /// Commits answering forwarded writes that range reads met (`take_forwarded_read`).
+    forwarded_read: Arc<Mutex<BTreeMap<CommitSeq, ForwardedCommit>>>,
     /// The append watcher is to drop its consumer (`pause_watching`).
     watch_paused: Arc<tokio::sync::watch::Sender<bool>>,
 }
@@ -868,6 +874,12 @@ impl SharedLog for GraphStream {
         });
     }
 
+    fn take_forwarded_read(&self) -> Vec<(CommitSeq, ForwardedCommit)> {
+        std::mem::take(&mut *self.forwarded_read.lock())
+            .into_iter()
+            .collect()
+    }
+
     fn read_range(
         &self,
         from: CommitSeq,
@@ -886,6 +898,18 @@ impl SharedLog for GraphStream {
             self.replicas,
             self.placements.clone(),
         );
+        let forwarded_read = self.forwarded_read.clone();
+        let note_forwarded = move |headers: Option<&HeaderMap>| {
+            let named = batch::forwarded_commits(headers);
+            if named.is_empty() {
+                return;
+            }
+            let mut read = forwarded_read.lock();
+            read.extend(named.into_iter().filter(|(c, _)| (from..=to).contains(c)));
+            while read.len() > FORWARDED_READ_KEPT {
+                read.pop_first();
+            }
+        };
         // Bodies in the object store may take long: each step is bounded instead.
         self.run_for(FILES_TIMEOUT, async move {
             let failed = |e: &dyn std::fmt::Display| {
@@ -918,6 +942,7 @@ impl SharedLog for GraphStream {
                     )
                     .await?;
                     let placement = batch::Placement::of(Some(&message.headers), seq);
+                    note_forwarded(Some(&message.headers));
                     range.take(seq, placement, records)?;
                 }
                 return Ok(range.records);
@@ -973,6 +998,7 @@ impl SharedLog for GraphStream {
                 let headers = message.headers.as_ref();
                 let placement = batch::Placement::of(headers, seq);
                 placements.note(seq, placement);
+                note_forwarded(headers);
                 let records = Self::records_of(
                     (&context, &bucket, replicas),
                     headers,
@@ -1195,6 +1221,115 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
 
     use super::*;
+
+    /// A real single `nats-server` with JetStream, stopped when dropped (`.ci/run`
+    /// installs it; without it the test fails).
+    struct Nats {
+        process: std::process::Child,
+        url: String,
+        _dir: tempfile::TempDir,
+    }
+
+    impl Drop for Nats {
+        fn drop(&mut self) {
+            let _ = self.process.kill();
+            let _ = self.process.wait();
+        }
+    }
+
+    fn nats() -> Nats {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let process = std::process::Command::new("nats-server")
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nats-server is not installed: `apt-get install nats-server` (.ci/run does)");
+        let url = format!("nats://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "nats-server did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Nats {
+            process,
+            url,
+            _dir: dir,
+        }
+    }
+
+    /// Commit `seq` on `parent`, one triple.
+    fn record(seq: CommitSeq, parent: CommitHash) -> EncodedRecord {
+        let quads = format!("<http://e/s{seq}> <http://e/p> \"{seq}\" .\n");
+        let header = crate::log::CommitHeader {
+            commit_seq: seq,
+            parent_hash: parent,
+            committed_at: crate::log::parse_time("2026-12-07T10:00:00Z").expect("time"),
+            observed_at: None,
+            author: None,
+            message: None,
+            idempotency_key: None,
+            request_digest: None,
+            n_inserted: 1,
+            n_deleted: 0,
+            quads_digest: crate::log::quads_digest(quads.as_bytes()),
+        };
+        EncodedRecord::new(
+            &header,
+            header.hash(),
+            crate::log::encode_quads(quads.as_bytes()),
+        )
+    }
+
+    /// A node whose append watcher missed a message reads it in a range instead: the
+    /// read must name the forwarded write its commit answers, as the watcher would, or
+    /// that write waits for its resend (seconds).
+    #[test]
+    fn range_reads_name_the_forwarded_writes_their_commits_answer() {
+        let nats = nats();
+        let cluster = JetStream::connect(&nats.url, 1).expect("connects");
+        let log = cluster.graph_log("g", true).expect("stream").expect("made");
+        let forwarded = |seq: CommitSeq, hash: CommitHash| ForwardedCommit {
+            forward_id: format!("node2-00ff-{seq}"),
+            hash,
+            inserted: 1,
+            deleted: 0,
+        };
+        let mut parent = CommitHash::ZERO;
+        let mut expected = Vec::new();
+        // One message each (each waits for its answer): six messages.
+        for seq in 1..=6 {
+            let record = record(seq, parent);
+            let named = matches!(seq, 2 | 6).then(|| forwarded(seq, record.hash()));
+            if let Some(named) = &named {
+                expected.push((seq, named.clone()));
+            }
+            let pending = log.send(seq, &record, None, named).expect("queued");
+            assert!(matches!(
+                pending.wait(),
+                Ok(crate::log::Appended::Acknowledged)
+            ));
+            parent = record.hash();
+        }
+        let spill = tempfile::tempdir().expect("spill dir");
+        assert!(log.take_forwarded_read().is_empty(), "nothing read yet");
+        // Through a consumer (six messages) ...
+        assert_eq!(log.read_range(1, 6, spill.path()).expect("read").len(), 6);
+        assert_eq!(log.take_forwarded_read(), expected);
+        assert!(log.take_forwarded_read().is_empty(), "taken once");
+        // ... and by direct gets (two): only those in the range.
+        assert_eq!(log.read_range(5, 6, spill.path()).expect("read").len(), 2);
+        assert_eq!(log.take_forwarded_read(), expected[1..].to_vec());
+        assert_eq!(log.read_range(3, 5, spill.path()).expect("read").len(), 3);
+        assert!(
+            log.take_forwarded_read().is_empty(),
+            "none answers a forwarded write"
+        );
+    }
 
     fn no_message() -> stream::RawMessageError {
         stream::RawMessageError::new(stream::LastRawMessageErrorKind::NoMessageFound)

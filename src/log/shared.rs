@@ -179,6 +179,13 @@ pub trait SharedLog: Send + Sync {
     fn pause_watching(&self, paused: bool) {
         let _ = paused;
     }
+    /// The commits answering forwarded writes (`ForwardedCommit`) that `read_range` met
+    /// since the last call, by number: a node whose append watcher missed their messages
+    /// (its consumer lost and made again) still answers those writes as soon as it has
+    /// applied them, rather than at their resend.
+    fn take_forwarded_read(&self) -> Vec<(CommitSeq, ForwardedCommit)> {
+        Vec::new()
+    }
     /// Whether the connection to the shared log is up now (no round trip).
     fn is_connected(&self) -> bool;
     /// Whether `watch_appends` is delivering now (its consumer is up and connected).
