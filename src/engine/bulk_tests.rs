@@ -22,6 +22,7 @@ fn options(format: &str) -> ImportOptions {
         format: ImportFormat::from_name(format).expect("format"),
         base_iri: None,
         into_graph: None,
+        one_graph: false,
         source_name: "test".into(),
     }
 }

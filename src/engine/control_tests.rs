@@ -38,6 +38,7 @@ fn import(
         format: ImportFormat::from_name(format).unwrap(),
         base_iri: None,
         into_graph: into_graph.map(NamedNode::new_unchecked),
+        one_graph: false,
         source_name: "test".into(),
     };
     graph
@@ -156,6 +157,7 @@ fn a_write_without_admin_never_changes_a_control_graph() {
                 format: ImportFormat::from_name("turtle").unwrap(),
                 base_iri: None,
                 into_graph: Some(NamedNode::new_unchecked(SHAPES)),
+                one_graph: false,
                 source_name: "test".into(),
             },
             |_| {},

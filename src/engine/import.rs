@@ -73,6 +73,10 @@ pub struct ImportOptions {
     /// The RDF graph that receives triples (default: the default graph). Quads of
     /// TriG/N-Quads documents keep their own graph.
     pub into_graph: Option<NamedNode>,
+    /// The document is one RDF graph (a Graph Store write): a named graph in it (JSON-LD
+    /// `@graph` under an `@id`) is refused rather than written to a graph the request
+    /// did not name.
+    pub one_graph: bool,
     /// Name shown in error messages (usually the file path).
     pub source_name: String,
 }
@@ -187,6 +191,15 @@ impl Graph {
         } else {
             for quad in quads(&mut reader, options)? {
                 let quad = quad?;
+                if options.one_graph && !quad.graph_name.is_default_graph() {
+                    return Err(EngineError::InvalidArgument {
+                        param: "body".into(),
+                        message: format!(
+                            "the {} names graph {}: a Graph Store write takes one graph, the one its request names (leave out the @id of the @graph)",
+                            options.source_name, quad.graph_name
+                        ),
+                    });
+                }
                 let mut quad = with_fresh_blank_nodes(quad, &mut fresh);
                 if let (Some(graph), RdfGraphName::DefaultGraph) =
                     (&options.into_graph, &quad.graph_name)
@@ -746,6 +759,7 @@ mod tests {
             format: ImportFormat(format),
             base_iri: None,
             into_graph: None,
+            one_graph: false,
             source_name: name.into(),
         }
     }

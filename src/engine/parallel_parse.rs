@@ -376,6 +376,7 @@ mod tests {
             format: ImportFormat(format),
             base_iri: None,
             into_graph: into_graph.map(NamedNode::new_unchecked),
+            one_graph: false,
             source_name: "doc".into(),
         }
     }

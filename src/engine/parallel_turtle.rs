@@ -456,6 +456,7 @@ mod tests {
             format: ImportFormat(format),
             base_iri: Some("http://base/".into()),
             into_graph: None,
+            one_graph: false,
             source_name: "doc".into(),
         }
     }

@@ -251,6 +251,7 @@ fn every_iri_turtle_accepts_replays_from_the_log() -> TestResult {
             format: super::ImportFormat(oxrdfio::RdfFormat::Turtle),
             base_iri: None,
             into_graph: None,
+            one_graph: false,
             source_name: "doc.ttl".into(),
         };
         let outcome = graph.import(document.as_bytes(), &options, &CommitRequest::default())?;

@@ -282,6 +282,7 @@ fn prepare_publication(
         format,
         base_iri: None,
         into_graph: None,
+        one_graph: false,
         source_name: "shapes".into(),
     };
     let triples = parse_triples(text.as_bytes(), &options, None)

@@ -112,13 +112,92 @@ fn write_all(
         QueryResults::Graph(triples) => {
             let mut serializer = RdfSerializer::from_format(format.graph_format()).for_writer(out);
             let mut n_rows = 0;
+            let rdf_xml = format.graph_format() == RdfFormat::RdfXml;
             for triple in triples {
                 let triple = triple.map_err(evaluation_error)?;
+                if rdf_xml {
+                    check_rdf_xml_names(&triple)?;
+                }
                 serializer.serialize_triple(&triple)?;
                 n_rows += 1;
             }
             serializer.finish()?;
             Ok(n_rows)
+        }
+    }
+}
+
+/// Refuses a triple RDF/XML cannot write: its predicate (and the class of a typed node,
+/// `rdf:type`'s object) becomes an element name, an XML name at the IRI's end after a
+/// namespace. The serializer writes an empty local name (`prefix:`, not well-formed XML)
+/// for an IRI ending in something else, such as `http://example.org/1` or `…/p/`.
+fn check_rdf_xml_names(triple: &oxrdf::Triple) -> std::io::Result<()> {
+    let mut names = vec![triple.predicate.as_str()];
+    if triple.predicate.as_ref() == oxrdf::vocab::rdf::TYPE
+        && let oxrdf::Term::NamedNode(class) = &triple.object
+    {
+        names.push(class.as_str());
+    }
+    match names.into_iter().find(|iri| !ends_in_xml_name(iri)) {
+        None => Ok(()),
+        Some(iri) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "RDF/XML cannot name <{iri}> (its IRI does not end in an XML name); ask for Turtle, N-Triples or JSON-LD"
+            ),
+        )),
+    }
+}
+
+/// Whether `iri` ends in an XML name (no `:`) the serializer can split off as a local name.
+fn ends_in_xml_name(iri: &str) -> bool {
+    let tail_start = iri
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !is_xml_name_char(c) || c == ':')
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    iri[tail_start..]
+        .chars()
+        .any(|c| is_xml_name_start_char(c) && c != ':')
+}
+
+fn is_xml_name_start_char(c: char) -> bool {
+    matches!(c,
+        ':' | 'A'..='Z' | '_' | 'a'..='z'
+        | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}' | '\u{F8}'..='\u{2FF}'
+        | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}' | '\u{200C}'..='\u{200D}'
+        | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}' | '\u{3001}'..='\u{D7FF}'
+        | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}' | '\u{10000}'..='\u{EFFFF}')
+}
+
+fn is_xml_name_char(c: char) -> bool {
+    is_xml_name_start_char(c)
+        || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ends_in_xml_name;
+
+    #[test]
+    fn rdf_xml_names_only_iris_ending_in_an_xml_name() {
+        for iri in [
+            "http://ex.org/p",
+            "http://ex.org/p1",
+            "http://ex.org/ns#a-b.c",
+            "http://ex.org/1p",
+            "urn:x:é",
+        ] {
+            assert!(ends_in_xml_name(iri), "{iri}");
+        }
+        for iri in [
+            "http://ex.org/1",
+            "http://ex.org/p/",
+            "urn:x:123",
+            "http://ex.org/ns#",
+            "http://ex.org/-",
+        ] {
+            assert!(!ends_in_xml_name(iri), "{iri}");
         }
     }
 }

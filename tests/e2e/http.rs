@@ -406,6 +406,25 @@ fn graph_store_protocol_round_trips_graphs() {
             .unwrap()
             .contains("<http://e/new>")
     );
+    // JSON-LD's unnamed `@graph` is the one graph the request names.
+    let jsonld = "/graphs/main/store?graph=http%3A%2F%2Fe%2Fj";
+    let put = agent()
+        .put(server.url(jsonld))
+        .header("content-type", "application/ld+json")
+        .send(r#"{"@graph":[{"@id":"http://e/x","http://e/y":"v"}]}"#)
+        .unwrap();
+    assert_eq!(put.status(), 201);
+    let mut xml = agent()
+        .get(server.url(jsonld))
+        .header("accept", "application/rdf+xml")
+        .call()
+        .unwrap();
+    assert_eq!(xml.status(), 200);
+    let xml = xml.body_mut().read_to_string().unwrap();
+    assert!(
+        xml.contains("rdf:about=\"http://e/x\"") && xml.contains(">v</"),
+        "{xml}"
+    );
 }
 
 #[test]
@@ -428,6 +447,11 @@ fn bad_requests_get_coded_errors_and_change_nothing() {
         (413, "payload_too_large", agent().post(server.url("/update")).header("content-type", "application/sparql-update").send(format!("INSERT DATA {{ <http://e/a> <http://e/b> \"{}\" }}", "x".repeat(4096))).unwrap()),
         (415, "unsupported_media_type", agent().put(server.url("/store?default")).header("content-type", "application/pdf").send("%PDF").unwrap()),
         (400, "invalid_rdf", agent().put(server.url("/store?default")).header("content-type", "text/turtle").send("<http://e/a> <http://e/b> .").unwrap()),
+        // A JSON-LD body naming its own graph would write a graph the request did not name.
+        (400, "invalid_argument", agent().put(server.url("/store?graph=http%3A%2F%2Fe%2Fg")).header("content-type", "application/ld+json").send(r#"{"@id":"http://e/other","@graph":[{"@id":"http://e/x","http://e/y":"v"}]}"#).unwrap()),
+        (400, "invalid_argument", agent().post(server.url("/store?default")).header("content-type", "application/ld+json").send(r#"{"@id":"_:g","@graph":[{"@id":"http://e/x","http://e/y":"v"}]}"#).unwrap()),
+        // RDF/XML cannot name this predicate: an error, not a malformed document.
+        (501, "unsupported", agent().get(server.url("/sparql")).query("query", "CONSTRUCT { <http://e/s> <http://e/1> 1 } {}").header("accept", "application/rdf+xml").call().unwrap()),
         (403, "service_not_allowed", agent().get(server.url("/sparql")).query("query", "SELECT * WHERE { SERVICE <http://169.254.169.254/latest/meta-data/> { ?s ?p ?o } }").call().unwrap()),
         (403, "host_not_allowed", agent().get(server.url("/sparql?query=ASK%7B%7D")).header("host", "attacker.example").call().unwrap()),
         (403, "origin_not_allowed", agent().post(server.url("/update")).header("origin", "http://attacker.example").header("content-type", "application/sparql-update").send("CLEAR ALL").unwrap()),

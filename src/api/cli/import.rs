@@ -109,6 +109,7 @@ fn import_all(
             format,
             base_iri: args.base.clone(),
             into_graph: into_graph.clone(),
+            one_graph: false,
             source_name: source_name.clone(),
         };
         let raw: Box<dyn Read + Send> = if is_stdin {

@@ -133,6 +133,7 @@ fn load_demo(engine: &Engine, graph_name: &str, quiet_stdout: bool) -> Result<()
         format: ImportFormat(oxrdfio::RdfFormat::TriG),
         base_iri: None,
         into_graph: None,
+        one_graph: false,
         source_name: "demo/demo.trig".into(),
     };
     let request = CommitRequest {

@@ -109,6 +109,7 @@ fn read_file(path: &Path, param: &str) -> Result<(Vec<Triple>, String), ApiError
                 .display()
         )),
         into_graph: None,
+        one_graph: false,
         source_name: name.clone(),
     };
     let triples =

@@ -323,6 +323,7 @@ async fn write(
             format,
             base_iri: Some(base.clone()),
             into_graph: target_name.clone(),
+            one_graph: true,
             source_name: "request body".into(),
         };
         // `/metrics` counts the quads as they are parsed.

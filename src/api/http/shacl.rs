@@ -126,6 +126,7 @@ pub async fn put_shapes(
             format,
             base_iri: None,
             into_graph: None,
+            one_graph: false,
             source_name: "shapes".into(),
         };
         let triples = parse_triples(&body[..], &options, None)?;

@@ -161,6 +161,7 @@ async fn import(
         format,
         base_iri: args.base_iri.clone(),
         into_graph,
+        one_graph: false,
         source_name: "content".into(),
     };
     let commit_request = request(&args, admin);
