@@ -450,6 +450,10 @@ fn bad_requests_get_coded_errors_and_change_nothing() {
         // A JSON-LD body naming its own graph would write a graph the request did not name.
         (400, "invalid_argument", agent().put(server.url("/store?graph=http%3A%2F%2Fe%2Fg")).header("content-type", "application/ld+json").send(r#"{"@id":"http://e/other","@graph":[{"@id":"http://e/x","http://e/y":"v"}]}"#).unwrap()),
         (400, "invalid_argument", agent().post(server.url("/store?default")).header("content-type", "application/ld+json").send(r#"{"@id":"_:g","@graph":[{"@id":"http://e/x","http://e/y":"v"}]}"#).unwrap()),
+        (400, "invalid_argument", agent().get(server.url("/sparql")).query("update", "CLEAR ALL").call().unwrap()),
+        // A write always builds on the newest commit: a pin is refused, not ignored.
+        (400, "invalid_argument", agent().delete(server.url("/store?default&as_of=1")).call().unwrap()),
+        (400, "invalid_argument", agent().post(server.url("/update?as_of_time=2026-01-01T00:00:00Z")).header("content-type", "application/sparql-update").send("CLEAR ALL").unwrap()),
         // RDF/XML cannot name this predicate: an error, not a malformed document.
         (501, "unsupported", agent().get(server.url("/sparql")).query("query", "CONSTRUCT { <http://e/s> <http://e/1> 1 } {}").header("accept", "application/rdf+xml").call().unwrap()),
         (403, "service_not_allowed", agent().get(server.url("/sparql")).query("query", "SELECT * WHERE { SERVICE <http://169.254.169.254/latest/meta-data/> { ?s ?p ?o } }").call().unwrap()),

@@ -259,6 +259,7 @@ async fn write(
     super::check_graph_name(&location.graph)?;
     let rights = authorize(&caller, Right::Write, Some(&location.graph))?;
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    params.refuse_read_pins()?;
     let (name, created) = match (location.target(&state, &params, &headers)?, mode) {
         (Target::Default, _) => (None, false),
         (Target::Named(name), _) => (Some(name), false),

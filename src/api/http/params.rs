@@ -73,6 +73,21 @@ impl Params {
             .collect()
     }
 
+    /// Refuses `as_of` / `as_of_time` on a write: a write always builds on the newest
+    /// commit, and silently ignoring the pin would change what the caller did not mean.
+    pub fn refuse_read_pins(&self) -> Result<(), HttpError> {
+        match ["as_of", "as_of_time"]
+            .into_iter()
+            .find(|p| self.contains(p))
+        {
+            None => Ok(()),
+            Some(param) => Err(HttpError::bad_param(
+                param,
+                "pins a read to a commit; a write always builds on the newest commit",
+            )),
+        }
+    }
+
     /// `as_of` / `as_of_time`: the commit a read is at.
     pub fn read_at(&self) -> Result<ReadAt, HttpError> {
         let as_of = self

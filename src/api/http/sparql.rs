@@ -63,8 +63,9 @@ pub async fn get(
 ) -> Result<Response, HttpError> {
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     if params.contains("update") {
-        return Err(HttpError::new(
-            ErrorCode::MethodNotAllowed,
+        // Not a 405: this route takes GET (for queries); the request is what is wrong.
+        return Err(HttpError::bad_param(
+            "update",
             "updates must be sent with POST to the update endpoint",
         ));
     }

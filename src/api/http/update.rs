@@ -72,6 +72,7 @@ pub async fn post(
             ));
         }
     };
+    params.refuse_read_pins()?;
     let options = UpdateOptions {
         using_graph_uris: params.iris("using-graph-uri")?,
         using_named_graph_uris: params.iris("using-named-graph-uri")?,
