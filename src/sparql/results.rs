@@ -101,8 +101,16 @@ fn write_all(
             let mut serializer = QueryResultsSerializer::from_format(format.solutions_format())
                 .serialize_solutions_to_writer(out, solutions.variables().to_vec())?;
             let mut n_rows = 0;
+            let xml = format == ResultsFormat::Xml;
             for solution in solutions {
                 let solution = solution.map_err(evaluation_error)?;
+                if xml {
+                    for (_, term) in solution.iter() {
+                        if let oxrdf::Term::Literal(literal) = term {
+                            check_xml_text(literal.value())?;
+                        }
+                    }
+                }
                 serializer.serialize(&solution)?;
                 n_rows += 1;
             }
@@ -117,6 +125,9 @@ fn write_all(
                 let triple = triple.map_err(evaluation_error)?;
                 if rdf_xml {
                     check_rdf_xml_names(&triple)?;
+                    if let oxrdf::Term::Literal(literal) = &triple.object {
+                        check_xml_text(literal.value())?;
+                    }
                 }
                 serializer.serialize_triple(&triple)?;
                 n_rows += 1;
@@ -125,6 +136,27 @@ fn write_all(
             Ok(n_rows)
         }
     }
+}
+
+/// Refuses a literal XML cannot hold: XML 1.0 has no way to write most control
+/// characters (U+0000, U+0008, …), not even as character references, so a document
+/// carrying one would not parse.
+fn check_xml_text(value: &str) -> std::io::Result<()> {
+    match value.chars().find(|&c| !is_xml_char(c)) {
+        None => Ok(()),
+        Some(c) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "XML cannot hold the character U+{:04X} of a literal; ask for JSON, TSV or N-Triples",
+                u32::from(c)
+            ),
+        )),
+    }
+}
+
+/// XML 1.0's `Char`.
+fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
 }
 
 /// Refuses a triple RDF/XML cannot write: its predicate (and the class of a typed node,
@@ -177,7 +209,15 @@ fn is_xml_name_char(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::ends_in_xml_name;
+    use super::{check_xml_text, ends_in_xml_name};
+
+    #[test]
+    fn xml_refuses_characters_it_cannot_hold() {
+        assert!(check_xml_text("tab\there, é, \u{10000}").is_ok());
+        for bad in ["a\u{0}b", "\u{8}", "\u{FFFF}", "\u{1F}"] {
+            assert!(check_xml_text(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn rdf_xml_names_only_iris_ending_in_an_xml_name() {

@@ -454,6 +454,8 @@ fn bad_requests_get_coded_errors_and_change_nothing() {
         // A write always builds on the newest commit: a pin is refused, not ignored.
         (400, "invalid_argument", agent().delete(server.url("/store?default&as_of=1")).call().unwrap()),
         (400, "invalid_argument", agent().post(server.url("/update?as_of_time=2026-01-01T00:00:00Z")).header("content-type", "application/sparql-update").send("CLEAR ALL").unwrap()),
+        // XML cannot hold U+0000: an error, not a document that does not parse.
+        (501, "unsupported", agent().get(server.url("/sparql")).query("query", "SELECT ?o { BIND(\"a\\u0000b\" AS ?o) }").header("accept", "application/sparql-results+xml").call().unwrap()),
         // RDF/XML cannot name this predicate: an error, not a malformed document.
         (501, "unsupported", agent().get(server.url("/sparql")).query("query", "CONSTRUCT { <http://e/s> <http://e/1> 1 } {}").header("accept", "application/rdf+xml").call().unwrap()),
         (403, "service_not_allowed", agent().get(server.url("/sparql")).query("query", "SELECT * WHERE { SERVICE <http://169.254.169.254/latest/meta-data/> { ?s ?p ?o } }").call().unwrap()),
