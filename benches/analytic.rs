@@ -192,6 +192,7 @@ fn main() {
         format: ImportFormat(RdfFormat::NTriples),
         base_iri: None,
         into_graph: None,
+        one_graph: false,
         source_name: "bsbm".into(),
     };
     let document = graph

@@ -27,6 +27,7 @@ fn import_options(name: &str) -> ImportOptions {
         format: ImportFormat(RdfFormat::NTriples),
         base_iri: None,
         into_graph: None,
+        one_graph: false,
         source_name: name.into(),
     }
 }

@@ -504,6 +504,7 @@ fn main() {
             format: strata::engine::ImportFormat::from_name("ntriples").expect("format"),
             base_iri: None,
             into_graph: None,
+            one_graph: false,
             source_name: "bsbm.nt".into(),
         };
         loader
@@ -604,6 +605,7 @@ fn main() {
                 format: strata::engine::ImportFormat::from_name("ntriples").expect("format"),
                 base_iri: None,
                 into_graph: None,
+                one_graph: false,
                 source_name: "bench.nt".into(),
             };
             graph

@@ -57,6 +57,7 @@ fn main() {
             format: ImportFormat(oxrdfio::RdfFormat::NTriples),
             base_iri: None,
             into_graph: None,
+            one_graph: false,
             source_name: "bsbm".into(),
         };
         graph

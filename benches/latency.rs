@@ -98,6 +98,7 @@ fn main() {
                 format: ImportFormat(RdfFormat::NTriples),
                 base_iri: None,
                 into_graph: None,
+                one_graph: false,
                 source_name: "bsbm".into(),
             },
             |_| {},

@@ -337,6 +337,7 @@ fn cranfield() {
         format: ImportFormat::from_name("nt").unwrap(),
         base_iri: None,
         into_graph: None,
+        one_graph: false,
         source_name: "cranfield.nt".into(),
     };
     graph
@@ -488,6 +489,7 @@ fn sparql_latency() {
         format: ImportFormat::from_name("nt").unwrap(),
         base_iri: None,
         into_graph: None,
+        one_graph: false,
         source_name: "desk.nt".into(),
     };
     graph

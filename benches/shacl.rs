@@ -77,6 +77,7 @@ fn load(engine: &Engine, name: &str, text: &str) -> std::sync::Arc<Graph> {
         format: ImportFormat::from_name("nt").unwrap(),
         base_iri: None,
         into_graph: None,
+        one_graph: false,
         source_name: "desk.nt".into(),
     };
     graph

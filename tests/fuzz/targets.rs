@@ -349,6 +349,7 @@ impl Harness {
             format: ImportFormat(oxrdfio::RdfFormat::TriG),
             base_iri: Some("http://example/".into()),
             into_graph: None,
+            one_graph: false,
             source_name: "seed".into(),
         };
         let document = graph
@@ -735,6 +736,7 @@ impl Harness {
             format: ImportFormat(format),
             base_iri: Some("http://example/base/".into()),
             into_graph: None,
+            one_graph: false,
             source_name: "fuzz".into(),
         };
         let document = match graph.parse_document(text.as_bytes(), &options, |_| {}) {

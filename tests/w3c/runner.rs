@@ -89,6 +89,7 @@ impl TestStore {
                 format: ImportFormat(rdf_format_of(iri)?),
                 base_iri: Some(iri.clone()),
                 into_graph: graph_name.clone(),
+                one_graph: false,
                 source_name: iri.clone(),
             };
             documents.push(
