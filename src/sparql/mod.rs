@@ -11,6 +11,7 @@ mod governor;
 pub mod limits;
 mod query;
 mod results;
+mod select_star;
 mod service;
 mod update;
 

@@ -64,9 +64,10 @@ pub fn parse_query(text: &str, base_iri: Option<&str>) -> Result<Query, QueryErr
             .with_base_iri(base)
             .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}")))?;
     }
-    let query = parser
+    let mut query = parser
         .parse_query(text)
         .map_err(|e| QueryError::Syntax(e.to_string()))?;
+    super::select_star::order_by_appearance(text, &mut query);
     super::limits::check_query(&query, true)?;
     Ok(query)
 }

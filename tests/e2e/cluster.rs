@@ -473,6 +473,7 @@ fn nodes_agree_on_one_history_and_idempotent_retries_cross_nodes() {
     assert_eq!(response.status(), 503);
     let body: Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
     assert_eq!(body["error"]["code"], "not_caught_up", "{body}");
+    assert_eq!(body["error"]["param"], "Strata-Min-Commit", "{body}");
 
     // The same over MCP: `query` and `inspect` take `min_commit_seq`.
     let (status, written) = update(

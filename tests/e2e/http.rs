@@ -180,6 +180,8 @@ fn queries_by_get_and_post_with_negotiation_and_commit_headers() {
         .send(query)
         .unwrap();
     assert_eq!(post.status(), 200);
+    // Without the charset, text/csv means US-ASCII (RFC 6657).
+    assert_eq!(post.headers()["content-type"], "text/csv; charset=utf-8");
     assert_eq!(
         post.body_mut().read_to_string().unwrap(),
         "n\r\nAda\r\nAlan\r\n"
@@ -384,7 +386,10 @@ fn graph_store_protocol_round_trips_graphs() {
     assert_eq!(delete_again.status(), 404);
     let default = agent().get(server.url("/store?default")).call().unwrap();
     assert_eq!(default.status(), 200);
-    assert_eq!(default.headers()["content-type"], "text/turtle");
+    assert_eq!(
+        default.headers()["content-type"],
+        "text/turtle; charset=utf-8"
+    );
     let created = agent()
         .post(server.url("/store"))
         .header("content-type", "text/turtle")
@@ -432,14 +437,14 @@ fn bad_requests_get_coded_errors_and_change_nothing() {
     let (_strata, server) = server_with(Some(serde_json::json!({"body_limit_bytes": 1024})));
     let cases: Vec<(u16, &str, ureq::http::Response<ureq::Body>)> = vec![
         (400, "invalid_sparql", agent().get(server.url("/sparql")).query("query", "SELEC nothing").call().unwrap()),
-        (400, "invalid_argument", agent().get(server.url("/sparql")).call().unwrap()),
+        (400, "invalid_argument", agent().get(server.url("/sparql?default-graph-uri=http://e/g")).call().unwrap()),
         (400, "invalid_argument", agent().get(server.url("/sparql?query=ASK%7B%7D&query=ASK%7B%7D")).call().unwrap()),
         (400, "invalid_argument", agent().get(server.url("/sparql?query=ASK%7B%7D&as_of=soon")).call().unwrap()),
         (404, "commit_not_found", agent().get(server.url("/sparql?query=ASK%7B%7D&as_of=42")).call().unwrap()),
         (404, "graph_not_found", agent().get(server.url("/graphs/nope/sparql?query=ASK%7B%7D")).call().unwrap()),
         (400, "invalid_graph_name", agent().get(server.url("/graphs/No%20Way/sparql?query=ASK%7B%7D")).call().unwrap()),
         (404, "not_found", agent().get(server.url("/no/such/route")).call().unwrap()),
-        (405, "method_not_allowed", agent().get(server.url("/update")).call().unwrap()),
+        (405, "method_not_allowed", agent().put(server.url("/update")).send("CLEAR ALL").unwrap()),
         (406, "not_acceptable", agent().get(server.url("/sparql?query=ASK%7B%7D")).header("accept", "image/png").call().unwrap()),
         (415, "unsupported_media_type", agent().post(server.url("/sparql")).header("content-type", "text/plain").send("ASK {}").unwrap()),
         (415, "unsupported_media_type", agent().post(server.url("/update")).header("content-type", "text/plain").send("CLEAR ALL").unwrap()),
@@ -471,6 +476,90 @@ fn bad_requests_get_coded_errors_and_change_nothing() {
         1,
         "rejected requests changed nothing"
     );
+}
+
+#[test]
+fn endpoints_describe_themselves_and_select_star_keeps_the_written_order() {
+    let (_strata, server) = server_with(None);
+    const SD: &str = "http://www.w3.org/ns/sparql-service-description#";
+    // The SPARQL 1.1 Service Description at each endpoint, fetched with no parameters.
+    for (path, language, formats) in [
+        ("/sparql", "SPARQL11Query", 8),
+        ("/graphs/main/sparql", "SPARQL11Query", 8),
+        ("/update", "SPARQL11Update", 0),
+        ("/graphs/main/update", "SPARQL11Update", 0),
+    ] {
+        let mut response = agent().get(server.url(path)).call().unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(
+            response.headers()["content-type"],
+            "text/turtle; charset=utf-8"
+        );
+        let text = response.body_mut().read_to_string().unwrap();
+        let triples: Vec<oxrdf::Triple> = oxttl::TurtleParser::new()
+            .for_slice(text.as_bytes())
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{path}: {e}\n{text}"));
+        let objects = |local: &str| -> Vec<String> {
+            triples
+                .iter()
+                .filter(|t| t.predicate.as_str() == format!("{SD}{local}"))
+                .map(|t| t.object.to_string())
+                .collect()
+        };
+        assert_eq!(objects("endpoint"), [format!("<{}>", server.url(path))]);
+        assert_eq!(
+            objects("supportedLanguage"),
+            [format!("<{SD}{language}>")],
+            "{text}"
+        );
+        assert_eq!(objects("resultFormat").len(), formats, "{text}");
+    }
+    let described = agent()
+        .get(server.url("/graphs/nope/sparql"))
+        .call()
+        .unwrap();
+    assert_eq!(described.status(), 404);
+    // An update sent with GET changes nothing.
+    let head = head_seq(&server, None);
+    let mut refused = agent()
+        .get(server.url("/update"))
+        .query("update", "CLEAR ALL")
+        .call()
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    assert_eq!(error_code(&mut refused), "invalid_argument");
+    assert_eq!(head_seq(&server, None), head);
+
+    // `SELECT *`: the columns in the order the query wrote them (not sorted by name).
+    let mut star = agent()
+        .get(server.url("/sparql"))
+        .query(
+            "query",
+            "# SELECT ?a\nPREFIX e: <http://example.org/> SELECT DISTINCT * \
+             { ?who e:name ?name OPTIONAL { ?who e:knows ?friend } } ORDER BY ?name",
+        )
+        .header("accept", "text/csv")
+        .call()
+        .unwrap();
+    assert_eq!(star.status(), 200);
+    let csv = star.body_mut().read_to_string().unwrap();
+    assert_eq!(csv.lines().next(), Some("who,name,friend"), "{csv}");
+    let mut listed = agent()
+        .get(server.url("/sparql"))
+        .query(
+            "query",
+            "SELECT ?name ?who { ?who <http://example.org/name> ?name } LIMIT 1",
+        )
+        .header("accept", "text/tab-separated-values")
+        .call()
+        .unwrap();
+    assert_eq!(
+        listed.headers()["content-type"],
+        "text/tab-separated-values; charset=utf-8"
+    );
+    let tsv = listed.body_mut().read_to_string().unwrap();
+    assert_eq!(tsv.lines().next(), Some("?name\t?who"), "{tsv}");
 }
 
 #[test]

@@ -20,6 +20,7 @@ mod negotiate;
 mod oauth;
 mod params;
 mod records;
+mod service_description;
 mod shacl;
 mod sparql;
 mod stream;
@@ -111,7 +112,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/graphs/{g}", axum::routing::delete(history::delete_graph))
         .route("/graphs/{g}/sparql", get(sparql::get).post(sparql::post))
-        .route("/graphs/{g}/update", post(update::post))
+        .route("/graphs/{g}/update", get(update::get).post(update::post))
         .route(
             "/graphs/{g}/store",
             get(graph_store::get)
@@ -145,7 +146,10 @@ pub fn router(state: AppState) -> Router {
             "/sparql",
             get(sparql::get_default).post(sparql::post_default),
         )
-        .route("/update", post(update::post_default))
+        .route(
+            "/update",
+            get(update::get_default).post(update::post_default),
+        )
         .route(
             "/store",
             get(graph_store::get)
@@ -371,7 +375,14 @@ async fn wait_for_min_commit(
     let (engine, graph) = (state.engine.clone(), graph.to_owned());
     stream::blocking(move || {
         let graph = engine.graph(&graph)?;
-        graph.wait_for_commit(seq, MIN_COMMIT_WAIT)?;
+        graph.wait_for_commit(seq, MIN_COMMIT_WAIT).map_err(|e| {
+            // The engine names the MCP argument; over HTTP the header asked.
+            let mut error = HttpError::from(e);
+            if error.param.is_some() {
+                error.param = Some("Strata-Min-Commit".to_owned());
+            }
+            error
+        })?;
         Ok(())
     })
     .await

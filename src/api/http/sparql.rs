@@ -3,13 +3,14 @@
 
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Uri};
 use axum::response::{IntoResponse, Response};
 
 use super::auth::{Caller, Right, authorize};
 use super::error::HttpError;
 use super::negotiate::{self, GRAPHS, SOLUTIONS};
 use super::params::{Params, content_type, read_body, utf8_body};
+use super::service_description::{self, Endpoint};
 use super::stream::{Head, stream};
 use super::{AppState, DEFAULT_GRAPH_NAME, request_base_iri};
 use crate::engine::{EngineError, ReadOptions};
@@ -22,6 +23,7 @@ const RESPONSE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 pub async fn get_default(
     state: State<AppState>,
+    uri: Uri,
     raw: RawQuery,
     caller: Caller,
     headers: HeaderMap,
@@ -29,6 +31,7 @@ pub async fn get_default(
     get(
         state,
         Path(DEFAULT_GRAPH_NAME.to_owned()),
+        uri,
         raw,
         caller,
         headers,
@@ -57,10 +60,16 @@ pub async fn post_default(
 pub async fn get(
     State(state): State<AppState>,
     Path(graph): Path<String>,
+    uri: Uri,
     RawQuery(raw): RawQuery,
     caller: Caller,
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
+    if raw.as_deref().unwrap_or_default().is_empty() {
+        let path = uri.path().to_owned();
+        return service_description::respond(state, graph, &path, Endpoint::Query, caller, headers)
+            .await;
+    }
     let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     if params.contains("update") {
         // Not a 405: this route takes GET (for queries); the request is what is wrong.

@@ -40,11 +40,18 @@ pub struct Head {
 }
 
 impl Head {
-    /// 200 with a content type.
+    /// 200 with a content type. Text types name UTF-8: every text format written here is
+    /// UTF-8, and without the parameter `text/csv`, `text/tab-separated-values` and
+    /// `text/plain` default to US-ASCII (RFC 6657), so a client would misread non-ASCII.
     pub fn ok(content_type: &str) -> Self {
+        let content_type = if content_type.starts_with("text/") && !content_type.contains(';') {
+            format!("{content_type}; charset=utf-8")
+        } else {
+            content_type.to_owned()
+        };
         Self {
             status: StatusCode::OK,
-            headers: vec![(header::CONTENT_TYPE, content_type.to_owned())],
+            headers: vec![(header::CONTENT_TYPE, content_type)],
         }
     }
 

@@ -4,13 +4,14 @@
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
 use spargebra::GraphUpdateOperation;
 
 use super::auth::{Caller, Right, authorize};
 use super::error::HttpError;
 use super::params::{Params, commit_request, content_type, read_body, utf8_body};
+use super::service_description::{self, Endpoint};
 use super::stream::blocking;
 use super::{AppState, DEFAULT_GRAPH_NAME, outcome_json, request_base_iri};
 use crate::engine::EngineError;
@@ -33,6 +34,59 @@ pub async fn post_default(
         body,
     )
     .await
+}
+
+pub async fn get_default(
+    state: State<AppState>,
+    uri: Uri,
+    raw: RawQuery,
+    caller: Caller,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    get(
+        state,
+        Path(DEFAULT_GRAPH_NAME.to_owned()),
+        uri,
+        raw,
+        caller,
+        headers,
+    )
+    .await
+}
+
+/// `GET` without parameters: the endpoint's service description. An update sent with
+/// `GET` is refused: updates change the store, and only `POST` may (SPARQL 1.1 Protocol).
+pub async fn get(
+    State(state): State<AppState>,
+    Path(graph): Path<String>,
+    uri: Uri,
+    RawQuery(raw): RawQuery,
+    caller: Caller,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    if raw.as_deref().unwrap_or_default().is_empty() {
+        let path = uri.path().to_owned();
+        return service_description::respond(
+            state,
+            graph,
+            &path,
+            Endpoint::Update,
+            caller,
+            headers,
+        )
+        .await;
+    }
+    // Not a 405: this route takes GET (for its description); the request is what is wrong.
+    let params = Params::parse(raw.unwrap_or_default().as_bytes())?;
+    let param = if params.contains("update") {
+        "update"
+    } else {
+        "query"
+    };
+    Err(HttpError::bad_param(
+        param,
+        "updates must be sent with POST; GET without parameters describes this endpoint",
+    ))
 }
 
 pub async fn post(
