@@ -673,6 +673,111 @@ fn variables_in(expression: &Expression, out: &mut Vec<Variable>) {
     }
 }
 
+/// `pattern OPTIONAL { field }`.
+fn optional_field(pattern: GraphPattern, field: TriplePattern) -> GraphPattern {
+    GraphPattern::LeftJoin {
+        left: Box::new(pattern),
+        right: Box::new(GraphPattern::Bgp {
+            patterns: vec![field],
+        }),
+        expression: None,
+    }
+}
+
+/// Stands for "no key" inside `aggregate_apart`'s groups, so that their join matches
+/// a group without a key only with itself (an unbound variable would match every key).
+const NO_KEY: &str = "https://strata.dev/ns#noKey";
+
+/// Groups whose aggregates read different fields (or a field and the rows themselves),
+/// each field aggregated apart. Joined to the rows together, the fields would multiply
+/// each other: a record with two prices and two weights would be four rows, its prices
+/// summed twice and counted four times. So the rows are grouped once for the aggregates
+/// of the rows (`count`, variables of the patterns) and once more per field, with that
+/// field alone joined (`OPTIONAL`), and the groups are joined on their keys: every
+/// aggregate sees exactly what SPARQL would give it were it the only one.
+fn aggregate_apart(
+    rows: GraphPattern,
+    group_vars: &[Variable],
+    nullable_keys: &[Variable],
+    fields: Vec<TriplePattern>,
+    aggregates: Vec<((Variable, AggregateExpression), Option<usize>)>,
+) -> GraphPattern {
+    let no_key = NamedNode::new_unchecked(NO_KEY);
+    let inner = |key: &Variable| Variable::new_unchecked(format!("_k_{}", key.as_str()));
+    let inner_keys: Vec<Variable> = group_vars
+        .iter()
+        .cloned()
+        .chain(nullable_keys.iter().map(inner))
+        .collect();
+    let grouped = |mut rows: GraphPattern, aggregates: Vec<(Variable, AggregateExpression)>| {
+        for key in nullable_keys {
+            rows = GraphPattern::Extend {
+                inner: Box::new(rows),
+                variable: inner(key),
+                expression: Expression::Coalesce(vec![
+                    Expression::Variable(key.clone()),
+                    Expression::NamedNode(no_key.clone()),
+                ]),
+            };
+        }
+        let projected = inner_keys
+            .iter()
+            .cloned()
+            .chain(aggregates.iter().map(|(v, _)| v.clone()))
+            .collect();
+        GraphPattern::Project {
+            inner: Box::new(GraphPattern::Group {
+                inner: Box::new(rows),
+                variables: inner_keys.clone(),
+                aggregates,
+            }),
+            variables: projected,
+        }
+    };
+    let mut of_rows = Vec::new();
+    let mut of_field: Vec<Vec<(Variable, AggregateExpression)>> = vec![Vec::new(); fields.len()];
+    for (aggregate, field) in aggregates {
+        match field {
+            Some(i) => of_field[i].push(aggregate),
+            None => of_rows.push(aggregate),
+        }
+    }
+    // Every part groups the same rows (an OPTIONAL field drops none), so each has every
+    // group there is, and the join pairs them one to one.
+    let mut parts = Vec::new();
+    if !of_rows.is_empty() {
+        parts.push(grouped(rows.clone(), of_rows));
+    }
+    for (field, aggregates) in fields.into_iter().zip(of_field) {
+        if !aggregates.is_empty() {
+            parts.push(grouped(optional_field(rows.clone(), field), aggregates));
+        }
+    }
+    let Some(mut joined) = parts.into_iter().reduce(|left, right| GraphPattern::Join {
+        left: Box::new(left),
+        right: Box::new(right),
+    }) else {
+        return rows;
+    };
+    let unbound = Variable::new_unchecked("_no_key");
+    for key in nullable_keys {
+        // IF's branch reads a variable never bound: an error, so the key stays unbound.
+        joined = GraphPattern::Extend {
+            inner: Box::new(joined),
+            variable: key.clone(),
+            expression: Expression::If(
+                Box::new(Expression::SameTerm(
+                    Box::new(Expression::Variable(inner(key))),
+                    Box::new(Expression::NamedNode(no_key.clone())),
+                )),
+                Box::new(Expression::Variable(unbound.clone())),
+                Box::new(Expression::Variable(inner(key))),
+            ),
+        };
+    }
+    joined
+}
+
 /// Compiles a structured query to a SPARQL SELECT query (algebra); `valid_at` keeps only
 /// links valid in the world then.
 fn compile_algebra(
@@ -805,7 +910,12 @@ fn compile_algebra(
     for (idx, name) in body.group_by.iter().enumerate() {
         group_vars.push(variable(name, &format!("{root}.group_by[{idx}]"))?);
     }
+    // The fields group keys read belong to every row; the fields aggregates read come
+    // after them in `compiler.extra`.
+    let key_fields = compiler.extra.len();
     let mut aggregates = Vec::new();
+    // Which of the aggregates' fields each aggregate reads (`None`: the rows themselves).
+    let mut field_of: Vec<Option<usize>> = Vec::new();
     for (idx, aggregate) in body.aggregates.iter().enumerate() {
         let path = format!("{root}.aggregates[{idx}]");
         let function = match aggregate.func.as_str() {
@@ -831,12 +941,36 @@ fn compile_algebra(
                     format!("{} needs an operand", aggregate.func),
                 ));
             }
-            Some(operand) => AggregateExpression::FunctionCall {
-                name: function,
-                expr: compiler.operand(operand, &format!("{path}.operand"))?,
-                distinct: aggregate.distinct,
-            },
+            Some(operand) => {
+                let mut expr = compiler.operand(operand, &format!("{path}.operand"))?;
+                // Aggregates of one field share its values (`sum` and `avg` of a price
+                // read the same ?_fN), so they see the same rows.
+                if compiler.extra.len() > key_fields + 1
+                    && let Some(new) = compiler.extra.last()
+                    && let Some(same) = compiler.extra[key_fields..compiler.extra.len() - 1]
+                        .iter()
+                        .find(|f| f.subject == new.subject && f.predicate == new.predicate)
+                    && let TermPattern::Variable(shared) = &same.object
+                {
+                    expr = Expression::Variable(shared.clone());
+                    compiler.extra.pop();
+                }
+                AggregateExpression::FunctionCall {
+                    name: function,
+                    expr,
+                    distinct: aggregate.distinct,
+                }
+            }
         };
+        field_of.push(match &expression {
+            AggregateExpression::FunctionCall {
+                expr: Expression::Variable(v),
+                ..
+            } => compiler.extra[key_fields..]
+                .iter()
+                .position(|f| f.object == TermPattern::Variable(v.clone())),
+            _ => None,
+        });
         aggregates.push((
             variable(&aggregate.alias, &format!("{path}.as"))?,
             expression,
@@ -916,14 +1050,9 @@ fn compile_algebra(
             inner: Box::new(pattern),
         };
     }
+    let aggregate_fields: Vec<TriplePattern> = compiler.extra.drain(key_fields..).collect();
     for field in compiler.extra.drain(..) {
-        pattern = GraphPattern::LeftJoin {
-            left: Box::new(pattern),
-            right: Box::new(GraphPattern::Bgp {
-                patterns: vec![field],
-            }),
-            expression: None,
-        };
+        pattern = optional_field(pattern, field);
     }
     if grouped {
         for (alias, expression) in &keys {
@@ -933,15 +1062,29 @@ fn compile_algebra(
                 expression: expression.clone(),
             };
         }
-        pattern = GraphPattern::Group {
-            inner: Box::new(pattern),
-            variables: group_vars
-                .iter()
-                .chain(plain_keys.iter())
-                .chain(keys.iter().map(|(v, _)| v))
-                .cloned()
-                .collect(),
-            aggregates,
+        let nullable_keys: Vec<Variable> = plain_keys
+            .iter()
+            .chain(keys.iter().map(|(v, _)| v))
+            .cloned()
+            .collect();
+        // One field read by every aggregate multiplies nothing: the rows, each paired
+        // with each value of the field, as SPARQL would write it.
+        let flat = aggregate_fields.is_empty()
+            || (aggregate_fields.len() == 1 && field_of.iter().all(|f| *f == Some(0)));
+        pattern = if flat {
+            GraphPattern::Group {
+                inner: Box::new(aggregate_fields.into_iter().fold(pattern, optional_field)),
+                variables: group_vars.iter().chain(&nullable_keys).cloned().collect(),
+                aggregates,
+            }
+        } else {
+            aggregate_apart(
+                pattern,
+                &group_vars,
+                &nullable_keys,
+                aggregate_fields,
+                aggregates.into_iter().zip(field_of).collect(),
+            )
         };
         if !having.is_empty() {
             pattern = GraphPattern::Filter {
@@ -951,7 +1094,7 @@ fn compile_algebra(
         }
     }
     if !body.order_by.is_empty() {
-        let expression = body
+        let mut expression: Vec<OrderExpression> = body
             .order_by
             .iter()
             .enumerate()
@@ -965,6 +1108,20 @@ fn compile_algebra(
                 })
             })
             .collect::<Result<_, _>>()?;
+        // Rows tied on the keys asked for are ordered by every column after them, so the
+        // order is the same each time the query runs: each page runs it again and skips
+        // the rows of the pages before, and a tie ordered otherwise the next time would
+        // repeat one row and lose another.
+        let ordered: Vec<Variable> = body
+            .order_by
+            .iter()
+            .filter_map(|o| Variable::new(&o.var).ok())
+            .collect();
+        for column in &projection {
+            if !ordered.contains(column) {
+                expression.push(OrderExpression::Asc(Expression::Variable(column.clone())));
+            }
+        }
         pattern = GraphPattern::OrderBy {
             inner: Box::new(pattern),
             expression,
@@ -1037,7 +1194,7 @@ mod tests {
         assert_eq!(
             grouped.text,
             "SELECT ?b (COUNT(*) AS ?n) WHERE { ?t <http://e/r> ?b . } GROUP BY ?b \
-             HAVING ((COUNT(*) > \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>)) ORDER BY DESC(?n)"
+             HAVING ((COUNT(*) > \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>)) ORDER BY DESC(?n) ASC(?b)"
         );
     }
 

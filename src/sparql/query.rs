@@ -67,8 +67,9 @@ pub fn parse_query(text: &str, base_iri: Option<&str>) -> Result<Query, QueryErr
     let mut query = parser
         .parse_query(text)
         .map_err(|e| QueryError::Syntax(e.to_string()))?;
-    super::select_star::order_by_appearance(text, &mut query);
     super::limits::check_query(&query, true)?;
+    // After the depth check: the walk recurses as deep as the algebra.
+    super::select_star::order_by_appearance(text, &mut query);
     Ok(query)
 }
 

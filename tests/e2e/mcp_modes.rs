@@ -744,6 +744,94 @@ fn having_on_an_aggregate_keeps_the_groups_that_pass() {
     let _ = child.wait();
 }
 
+/// Aggregates over fields with several values each answer as if alone: a record with two
+/// weights and three scores counts its weights once each, not once per score (the join of
+/// two optional fields multiplied every sum), and a record without a key's field is grouped
+/// under no key without losing its values.
+#[test]
+fn aggregates_over_several_multi_valued_fields_never_multiply() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = "@prefix e: <http://e/> .
+        e:i1 a e:Item ; e:group e:g1 ; e:weight 10 , 20 ; e:score 1 , 2 , 3 ; e:made \"2024-03-05\"^^<http://www.w3.org/2001/XMLSchema#date> .
+        e:i2 a e:Item ; e:group e:g1 ; e:weight 5 ; e:score 4 ; e:made \"2024-07-01\"^^<http://www.w3.org/2001/XMLSchema#date> .
+        e:i3 a e:Item ; e:group e:g2 ; e:weight 1 ; e:score 6 .
+        e:i4 a e:Item ; e:group e:g2 ; e:weight 2 ; e:score 7 , 8 .";
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": data}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+    let weight = json!({"field": {"var": "i", "name": "http://e/weight"}});
+    let score = json!({"field": {"var": "i", "name": "http://e/score"}});
+    let answer = query(
+        json!({"mode": "structured", "detail": "full", "structured": {
+        "patterns": [{"subject": {"var": "i"}, "predicate": {"iri": "http://e/group"}, "object": {"var": "g"}}],
+        "group_by": ["g"],
+        "aggregates": [
+            {"func": "count", "as": "n"},
+            {"func": "sum", "as": "w", "operand": weight},
+            {"func": "max", "as": "top_w", "operand": weight},
+            {"func": "sum", "as": "s", "operand": score},
+            {"func": "count", "as": "scores", "operand": score}
+        ],
+        "order_by": [{"var": "g"}]}}),
+    );
+    assert_eq!(
+        answer["data"]["rows"],
+        json!([
+            {"g": {"iri": "http://e/g1"}, "n": 2, "w": 35, "top_w": 20, "s": 10, "scores": 4},
+            {"g": {"iri": "http://e/g2"}, "n": 2, "w": 3, "top_w": 2, "s": 21, "scores": 3}
+        ]),
+        "{answer}"
+    );
+    // The text shown is the query that ran.
+    let text = answer["data"]["sparql"].as_str().unwrap().to_owned();
+    let direct = query(json!({"mode": "sparql", "sparql": text, "detail": "full"}));
+    assert_eq!(direct["data"]["rows"], answer["data"]["rows"], "{direct}");
+
+    // A group key read from a field: records without it form the no-key group, and their
+    // weights are summed there once each.
+    let by_month = query(json!({"mode": "structured", "structured": {
+        "patterns": [{"subject": {"var": "i"}, "predicate": {"iri": "http://e/group"}, "object": {"var": "g"}}],
+        "group_keys": [{"field": {"var": "i", "name": "http://e/made"}, "bucket": "year", "as": "year"}],
+        "aggregates": [
+            {"func": "count", "as": "n"},
+            {"func": "sum", "as": "w", "operand": weight},
+            {"func": "sum", "as": "s", "operand": score}
+        ],
+        "order_by": [{"var": "n"}]}}));
+    let rows = by_month["data"]["rows"].as_array().expect("rows").clone();
+    assert_eq!(rows.len(), 2, "{by_month}");
+    let keyed = rows
+        .iter()
+        .find(|row| row.get("year").is_some())
+        .expect("a 2024 group");
+    let unkeyed = rows
+        .iter()
+        .find(|row| row.get("year").is_none())
+        .expect("a no-key group");
+    assert_eq!(
+        (&keyed["n"], &keyed["w"], &keyed["s"]),
+        (&json!(2), &json!(35), &json!(10)),
+        "{by_month}"
+    );
+    assert_eq!(
+        (&unkeyed["n"], &unkeyed["w"], &unkeyed["s"]),
+        (&json!(2), &json!(3), &json!(21)),
+        "{by_month}"
+    );
+    drop(session);
+    let _ = child.wait();
+}
+
 /// Issue 27: `subclass` entailment repeated an instance once per path to its class (a
 /// product typed with a class and its parent reached the grandparent twice).
 #[test]

@@ -636,23 +636,25 @@ fn structured_question(dice: &mut Dice, entailed: bool) -> Question {
             .collect();
         group_by.truncate(2);
         let mut group_keys = Vec::new();
-        let mut optionals = Vec::new();
-        let mut key_items = Vec::new();
+        let mut key_optional = String::new();
         if dice.chance(30) {
             let holder = dice.pick(&entity_vars).clone();
             let field = *dice.pick(&FIELDS);
             group_keys.push(json!({"field": {"var": holder, "name": iri(field)}, "as": "k"}));
-            optionals.push(format!("OPTIONAL {{ ?{holder} <{}> ?k }}", iri(field)));
-            key_items.push("?k".to_owned());
+            key_optional = format!("OPTIONAL {{ ?{holder} <{}> ?k }}", iri(field));
         }
         let mut aggregates = Vec::new();
         let mut projection: Vec<String> = group_by.iter().map(|v| format!("?{v}")).collect();
         let mut aggregate_texts: BTreeMap<String, String> = BTreeMap::new();
+        // Each aggregate answers as if it were the only one: its own field joined to the
+        // rows, nobody else's (fields read by several aggregates would multiply rows).
+        let mut aggregate_optionals: BTreeMap<String, String> = BTreeMap::new();
         for n in 0..1 + dice.below(3) {
             let alias = format!("n{n}");
             let func = *dice.pick(&["count", "sum", "avg", "min", "max"]);
             let distinct = dice.chance(30);
             let distinct_text = if distinct { "DISTINCT " } else { "" };
+            let mut optional = String::new();
             let (operand, operand_text) = if func == "count" && dice.chance(50) {
                 (None, "*".to_owned())
             } else if !value_vars.is_empty() && dice.chance(60) {
@@ -665,7 +667,7 @@ fn structured_question(dice: &mut Dice, entailed: bool) -> Question {
                 let holder = dice.pick(&entity_vars).clone();
                 let field = *dice.pick(&FIELDS);
                 let var = format!("?o{n}");
-                optionals.push(format!("OPTIONAL {{ ?{holder} <{}> {var} }}", iri(field)));
+                optional = format!("OPTIONAL {{ ?{holder} <{}> {var} }}", iri(field));
                 (
                     Some(json!({"field": {"var": holder, "name": iri(field)}})),
                     var,
@@ -680,7 +682,8 @@ fn structured_question(dice: &mut Dice, entailed: bool) -> Question {
             }
             aggregates.push(aggregate);
             let text = format!("{}({distinct_text}{operand_text})", func.to_uppercase());
-            projection.push(format!("({text} AS ?{alias})"));
+            projection.push(format!("?{alias}"));
+            aggregate_optionals.insert(alias.clone(), optional);
             aggregate_texts.insert(alias, text);
         }
         if !group_keys.is_empty() {
@@ -693,23 +696,46 @@ fn structured_question(dice: &mut Dice, entailed: bool) -> Question {
         if !group_keys.is_empty() {
             body["group_keys"] = json!(group_keys);
         }
-        where_parts.extend(optionals);
+        // One sub-select per aggregate, grouped by the same keys and joined on them; a
+        // missing key is a stand-in IRI inside, so it joins only with itself.
         let mut group_items: Vec<String> = group_by.iter().map(|v| format!("?{v}")).collect();
-        group_items.extend(key_items);
-        if !group_items.is_empty() {
-            tail.push_str(&format!(" GROUP BY {}", group_items.join(" ")));
+        let mut bind_key = String::new();
+        if !group_keys.is_empty() {
+            group_items.push("?kk".to_owned());
+            bind_key = "BIND(COALESCE(?k, <urn:fuzz:no-key>) AS ?kk)".to_owned();
+        }
+        let group_clause = if group_items.is_empty() {
+            String::new()
+        } else {
+            format!(" GROUP BY {}", group_items.join(" "))
+        };
+        let rows = where_parts.join(" ");
+        let mut grouped_parts: Vec<String> = aggregate_texts
+            .iter()
+            .map(|(alias, text)| {
+                format!(
+                    "{{ SELECT {} ({text} AS ?{alias}) WHERE {{ {rows} {key_optional} {} {bind_key} }}{group_clause} }}",
+                    group_items.join(" "),
+                    aggregate_optionals[alias],
+                )
+            })
+            .collect();
+        if !group_keys.is_empty() {
+            grouped_parts
+                .push("BIND(IF(sameTerm(?kk, <urn:fuzz:no-key>), ?unbound, ?kk) AS ?k)".to_owned());
         }
         if dice.chance(50) {
-            let (alias, text) = aggregate_texts
-                .iter()
+            let alias = aggregate_texts
+                .keys()
                 .nth(dice.below(aggregate_texts.len()))
-                .map(|(a, t)| (a.clone(), t.clone()))
+                .cloned()
                 .unwrap_or_default();
             let (name, op) = comparison(dice);
             let n = dice.below(4);
             body["having"] = json!([{"op": name, "left": {"var": alias}, "right": {"value": n}}]);
-            tail.push_str(&format!(" HAVING ({text} {op} {n})"));
+            grouped_parts.push(format!("FILTER(?{alias} {op} {n})"));
         }
+        where_parts = grouped_parts;
         let outputs: Vec<String> = group_by
             .iter()
             .cloned()
