@@ -277,6 +277,15 @@ fn check_key(text: &str, key: &str) -> Result<(), ApiError> {
     ))
 }
 
+/// How many times each whole row occurs, with the row as shown.
+fn count_rows(rows: &[(String, Value)]) -> BTreeMap<&str, (usize, Value)> {
+    let mut counts: BTreeMap<&str, (usize, Value)> = BTreeMap::new();
+    for (whole, shown) in rows {
+        counts.entry(whole.as_str()).or_insert((0, shown.clone())).0 += 1;
+    }
+    counts
+}
+
 /// `compare`: a SELECT at two points → rows added, removed, and changed by `key`.
 pub fn compare(
     ctx: &Context,
@@ -297,46 +306,57 @@ pub fn compare(
         None => graph.head_seq(),
     };
     let budget = common.detail.unwrap_or_default().budget();
-    let before = render::rows(
-        &select_rows(ctx, &graph, from_seq, text, Some(cancellation.clone()))?,
-        &[],
-        budget.string_chars,
-    );
-    let after = render::rows(
-        &select_rows(ctx, &graph, to_seq, text, Some(cancellation))?,
-        &[],
-        budget.string_chars,
-    );
-    let count = |rows: &[Value]| {
-        let mut counts: BTreeMap<String, (usize, Value)> = BTreeMap::new();
-        for row in rows {
-            counts.entry(row.to_string()).or_insert((0, row.clone())).0 += 1;
-        }
-        counts
-    };
-    let (counts_before, counts_after) = (count(&before), count(&after));
-    let mut added: Vec<Value> = Vec::new();
-    let mut removed: Vec<Value> = Vec::new();
-    for (text, (n, row)) in &counts_after {
-        let was = counts_before.get(text).map_or(0, |c| c.0);
-        added.extend(std::iter::repeat_n(row.clone(), n.saturating_sub(was)));
+    // Rows are compared whole and shown cut to the page's budget: a change past the
+    // cut-off of a long string is still a change.
+    let rendered =
+        |seq: u64, cancellation: CancellationToken| -> Result<Vec<(String, Value)>, ApiError> {
+            let rows = select_rows(ctx, &graph, seq, text, Some(cancellation))?;
+            Ok(rows
+                .iter()
+                .map(|row| {
+                    let whole = render::row(row, &[], usize::MAX).0.to_string();
+                    (whole, render::row(row, &[], budget.string_chars).0)
+                })
+                .collect())
+        };
+    let before = rendered(from_seq, cancellation.clone())?;
+    let after = rendered(to_seq, cancellation)?;
+    let (counts_before, counts_after) = (count_rows(&before), count_rows(&after));
+    // (the whole row's text, the row as shown)
+    let mut added: Vec<(&str, Value)> = Vec::new();
+    let mut removed: Vec<(&str, Value)> = Vec::new();
+    for (whole, (n, row)) in &counts_after {
+        let was = counts_before.get(whole).map_or(0, |c| c.0);
+        added.extend(std::iter::repeat_n(
+            (*whole, row.clone()),
+            n.saturating_sub(was),
+        ));
     }
-    for (text, (n, row)) in &counts_before {
-        let now = counts_after.get(text).map_or(0, |c| c.0);
-        removed.extend(std::iter::repeat_n(row.clone(), n.saturating_sub(now)));
+    for (whole, (n, row)) in &counts_before {
+        let now = counts_after.get(whole).map_or(0, |c| c.0);
+        removed.extend(std::iter::repeat_n(
+            (*whole, row.clone()),
+            n.saturating_sub(now),
+        ));
     }
     let mut changed = Vec::new();
     if let Some(key) = &query.key {
-        let key_of = |row: &Value| row.get(key).map(Value::to_string);
+        // The key's whole value: two keys that differ past the cut-off are two keys.
+        let key_of = |whole: &str| {
+            serde_json::from_str::<Value>(whole)
+                .ok()
+                .and_then(|row| row.get(key).map(Value::to_string))
+        };
         let mut removed_by_key: BTreeMap<String, Value> = BTreeMap::new();
-        for row in &removed {
-            if let Some(k) = key_of(row) {
+        for (whole, row) in &removed {
+            if let Some(k) = key_of(whole) {
                 removed_by_key.entry(k).or_insert_with(|| row.clone());
             }
         }
         let mut matched = HashSet::new();
-        added.retain(|row| {
-            match key_of(row).and_then(|k| removed_by_key.get(&k).map(|before| (k, before.clone())))
+        added.retain(|(whole, row)| {
+            match key_of(whole)
+                .and_then(|k| removed_by_key.get(&k).map(|before| (k, before.clone())))
             {
                 Some((k, before)) if matched.insert(k.clone()) => {
                     changed
@@ -346,8 +366,12 @@ pub fn compare(
                 _ => true,
             }
         });
-        removed.retain(|row| !key_of(row).is_some_and(|k| matched.contains(&k)));
+        removed.retain(|(whole, _)| !key_of(whole).is_some_and(|k| matched.contains(&k)));
     }
+    let (added, removed): (Vec<Value>, Vec<Value>) = (
+        added.into_iter().map(|(_, row)| row).collect(),
+        removed.into_iter().map(|(_, row)| row).collect(),
+    );
     let totals = json!({ "added": added.len(), "removed": removed.len(), "changed": changed.len(), "rows_before": before.len(), "rows_after": after.len() });
     // Pages walk the changed, then added, then removed rows; the cursor pins both commits.
     let digest = crate::query::envelope::args_digest(&[

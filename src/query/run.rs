@@ -115,6 +115,9 @@ fn structured(
     )
 }
 
+/// The most groups `analyze` by type or relation charts.
+const CHART_GROUPS: usize = 50;
+
 fn analyze(
     ctx: &Context,
     common: &Common,
@@ -131,25 +134,49 @@ fn analyze(
     let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
     let (compiled, category, measure) = match by.as_str() {
         "type" => (
-            "SELECT ?category (COUNT(DISTINCT ?s) AS ?count) WHERE { ?s a ?category } GROUP BY ?category ORDER BY DESC(?count) ?category LIMIT 50".to_owned(),
+            format!(
+                "SELECT ?category (COUNT(DISTINCT ?s) AS ?count) WHERE {{ ?s a ?category }} GROUP BY ?category ORDER BY DESC(?count) ?category LIMIT {}",
+                CHART_GROUPS + 1
+            ),
             "category".to_owned(),
             "count".to_owned(),
         ),
         "relation" => (
-            "SELECT ?category (COUNT(*) AS ?count) WHERE { ?s ?category ?o . FILTER(isIRI(?o) && ?category != <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>) } GROUP BY ?category ORDER BY DESC(?count) ?category LIMIT 50".to_owned(),
+            format!(
+                "SELECT ?category (COUNT(*) AS ?count) WHERE {{ ?s ?category ?o . FILTER(isIRI(?o) && ?category != <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>) }} GROUP BY ?category ORDER BY DESC(?count) ?category LIMIT {}",
+                CHART_GROUPS + 1
+            ),
             "category".to_owned(),
             "count".to_owned(),
         ),
         "structured" => {
             let body = query.structured.as_ref().ok_or_else(|| {
-                ApiError::invalid_argument("structured", "analyze by structured needs the query in `structured`")
+                ApiError::invalid_argument(
+                    "structured",
+                    "analyze by structured needs the query in `structured`",
+                )
             })?;
-            let category = body.group_by.first().cloned().or_else(|| body.group_keys.first().map(|k| k.alias.clone())).ok_or_else(|| {
-                ApiError::invalid_argument("structured.group_by", "group the structured query to chart it")
-            })?;
-            let measure = body.aggregates.first().map(|a| a.alias.clone()).ok_or_else(|| {
-                ApiError::invalid_argument("structured.aggregates", "give an aggregate to chart")
-            })?;
+            let category = body
+                .group_by
+                .first()
+                .cloned()
+                .or_else(|| body.group_keys.first().map(|k| k.alias.clone()))
+                .ok_or_else(|| {
+                    ApiError::invalid_argument(
+                        "structured.group_by",
+                        "group the structured query to chart it",
+                    )
+                })?;
+            let measure = body
+                .aggregates
+                .first()
+                .map(|a| a.alias.clone())
+                .ok_or_else(|| {
+                    ApiError::invalid_argument(
+                        "structured.aggregates",
+                        "give an aggregate to chart",
+                    )
+                })?;
             let iris = crate::ontology::RecordIris::for_graph(&graph_name);
             let ontology = crate::ontology::read(&graph.snapshot(seq), &iris);
             (
@@ -158,7 +185,12 @@ fn analyze(
                 measure,
             )
         }
-        other => return Err(ApiError::invalid_argument("by", format!("unknown {other:?}; use type, relation or structured"))),
+        other => {
+            return Err(ApiError::invalid_argument(
+                "by",
+                format!("unknown {other:?}; use type, relation or structured"),
+            ));
+        }
     };
     let pinned = Common {
         graph: common.graph.clone(),
@@ -171,6 +203,16 @@ fn analyze(
         entailment: None,
     };
     let mut envelope = sparql(ctx, &pinned, compiled, cancellation)?;
+    // The type and relation queries ask for one group more than they chart, to know that
+    // there are more; a structured query's groups past one page leave a cursor.
+    let mut complete = envelope.next.is_none();
+    if let Some(rows) = envelope.data["rows"].as_array_mut()
+        && by != "structured"
+        && rows.len() > CHART_GROUPS
+    {
+        rows.truncate(CHART_GROUPS);
+        complete = false;
+    }
     let values: Vec<serde_json::Value> = envelope.data["rows"]
         .as_array()
         .map(|rows| {
@@ -189,7 +231,10 @@ fn analyze(
                         serde_json::Value::Null => String::new(),
                         other => other.to_string(),
                     };
-                    let number = text(&measure).parse::<f64>().unwrap_or(0.0);
+                    // An absent measure (the aggregate of a group with an unbound or
+                    // non-numeric value) stays null: Vega-Lite leaves it out, a 0 would be
+                    // a made-up figure.
+                    let number = text(&measure).parse::<f64>().ok().filter(|n| n.is_finite());
                     json!({ "category": text(&category), "value": number })
                 })
                 .collect()
@@ -216,12 +261,25 @@ fn analyze(
             }
         })
     };
+    let shown = values.len();
+    let absent = values.iter().filter(|v| v["value"].is_null()).count();
     envelope.summary = format!(
-        "{} {by} group(s) at commit {seq} of graph {graph_name}, with a Vega-Lite {chart} chart",
-        values.len()
+        "{}{shown} {by} group(s) at commit {seq} of graph {graph_name}, with a Vega-Lite {chart} chart",
+        if complete { "" } else { "the first " },
     );
-    envelope.data = json!({ "values": values, "vega_lite": spec });
+    envelope.data = json!({ "values": values, "vega_lite": spec, "complete": complete });
     envelope.next = None;
+    if !complete {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(if by == "structured" {
+            format!("only the first {shown} groups are charted; run the structured query in mode `structured` to page through all of them")
+        } else {
+            format!("only the {shown} largest groups are charted; count the rest with a structured or SPARQL query")
+        });
+    }
+    if absent > 0 {
+        envelope = envelope.note(format!("{absent} group(s) have no value for {measure} (null): the aggregate of a group in which some record lacks the field is absent"));
+    }
     Ok(envelope)
 }
 

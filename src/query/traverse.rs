@@ -250,9 +250,31 @@ impl Walk<'_> {
         }
     }
 
+    /// The terms a condition's value may equal: a string that reads as an IRI is that IRI
+    /// or that very string (a homepage kept as text is still text), `{"iri": …}` only the
+    /// IRI.
+    fn terms(value: &Value, path: &str) -> Result<Vec<Expression>, ApiError> {
+        Ok(match value {
+            Value::String(s) if Self::is_iri(s) => match Self::iri(s, path) {
+                Ok(iri) => vec![
+                    Expression::NamedNode(iri),
+                    Expression::Literal(Literal::new_simple_literal(s)),
+                ],
+                Err(_) => vec![Expression::Literal(Literal::new_simple_literal(s))],
+            },
+            Value::Object(object) if object.len() == 1 && object.contains_key("iri") => {
+                let text = object["iri"]
+                    .as_str()
+                    .ok_or_else(|| bad(path, "{\"iri\": …} holds a string"))?;
+                vec![Expression::NamedNode(Self::iri(text, path)?)]
+            }
+            other => vec![Self::literal(other, path)?],
+        })
+    }
+
+    /// A value compared by order: strings stay strings.
     fn literal(value: &Value, path: &str) -> Result<Expression, ApiError> {
         Ok(match value {
-            Value::String(s) if Self::is_iri(s) => Expression::NamedNode(Self::iri(s, path)?),
             Value::String(s) => Expression::Literal(Literal::new_simple_literal(s)),
             Value::Number(n) if n.is_i64() => {
                 Expression::Literal(Literal::from(n.as_i64().unwrap_or_default()))
@@ -262,7 +284,7 @@ impl Walk<'_> {
             _ => {
                 return Err(bad(
                     path,
-                    "a value is a string, number or boolean (or a list of them)",
+                    "a value is a string, number, boolean or {\"iri\": …} (or a list of them)",
                 ));
             }
         })
@@ -290,21 +312,23 @@ impl Walk<'_> {
         let var = self.fresh();
         let it = Box::new(Expression::Variable(var.clone()));
         let values = |values: &[Value]| -> Result<Vec<Expression>, ApiError> {
-            values
-                .iter()
-                .map(|v| Self::literal(v, &format!("{path}.value")))
-                .collect()
+            let mut terms = Vec::new();
+            for v in values {
+                terms.extend(Self::terms(v, &format!("{path}.value"))?);
+            }
+            Ok(terms)
         };
+        let one = std::slice::from_ref(value);
         let test = match (op, value) {
             ("==", Value::Array(list)) => Expression::In(it, values(list)?),
             ("!=", Value::Array(list)) => {
                 Expression::Not(Box::new(Expression::In(it, values(list)?)))
             }
-            (op @ ("==" | "!=" | "<" | "<=" | ">" | ">="), value) => {
+            ("==", _) => Expression::In(it, values(one)?),
+            ("!=", _) => Expression::Not(Box::new(Expression::In(it, values(one)?))),
+            (op @ ("<" | "<=" | ">" | ">="), value) => {
                 let value = Box::new(Self::literal(value, &format!("{path}.value"))?);
                 match op {
-                    "==" => Expression::Equal(it, value),
-                    "!=" => Expression::Not(Box::new(Expression::Equal(it, value))),
                     "<" => Expression::Less(it, value),
                     "<=" => Expression::LessOrEqual(it, value),
                     ">" => Expression::Greater(it, value),

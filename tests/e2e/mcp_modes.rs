@@ -832,6 +832,158 @@ fn aggregates_over_several_multi_valued_fields_never_multiply() {
     let _ = child.wait();
 }
 
+/// `analyze` charts no made-up figures and says when it charts only some groups; `compare`
+/// sees a change past the cut-off of a long string.
+#[test]
+fn analyze_and_compare_neither_invent_nor_hide_figures() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let mut data = String::from(
+        "@prefix e: <http://e/> .
+        e:i1 e:group e:g1 ; e:weight 4 . e:i2 e:group e:g2 .\n",
+    );
+    for i in 0..60 {
+        data.push_str(&format!("e:x{i} a e:T{i} .\n"));
+    }
+    let long = "A".repeat(400);
+    data.push_str(&format!("e:d e:text \"{long}x\" .\n"));
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": data}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+    let update = json!({"action": "update", "sparql": format!(
+        "DELETE DATA {{ <http://e/d> <http://e/text> \"{long}x\" }} ; INSERT DATA {{ <http://e/d> <http://e/text> \"{long}y\" }}")});
+    let question = session.tool("rdf", update.clone(), None);
+    let state = question["requestState"].clone();
+    let accept = json!({"approval": {"action": "accept", "content": {"approve": true}}});
+    let updated = session.tool("rdf", update, Some((state, accept)));
+    assert_eq!(
+        updated["structuredContent"]["data"]["commit_seq"], 2,
+        "{updated}"
+    );
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+
+    let types = query(json!({"mode": "analyze", "by": "type"}));
+    assert_eq!(
+        types["data"]["values"].as_array().unwrap().len(),
+        50,
+        "{types}"
+    );
+    assert_eq!(types["data"]["complete"], false, "{types}");
+    assert_eq!(types["truncated"], true, "{types}");
+    assert!(
+        types["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("the first 50"),
+        "{types}"
+    );
+
+    // g2 has no weight: its sum is absent, not 0.
+    let weights = query(
+        json!({"mode": "analyze", "by": "structured", "structured": {
+        "patterns": [{"subject": {"var": "i"}, "predicate": {"iri": "http://e/group"}, "object": {"var": "g"}}],
+        "group_by": ["g"],
+        "aggregates": [{"func": "sum", "as": "w", "operand": {"field": {"var": "i", "name": "http://e/weight"}}}],
+        "order_by": [{"var": "g"}]}}),
+    );
+    assert_eq!(
+        weights["data"]["values"],
+        json!([{"category": "http://e/g1", "value": 4.0}, {"category": "http://e/g2", "value": null}]),
+        "{weights}"
+    );
+    assert_eq!(weights["data"]["complete"], true, "{weights}");
+
+    // The two texts differ only past the 300 characters a compact page shows.
+    let texts = "SELECT ?d ?t WHERE { ?d <http://e/text> ?t }";
+    let keyed = query(
+        json!({"mode": "compare", "sparql": texts, "from": {"as_of_commit_seq": 1}, "key": "d"}),
+    );
+    assert_eq!(keyed["counts"]["changed"], 1, "{keyed}");
+    assert_eq!(
+        (&keyed["counts"]["added"], &keyed["counts"]["removed"]),
+        (&json!(0), &json!(0)),
+        "{keyed}"
+    );
+    let unkeyed =
+        query(json!({"mode": "compare", "sparql": texts, "from": {"as_of_commit_seq": 1}}));
+    assert_eq!(
+        (&unkeyed["counts"]["added"], &unkeyed["counts"]["removed"]),
+        (&json!(1), &json!(1)),
+        "{unkeyed}"
+    );
+    let same = query(json!({"mode": "compare", "sparql": texts, "from": {"as_of_commit_seq": 2}}));
+    assert_eq!(
+        (
+            &same["counts"]["added"],
+            &same["counts"]["removed"],
+            &same["counts"]["changed"]
+        ),
+        (&json!(0), &json!(0), &json!(0)),
+        "{same}"
+    );
+    drop(session);
+    let _ = child.wait();
+}
+
+/// A traversal's condition value that reads as an IRI also matches the same text kept as
+/// a string (a homepage field holds text); `{"iri": …}` asks for the IRI alone.
+#[test]
+fn traversal_conditions_match_text_that_looks_like_an_iri() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = "@prefix e: <http://e/> .
+        e:a a e:Site ; e:homepage \"https://a.example/\" .
+        e:b a e:Site ; e:homepage <https://b.example/> .";
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": data}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+    let mut sites = |op: &str, value: Value| -> Vec<String> {
+        let answer = session.tool("query", json!({"mode": "traverse", "traverse": {"steps": [
+            {"from_type": "http://e/Site"},
+            {"filter": {"properties": [[{"field": "http://e/homepage", "op": op, "value": value}]]}}
+        ]}}), None)["structuredContent"].clone();
+        answer["data"]["rows"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .map(|row| {
+                row["iri"]["iri"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{row}"))
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(sites("==", json!("https://a.example/")), ["http://e/a"]);
+    assert_eq!(sites("==", json!("https://b.example/")), ["http://e/b"]);
+    assert_eq!(
+        sites("==", json!(["https://a.example/", "https://b.example/"])),
+        ["http://e/a", "http://e/b"]
+    );
+    assert_eq!(sites("!=", json!("https://a.example/")), ["http://e/b"]);
+    assert!(sites("==", json!({"iri": "https://a.example/"})).is_empty());
+    assert_eq!(
+        sites("==", json!({"iri": "https://b.example/"})),
+        ["http://e/b"]
+    );
+    drop(session);
+    let _ = child.wait();
+}
+
 /// Issue 27: `subclass` entailment repeated an instance once per path to its class (a
 /// product typed with a class and its parent reached the grandparent twice).
 #[test]
