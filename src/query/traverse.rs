@@ -557,7 +557,34 @@ pub fn compile(
             let descending = order_step.get("order").and_then(Value::as_str) == Some("desc");
             walk.n_vars += 1;
             let var = Variable::new_unchecked(format!("sort_key{}", walk.n_vars));
-            group.optional(&current, predicate, &var);
+            // One key per item: its least value ascending, its greatest descending (an
+            // item with three values would otherwise be three rows, and a limit would
+            // count the rows, not the items).
+            let value = walk.fresh();
+            let mut values = Group::default();
+            values.triple(current.clone(), predicate, value.clone());
+            let key = GraphPattern::Group {
+                inner: Box::new(values.build()),
+                variables: vec![current.clone()],
+                aggregates: vec![(
+                    var.clone(),
+                    AggregateExpression::FunctionCall {
+                        name: if descending {
+                            AggregateFunction::Max
+                        } else {
+                            AggregateFunction::Min
+                        },
+                        expr: Expression::Variable(value),
+                        distinct: false,
+                    },
+                )],
+            };
+            group
+                .elements
+                .push(Element::Optional(GraphPattern::Project {
+                    inner: Box::new(key),
+                    variables: vec![current.clone(), var.clone()],
+                }));
             order = Some((var, descending));
         } else if let Some(limit) = object.get("limit") {
             let limit = limit

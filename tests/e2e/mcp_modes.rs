@@ -984,6 +984,59 @@ fn traversal_conditions_match_text_that_looks_like_an_iri() {
     let _ = child.wait();
 }
 
+/// `order_by` on a field with several values sorts each item once (by its least value
+/// ascending, its greatest descending), so `limit` counts items, not values.
+#[test]
+fn traversal_order_by_a_multi_valued_field_then_limit_keeps_that_many_items() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = "@prefix e: <http://e/> .
+        e:a a e:Site ; e:rank 5 , 1 . e:b a e:Site ; e:rank 3 . e:c a e:Site ; e:rank 2 , 4 .
+        e:d a e:Site .";
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": data}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+    let mut first = |order: &str, limit: u64| -> Vec<String> {
+        let answer = session.tool(
+            "query",
+            json!({"mode": "traverse", "traverse": {"steps": [
+                {"from_type": "http://e/Site"},
+                {"order_by": {"field": "http://e/rank", "order": order}},
+                {"limit": limit}
+            ]}}),
+            None,
+        )["structuredContent"]
+            .clone();
+        answer["data"]["rows"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .map(|row| {
+                row["iri"]["iri"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{row}"))
+                    .to_owned()
+            })
+            .collect()
+    };
+    // An item without the field still counts; it sorts first ascending (SPARQL: unbound is
+    // least) and last descending.
+    assert_eq!(first("asc", 3), ["http://e/d", "http://e/a", "http://e/c"]);
+    assert_eq!(first("desc", 2), ["http://e/a", "http://e/c"]);
+    assert_eq!(
+        first("desc", 4),
+        ["http://e/a", "http://e/c", "http://e/b", "http://e/d"]
+    );
+    drop(session);
+    let _ = child.wait();
+}
+
 /// Issue 27: `subclass` entailment repeated an instance once per path to its class (a
 /// product typed with a class and its parent reached the grandparent twice).
 #[test]
