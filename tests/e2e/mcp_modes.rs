@@ -3,10 +3,23 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp_mrtr::start;
+use crate::mcp_mrtr::{Session, start};
 use crate::util::Strata;
 
 const EX: &str = "http://example.org/support/";
+
+/// Imports Turtle into a fresh graph as its first commit.
+fn import_first_commit(session: &mut Session, turtle: &str) {
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": turtle}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+}
 
 #[test]
 fn names_commit_at_compare_paths_and_neighborhood_on_the_demo_graph() {
@@ -410,15 +423,7 @@ fn entailment_sees_subclasses_domains_and_subproperties() {
         e:b1 a e:Bug . e:i1 a e:Incident . e:x1 a e:Issue .
         e:affects rdfs:domain e:Incident . e:i2 e:affects e:svc .
         e:fixedInPatch rdfs:subPropertyOf e:fixedIn . e:b1 e:fixedInPatch e:r1 .";
-    let imported = session.tool(
-        "rdf",
-        json!({"action": "import", "format": "turtle", "content": data}),
-        None,
-    );
-    assert_eq!(
-        imported["structuredContent"]["data"]["commit_seq"], 1,
-        "{imported}"
-    );
+    import_first_commit(&mut session, data);
     let mut issues = |entailment: &str| -> Vec<String> {
         let answer = session.tool(
             "query",
@@ -676,15 +681,7 @@ fn having_on_an_aggregate_keeps_the_groups_that_pass() {
         e:p1 e:producer e:A . e:p2 e:producer e:B . e:p3 e:producer e:B .
         e:p4 e:producer e:C . e:p5 e:producer e:C . e:p6 e:producer e:C .
         e:p1 e:price 5 . e:p4 e:price 7 .";
-    let imported = session.tool(
-        "rdf",
-        json!({"action": "import", "format": "turtle", "content": data}),
-        None,
-    );
-    assert_eq!(
-        imported["structuredContent"]["data"]["commit_seq"], 1,
-        "{imported}"
-    );
+    import_first_commit(&mut session, data);
     let mut query = |arguments: Value| -> Value {
         session.tool("query", arguments, None)["structuredContent"].clone()
     };
@@ -757,15 +754,7 @@ fn aggregates_over_several_multi_valued_fields_never_multiply() {
         e:i2 a e:Item ; e:group e:g1 ; e:weight 5 ; e:score 4 ; e:made \"2024-07-01\"^^<http://www.w3.org/2001/XMLSchema#date> .
         e:i3 a e:Item ; e:group e:g2 ; e:weight 1 ; e:score 6 .
         e:i4 a e:Item ; e:group e:g2 ; e:weight 2 ; e:score 7 , 8 .";
-    let imported = session.tool(
-        "rdf",
-        json!({"action": "import", "format": "turtle", "content": data}),
-        None,
-    );
-    assert_eq!(
-        imported["structuredContent"]["data"]["commit_seq"], 1,
-        "{imported}"
-    );
+    import_first_commit(&mut session, data);
     let mut query = |arguments: Value| -> Value {
         session.tool("query", arguments, None)["structuredContent"].clone()
     };
@@ -847,15 +836,7 @@ fn analyze_and_compare_neither_invent_nor_hide_figures() {
     }
     let long = "A".repeat(400);
     data.push_str(&format!("e:d e:text \"{long}x\" .\n"));
-    let imported = session.tool(
-        "rdf",
-        json!({"action": "import", "format": "turtle", "content": data}),
-        None,
-    );
-    assert_eq!(
-        imported["structuredContent"]["data"]["commit_seq"], 1,
-        "{imported}"
-    );
+    import_first_commit(&mut session, &data);
     let update = json!({"action": "update", "sparql": format!(
         "DELETE DATA {{ <http://e/d> <http://e/text> \"{long}x\" }} ; INSERT DATA {{ <http://e/d> <http://e/text> \"{long}y\" }}")});
     let question = session.tool("rdf", update.clone(), None);
@@ -942,15 +923,7 @@ fn traversal_conditions_match_text_that_looks_like_an_iri() {
     let data = "@prefix e: <http://e/> .
         e:a a e:Site ; e:homepage \"https://a.example/\" .
         e:b a e:Site ; e:homepage <https://b.example/> .";
-    let imported = session.tool(
-        "rdf",
-        json!({"action": "import", "format": "turtle", "content": data}),
-        None,
-    );
-    assert_eq!(
-        imported["structuredContent"]["data"]["commit_seq"], 1,
-        "{imported}"
-    );
+    import_first_commit(&mut session, data);
     let mut sites = |op: &str, value: Value| -> Vec<String> {
         let answer = session.tool("query", json!({"mode": "traverse", "traverse": {"steps": [
             {"from_type": "http://e/Site"},
@@ -993,15 +966,7 @@ fn traversal_order_by_a_multi_valued_field_then_limit_keeps_that_many_items() {
     let data = "@prefix e: <http://e/> .
         e:a a e:Site ; e:rank 5 , 1 . e:b a e:Site ; e:rank 3 . e:c a e:Site ; e:rank 2 , 4 .
         e:d a e:Site .";
-    let imported = session.tool(
-        "rdf",
-        json!({"action": "import", "format": "turtle", "content": data}),
-        None,
-    );
-    assert_eq!(
-        imported["structuredContent"]["data"]["commit_seq"], 1,
-        "{imported}"
-    );
+    import_first_commit(&mut session, data);
     let mut first = |order: &str, limit: u64| -> Vec<String> {
         let answer = session.tool(
             "query",
@@ -1046,15 +1011,7 @@ fn subclass_entailment_counts_each_instance_once() {
     let data = "@prefix e: <http://e/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
         e:T3 rdfs:subClassOf e:T2 . e:T2 rdfs:subClassOf e:T1 .
         e:p1 a e:T3 , e:T2 , e:T1 . e:p2 a e:T2 . _:x a e:T3 ; e:near e:p1 .";
-    let imported = session.tool(
-        "rdf",
-        json!({"action": "import", "format": "turtle", "content": data}),
-        None,
-    );
-    assert_eq!(
-        imported["structuredContent"]["data"]["commit_seq"], 1,
-        "{imported}"
-    );
+    import_first_commit(&mut session, data);
     let mut rows = |arguments: Value| -> Value {
         let answer = session.tool("query", arguments, None)["structuredContent"].clone();
         answer["data"]["rows"].clone()
