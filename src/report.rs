@@ -223,9 +223,28 @@ pub fn report_junit(report: &Report, suite: &str, shapes: &[String]) -> String {
             ));
             continue;
         }
+        // A name per result, unique within the suite (JUnit readers merge test cases of
+        // one name): the focus node, then the path and constraint when a focus node fails
+        // the shape more than once, then a number if that is not enough.
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let repeated = |r: &ShaclResult| {
+            results
+                .iter()
+                .filter(|o| o.focus_node == r.focus_node)
+                .count()
+                > 1
+        };
         for r in results {
-            let name = format!("{shape} {}", r.focus_node);
             let path = r.path.as_deref().map(display_path).unwrap_or_default();
+            let mut name = format!("{shape} {}", r.focus_node);
+            if repeated(r) {
+                name = format!("{name} {path} {}", r.constraint_name());
+            }
+            let n = seen.entry(name.clone()).or_default();
+            *n += 1;
+            if *n > 1 {
+                name = format!("{name} #{n}");
+            }
             let detail = format!(
                 "focus node {}\npath {}\nvalue {}\nconstraint {}\nseverity {}",
                 r.focus_node,

@@ -33,6 +33,24 @@ pub(crate) fn unlinked_file(dir: &Path) -> std::io::Result<File> {
     }
 }
 
+/// Removes scratch files a killed process left in `dir`: one killed between creating a
+/// scratch file and unlinking it (two system calls apart) leaves the name behind. Only
+/// the writer that owns `dir` (under the data directory's lock) may call this.
+pub(crate) fn remove_leftovers(dir: &Path) {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in listing.flatten() {
+        let name = entry.file_name();
+        if name
+            .to_str()
+            .is_some_and(|n| n.starts_with(".spill-") && n.ends_with(".tmp"))
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Fixed-width records sorted and deduplicated, in memory up to `run_len` records and in
 /// sorted runs in scratch files past that; `finish` merges the runs. Memory holds one run
 /// (plus a 1 MiB read buffer per run while merging).

@@ -139,6 +139,9 @@ impl Graph {
             std::fs::create_dir_all(&dir).map_err(|e| EngineError::io(&dir, e))?;
         }
         let read_only = config.read_only;
+        if !read_only {
+            crate::scratch::remove_leftovers(&dir);
+        }
         // Read-only, the store files are opened before the log is scanned: the server
         // names a commit in a manifest only once it is durable in the log, so the log read
         // afterwards holds it.

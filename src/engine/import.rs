@@ -699,9 +699,17 @@ impl<R: Read> Read for LineTracking<R> {
 }
 
 /// An I/O error while reading a document: undecodable bytes are bad input
-/// (`invalid_rdf`), anything else a real I/O failure.
+/// (`invalid_rdf`), and so is one token or statement longer than the parser's buffer
+/// (16 MiB in oxttl, reported as `OutOfMemory`); anything else a real I/O failure.
 pub(super) fn read_error(error: std::io::Error, options: &ImportOptions) -> EngineError {
     match error.kind() {
+        std::io::ErrorKind::OutOfMemory => EngineError::UnreadableDocument {
+            source_name: options.source_name.clone(),
+            format: options.format.name().to_owned(),
+            message: format!(
+                "one statement or literal is longer than the parser reads at once ({error}); split it, or keep large values outside the graph"
+            ),
+        },
         std::io::ErrorKind::InvalidData
         | std::io::ErrorKind::InvalidInput
         | std::io::ErrorKind::UnexpectedEof => EngineError::UnreadableDocument {
@@ -773,6 +781,23 @@ mod tests {
             None,
         )
         .expect_err("the document is invalid")
+    }
+
+    /// oxttl reads at most 16 MiB at once: a longer statement is bad input, not an
+    /// internal error.
+    #[test]
+    fn a_statement_longer_than_the_parser_buffer_is_bad_input() {
+        let line = format!("<http://e/s> <http://e/p> \"{}\" .\n", "x".repeat(17 << 20));
+        let error = parse_triples(
+            line.as_bytes(),
+            &options(RdfFormat::NTriples, "big.nt"),
+            None,
+        )
+        .expect_err("too long for the parser");
+        assert!(
+            matches!(error, EngineError::UnreadableDocument { .. }),
+            "{error:?}"
+        );
     }
 
     #[test]

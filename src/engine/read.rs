@@ -469,12 +469,36 @@ impl GraphReader<'_> {
     /// Writes every quad (N-Quads, TriG, or a triples format for the default graph only).
     /// Returns the number of quads written.
     pub fn export(&self, format: RdfFormat, out: impl Write) -> Result<u64, EngineError> {
-        let snapshot = &self.snapshot;
         let graph = if format.supports_datasets() {
             GraphFilter::All
         } else {
             GraphFilter::Is(DEFAULT_GRAPH)
         };
+        if format == RdfFormat::RdfXml {
+            return self.export_quads(graph, format, crate::sparql::EscapeCarriageReturns(out));
+        }
+        self.export_quads(graph, format, out)
+    }
+
+    /// How many quads named graphs hold (what a triples format leaves out of `export`).
+    pub fn named_graph_quads(&self) -> usize {
+        self.snapshot
+            .quads(Pattern {
+                subject: None,
+                predicate: None,
+                object: None,
+                graph: GraphFilter::AnyNamed,
+            })
+            .count()
+    }
+
+    fn export_quads(
+        &self,
+        graph: GraphFilter,
+        format: RdfFormat,
+        out: impl Write,
+    ) -> Result<u64, EngineError> {
+        let snapshot = &self.snapshot;
         let mut serializer = RdfSerializer::from_format(format).for_writer(out);
         let mut keys: Vec<QuadKey> = snapshot
             .quads(Pattern {

@@ -53,8 +53,8 @@ pub struct QueryArgs {
     #[serde(default)]
     #[schemars(skip)]
     pub as_of: Option<String>,
-    /// `sparql`, `structured`: none (default) | subclass | rdfs (type inference at query
-    /// time).
+    /// `sparql`, `structured`, `traverse`: none (default) | subclass | rdfs (type inference
+    /// at query time).
     #[serde(default)]
     pub entailment: Option<String>,
     #[serde(default)]
@@ -156,7 +156,7 @@ fn mode_arguments(mode: QueryMode) -> &'static [&'static str] {
     match mode {
         QueryMode::Sparql => &["sparql", "entailment"],
         QueryMode::Structured => &["structured", "valid_at", "as_of", "entailment"],
-        QueryMode::Traverse => &["traverse", "valid_at", "as_of"],
+        QueryMode::Traverse => &["traverse", "valid_at", "as_of", "entailment"],
         QueryMode::Analyze => &["by", "chart", "structured"],
         QueryMode::Names => &["name"],
         QueryMode::Describe => &["class", "property"],
@@ -301,6 +301,7 @@ pub struct StructuredQuery {
 pub struct TraverseQuery {
     pub body: Traversal,
     pub valid_at: Option<String>,
+    pub entailment: Option<String>,
 }
 
 /// `analyze`: counts by type, relation or a structured aggregate.
@@ -412,6 +413,12 @@ impl QueryArgs {
             }
             self.valid_at = Some(old);
         }
+        if self.row_limit == Some(0) {
+            return Err(ApiError::invalid_argument(
+                "row_limit",
+                "row_limit is at least 1 (rows per page)",
+            ));
+        }
         let common = Common {
             graph: self.graph,
             as_of_commit_seq: self.as_of_commit_seq,
@@ -450,6 +457,7 @@ impl QueryArgs {
                     "give the pipeline in `traverse`: {\"steps\": [...]}",
                 )?,
                 valid_at: self.valid_at,
+                entailment: self.entailment,
             }),
             QueryMode::Analyze => ModeQuery::Analyze(AnalyzeQuery {
                 by: self.by,

@@ -22,6 +22,8 @@ use crate::sparql::{CancellationToken, QueryResults};
 
 use crate::model::RDF_TYPE;
 const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
+/// At most this many (record, name, type) rows are read for `names`, best matches first.
+const NAME_ROWS: usize = 2000;
 
 /// A point in history: a commit, a date (its end, UTC) or a moment.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -154,10 +156,30 @@ pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envel
     let graph = ctx.engine.graph(&graph_name)?;
     let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
     let needle = Literal::new_simple_literal(name.to_lowercase());
+    let exact = Literal::new_simple_literal(name);
+    // The best matches first, so the cap on candidates read never drops an exact match
+    // for a pile of names that merely contain the text.
+    let matching = format!(
+        "?record <{RDFS_LABEL}> ?label . FILTER(isIRI(?record) && CONTAINS(LCASE(STR(?label)), {needle}))"
+    );
     let query = format!(
-        "SELECT ?record ?label ?type WHERE {{ ?record <{RDFS_LABEL}> ?label . FILTER(isIRI(?record) && CONTAINS(LCASE(STR(?label)), {needle})) OPTIONAL {{ ?record <{RDF_TYPE}> ?type }} }} LIMIT 2000"
+        "SELECT ?record ?label ?type WHERE {{ {matching} OPTIONAL {{ ?record <{RDF_TYPE}> ?type }} }} \
+         ORDER BY (IF(STR(?label) = {exact}, 0, IF(LCASE(STR(?label)) = {needle}, 1, IF(STRSTARTS(LCASE(STR(?label)), {needle}), 2, 3)))) STR(?label) ?record ?type \
+         LIMIT {NAME_ROWS}"
     );
     let rows = select_rows(ctx, &graph, seq, &query, None)?;
+    // Past the cap, the number of names is counted apart (the rows read were the best).
+    let total_names = if rows.len() >= NAME_ROWS {
+        let count = format!("SELECT (COUNT(DISTINCT STR(?label)) AS ?n) WHERE {{ {matching} }}");
+        select_rows(ctx, &graph, seq, &count, None)?
+            .first()
+            .and_then(|row| match row.get("n") {
+                Some(Term::Literal(n)) => n.value().parse::<usize>().ok(),
+                _ => None,
+            })
+    } else {
+        None
+    };
     let lower = name.to_lowercase();
     // Group candidates by label; rank exact, then case-insensitive, then prefix, then contains.
     let mut groups: BTreeMap<(u8, String), BTreeMap<String, Vec<String>>> = BTreeMap::new();
@@ -189,6 +211,11 @@ pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envel
             types.push(class.to_owned());
         }
     }
+    // The last name read may have lost records past the cap: it is not shown.
+    if total_names.is_some() && groups.len() > 1 {
+        groups.pop_last();
+    }
+    let n_names = total_names.unwrap_or(groups.len()).max(groups.len());
     let budget = common.detail.unwrap_or_default().budget();
     let kinds = ["exact", "case_insensitive", "prefix", "contains"];
     let candidates: Vec<Value> = groups
@@ -206,17 +233,17 @@ pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envel
         None => format!("no record named like {name:?} at commit {seq} of graph {graph_name}"),
         Some(best) => format!(
             "{} name(s) like {name:?} at commit {seq} of graph {graph_name}; best: {} ({})",
-            groups.len(),
+            n_names,
             best["name"].as_str().unwrap_or_default(),
             best["match"].as_str().unwrap_or_default()
         ),
     };
     let mut envelope = Envelope::new(summary, json!({ "candidates": candidates }), seq);
-    if groups.len() > budget.rows {
+    if n_names > candidates.len() {
         envelope.truncated = Some(true);
         envelope = envelope.note(format!(
             "{} more names matched; use a longer name or a larger detail",
-            groups.len() - budget.rows
+            n_names - candidates.len()
         ));
     }
     Ok(envelope)
@@ -447,8 +474,9 @@ struct Hop {
     forward: bool,
 }
 
-/// The links of `node` in `snapshot`, in the allowed direction and relations (never
-/// `rdf:type`). A walk reads one snapshot for all its hops: one commit, one set of maps.
+/// The links of `node` in `snapshot`'s default graph (what the other modes' SPARQL reads),
+/// in the allowed direction and relations (never `rdf:type`). A walk reads one snapshot
+/// for all its hops: one commit, one set of maps.
 fn links(
     snapshot: &crate::store::Snapshot,
     node: &str,
@@ -464,6 +492,7 @@ fn links(
     if direction != Direction::In {
         for quad in snapshot.quads_matching(Some(&term), None, None) {
             if let Term::NamedNode(object) = &quad.object
+                && quad.graph_name.is_default_graph()
                 && keep(&quad.predicate)
             {
                 hops.push(Hop {
@@ -478,6 +507,7 @@ fn links(
     if direction != Direction::Out {
         for quad in snapshot.quads_matching(None, None, Some(&term)) {
             if let crate::model::NamedOrBlankNode::NamedNode(subject) = &quad.subject
+                && quad.graph_name.is_default_graph()
                 && keep(&quad.predicate)
             {
                 hops.push(Hop {
@@ -500,6 +530,7 @@ fn label(snapshot: &crate::store::Snapshot, node: &str) -> Option<String> {
     snapshot
         .quads_matching(Some(&term), Some(&predicate), None)
         .into_iter()
+        .filter(|q| q.graph_name.is_default_graph())
         .find_map(|q| match q.object {
             Term::Literal(l) => Some(cut(l.value(), 200).0),
             _ => None,
@@ -658,6 +689,19 @@ pub fn neighborhood(
             edges.push((s, hop.relation.clone(), o));
         }
     }
+    // The outer ring was not expanded: its links to nodes already shown (to each other,
+    // or back inwards in a direction the inner node did not follow) belong in the picture.
+    for node in order.iter().filter(|n| depth_of[*n] == max_depth) {
+        for hop in links(&snapshot, node, direction, &relations) {
+            if depth_of.contains_key(&hop.to) {
+                edges.push(if hop.forward {
+                    (hop.from, hop.relation, hop.to)
+                } else {
+                    (hop.to, hop.relation, hop.from)
+                });
+            }
+        }
+    }
     edges.sort();
     edges.dedup();
     let nodes: Vec<Value> = order
@@ -792,7 +836,7 @@ pub fn describe(
             ))?;
             let instances = count.first().map_or(0, |r| render::count(r, "n"));
             let outgoing = select(format!(
-                "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (COUNT(DISTINCT ?o) AS ?distinct) (SAMPLE(?o) AS ?example) (SAMPLE(IF(isIRI(?o), \"iri\", STR(DATATYPE(?o)))) AS ?kind) WHERE {{ {sample} ?s ?property ?o }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
+                "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (COUNT(DISTINCT ?o) AS ?distinct) (SAMPLE(?o) AS ?example) (GROUP_CONCAT(DISTINCT ?kind; separator=\" \") AS ?kinds) WHERE {{ {sample} ?s ?property ?o BIND(IF(isIRI(?o), \"iri\", IF(isBlank(?o), \"bnode\", STR(DATATYPE(?o)))) AS ?kind) }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
             ))?;
             let incoming = select(format!(
                 "SELECT ?property (COUNT(DISTINCT ?s) AS ?holders) (SAMPLE(?from) AS ?example) WHERE {{ {sample} ?from ?property ?s }} GROUP BY ?property ORDER BY DESC(?holders) ?property"
@@ -800,6 +844,24 @@ pub fn describe(
             let mut properties = Vec::new();
             for row in &outgoing {
                 let mut entry = render::row(row, &iri_fields, 200).0;
+                // Every kind of value the sample holds, not one value's: `kind` is "mixed"
+                // when there are several (say IRIs and strings), listed in `kinds`.
+                let mut kinds: Vec<&str> = match row.get("kinds") {
+                    Some(Term::Literal(kinds)) => kinds.value().split(' ').collect(),
+                    _ => Vec::new(),
+                };
+                kinds.sort_unstable();
+                if let Value::Object(fields) = &mut entry {
+                    fields.remove("kinds");
+                    fields.insert(
+                        "kind".into(),
+                        match kinds.as_slice() {
+                            [one] => json!(one),
+                            _ => json!("mixed"),
+                        },
+                    );
+                    fields.insert("kinds".into(), json!(kinds));
+                }
                 if render::count(row, "distinct") <= SMALL_VALUE_SET
                     && let Some(property) = render::iri(row, "property")
                 {
@@ -815,7 +877,14 @@ pub fn describe(
                 properties.push(entry);
             }
             let sampled = instances.min(DESCRIBE_SAMPLE as u64);
-            Ok(Envelope::new(
+            let subtypes: Vec<String> = select(format!(
+                "SELECT DISTINCT ?sub WHERE {{ ?sub <http://www.w3.org/2000/01/rdf-schema#subClassOf>+ <{0}> FILTER(?sub != <{0}>) }} ORDER BY ?sub LIMIT 5",
+                class.as_str()
+            ))?
+            .iter()
+            .filter_map(|row| render::iri(row, "sub").map(str::to_owned))
+            .collect();
+            let envelope = Envelope::new(
                 format!(
                     "<{}>: {instances} instance(s) at commit {seq} of graph {graph_name}; {} properties held by the {sampled} sampled",
                     class.as_str(),
@@ -823,7 +892,16 @@ pub fn describe(
                 ),
                 json!({ "class": class.as_str(), "instances": instances, "sampled": sampled, "properties": properties, "incoming": show(&incoming) }),
                 seq,
-            ))
+            );
+            Ok(if subtypes.is_empty() {
+                envelope
+            } else {
+                envelope.note(format!(
+                    "<{}> has subtypes ({}): records typed only with those are not counted or sampled here; describe each subtype too",
+                    class.as_str(),
+                    subtypes.join(", ")
+                ))
+            })
         }
         DescribeQuery::Property(property) => {
             let iri = relation_iri(&graph_name, property);

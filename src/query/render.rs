@@ -39,7 +39,13 @@ fn render(term: &Term, max_chars: usize, was_cut: &mut bool) -> Value {
         Term::BlankNode(node) => json!({ "bnode": node.as_str() }),
         Term::Literal(literal) => {
             if let Some(language) = literal.language() {
-                return json!({ "value": text(literal.value()), "lang": language });
+                // RDF 1.2 base direction, written as in N-Triples: `en--rtl`.
+                let lang = match literal.direction() {
+                    Some(oxrdf::BaseDirection::Ltr) => format!("{language}--ltr"),
+                    Some(oxrdf::BaseDirection::Rtl) => format!("{language}--rtl"),
+                    None => language.to_owned(),
+                };
+                return json!({ "value": text(literal.value()), "lang": lang });
             }
             let datatype = literal.datatype().as_str();
             if datatype == XSD_STRING {
@@ -170,6 +176,14 @@ mod tests {
         );
         let tagged = Term::from(Literal::new_language_tagged_literal_unchecked("hi", "en"));
         assert_eq!(term(&tagged, 10).0, json!({"value": "hi", "lang": "en"}));
+        let directed = Term::from(
+            Literal::new_directional_language_tagged_literal("hi", "ar", oxrdf::BaseDirection::Rtl)
+                .unwrap(),
+        );
+        assert_eq!(
+            term(&directed, 10).0,
+            json!({"value": "hi", "lang": "ar--rtl"})
+        );
         let long = Term::from(Literal::new_simple_literal("abcdefghij"));
         assert_eq!(term(&long, 4), (json!("abcd…"), true));
         let quoted = Term::from(Triple::new(

@@ -299,7 +299,84 @@ fn traverse(
     )?
     .0
     .to_string();
-    run_compiled(ctx, common, at.seq, compiled, None, cancellation)
+    let entailed = query.entailment.as_deref().is_some_and(|e| e != "none");
+    let unentailed_subtypes = if entailed {
+        Vec::new()
+    } else {
+        subtypes_left_out(ctx, &at, &query.body)?
+    };
+    let mut envelope = run_compiled(
+        ctx,
+        common,
+        at.seq,
+        compiled,
+        query.entailment,
+        cancellation,
+    )?;
+    for (class, subtypes) in unentailed_subtypes {
+        envelope = envelope.note(format!(
+            "<{class}> has subtypes ({}): only records typed <{class}> itself were read; pass entailment \"subclass\" to include their instances",
+            subtypes.join(", ")
+        ));
+    }
+    Ok(envelope)
+}
+
+/// The types a traversal names (`from_type`, `to_type`, at any depth) that have subtypes
+/// in the graph, each with (up to 5 of) those subtypes: without entailment the traversal
+/// reads only what is typed with the type itself, which an agent should be told.
+fn subtypes_left_out(
+    ctx: &Context,
+    at: &Compiling,
+    body: &super::traverse::Traversal,
+) -> Result<Vec<(String, Vec<String>)>, ApiError> {
+    fn type_names(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(object) => {
+                for (key, inner) in object {
+                    match (key.as_str(), inner) {
+                        ("from_type" | "to_type", Value::String(name)) => {
+                            if !out.contains(name) {
+                                out.push(name.clone());
+                            }
+                        }
+                        _ => type_names(inner, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| type_names(item, out)),
+            _ => {}
+        }
+    }
+    let mut names = Vec::new();
+    for step in &body.steps {
+        type_names(step, &mut names);
+    }
+    let graph = ctx.engine.graph(&at.graph_name)?;
+    let mut left_out = Vec::new();
+    for name in names {
+        let class = if name.contains("://") || name.starts_with("urn:") {
+            match crate::model::NamedNode::new(name.trim_start_matches('<').trim_end_matches('>')) {
+                Ok(iri) => iri,
+                Err(_) => continue,
+            }
+        } else {
+            at.iris.class(&name)
+        };
+        let query = format!(
+            "SELECT DISTINCT ?sub WHERE {{ ?sub <http://www.w3.org/2000/01/rdf-schema#subClassOf>+ <{}> FILTER(?sub != <{}>) }} ORDER BY ?sub LIMIT 5",
+            class.as_str(),
+            class.as_str()
+        );
+        let subtypes: Vec<String> = super::modes::select_rows(ctx, &graph, at.seq, &query, None)?
+            .iter()
+            .filter_map(|row| render::iri(row, "sub").map(str::to_owned))
+            .collect();
+        if !subtypes.is_empty() {
+            left_out.push((class.as_str().to_owned(), subtypes));
+        }
+    }
+    Ok(left_out)
 }
 
 /// Runs a compiled JSON query as SPARQL at `seq` (same pages and cursors); `detail: full`
@@ -537,33 +614,71 @@ fn sparql(
 }
 
 /// Lowercases the local names in full IRIs of this graph's classes, relations and fields
-/// (`…/class/Bug` → `…/class/bug`), which models often capitalise. Returns whether it
-/// changed anything.
+/// (`…/class/Bug` → `…/class/bug`), which models often capitalise. Only IRIs of the
+/// query are touched: string literals and comments are copied as they are. Returns
+/// whether it changed anything.
 fn normalise_local_names(text: &str, graph: &str) -> (String, bool) {
     let base = format!("<http://strata.local/graphs/{graph}/");
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
     let mut changed = false;
-    while let Some(start) = rest.find(&base) {
-        out.push_str(&rest[..start + base.len()]);
-        rest = &rest[start + base.len()..];
-        let end = rest.find('>').unwrap_or(rest.len());
-        let iri_tail = &rest[..end];
-        let kind = ["class/", "rel/", "prop/"]
-            .into_iter()
-            .find(|k| iri_tail.starts_with(k));
-        match kind {
-            Some(kind) if iri_tail[kind.len()..].chars().any(char::is_uppercase) => {
-                out.push_str(kind);
-                out.push_str(&iri_tail[kind.len()..].to_lowercase());
-                changed = true;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let skip = match c {
+            '"' | '\'' => string_len(rest),
+            '#' => rest.find('\n').unwrap_or(rest.len()),
+            '<' if rest.starts_with(&base) => {
+                let tail = &rest[base.len()..];
+                let end = tail.find('>').unwrap_or(tail.len());
+                let iri_tail = &tail[..end];
+                out.push_str(&base);
+                match ["class/", "rel/", "prop/"]
+                    .into_iter()
+                    .find(|k| iri_tail.starts_with(k))
+                {
+                    Some(kind) if iri_tail[kind.len()..].chars().any(char::is_uppercase) => {
+                        out.push_str(kind);
+                        out.push_str(&iri_tail[kind.len()..].to_lowercase());
+                        changed = true;
+                    }
+                    _ => out.push_str(iri_tail),
+                }
+                rest = &tail[end..];
+                continue;
             }
-            _ => out.push_str(iri_tail),
-        }
-        rest = &rest[end..];
+            // Another IRI (it may hold `#`, never a space or `"`): copied whole. A `<` that
+            // is an operator meets a space, a variable or a number before any `>`.
+            '<' => rest[1..]
+                .find(|c: char| c == '>' || c.is_whitespace() || c == '<' || c == '"')
+                .filter(|&i| rest[1 + i..].starts_with('>'))
+                .map_or(1, |i| i + 2),
+            other => other.len_utf8(),
+        };
+        out.push_str(&rest[..skip]);
+        rest = &rest[skip..];
     }
-    out.push_str(rest);
     (out, changed)
+}
+
+/// The length of the SPARQL string literal `text` starts with (`"…"`, `'…'`, `"""…"""` or
+/// `'''…'''`, with backslash escapes); all of `text` if it never ends.
+fn string_len(text: &str) -> usize {
+    let quote = &text[..1];
+    let long = quote.repeat(3);
+    let (delimiter, start) = if text.starts_with(&long) {
+        (long.as_str(), 3)
+    } else {
+        (quote, 1)
+    };
+    let mut i = start;
+    while i < text.len() {
+        if text[i..].starts_with('\\') {
+            i += 1;
+        } else if text[i..].starts_with(delimiter) {
+            return i + delimiter.len();
+        }
+        i += text[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    text.len()
 }
 
 #[cfg(test)]
@@ -583,5 +698,22 @@ mod tests {
             "record names keep their case"
         );
         assert!(!normalise_local_names("SELECT * { ?s ?p ?o }", "main").1);
+        // Strings and comments are the user's data: never rewritten.
+        let quoted = "SELECT * { ?s ?p \"<http://strata.local/graphs/main/class/Bug>\" . \
+             ?s ?q '''a ' <http://strata.local/graphs/main/rel/X> ''' } \
+             # <http://strata.local/graphs/main/prop/Y>\n\
+             FILTER(?o < 3 && ?o > <http://e/#x>) ?s <http://strata.local/graphs/main/prop/Size> ?z";
+        let (text, changed) = normalise_local_names(quoted, "main");
+        assert!(changed);
+        assert!(
+            text.contains("\"<http://strata.local/graphs/main/class/Bug>\""),
+            "{text}"
+        );
+        assert!(text.contains("rel/X>"), "{text}");
+        assert!(text.contains("prop/Y>"), "{text}");
+        assert!(text.contains("prop/size>"), "{text}");
+        assert!(text.contains("?o < 3 && ?o > <http://e/#x>"), "{text}");
+        let escaped = "SELECT * { ?s ?p 'it\\'s <http://strata.local/graphs/main/class/A>' }";
+        assert!(!normalise_local_names(escaped, "main").1);
     }
 }

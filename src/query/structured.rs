@@ -125,6 +125,8 @@ struct Compiler<'a> {
     /// Extra patterns that field operands need (`?x <field> ?_f0`).
     extra: Vec<TriplePattern>,
     n_fields: usize,
+    /// The variables operands may name (those of the patterns), when checked here.
+    scope: Option<Vec<Variable>>,
 }
 
 fn bad(path: &str, message: impl Into<String>) -> ApiError {
@@ -133,14 +135,31 @@ fn bad(path: &str, message: impl Into<String>) -> ApiError {
 
 fn variable(name: &str, path: &str) -> Result<Variable, ApiError> {
     let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
-        Ok(Variable::new_unchecked(name))
-    } else {
-        Err(bad(
+    if !ok {
+        return Err(bad(
             path,
             format!("{name:?} is not a variable name (letters, digits, _)"),
-        ))
+        ));
     }
+    // The compiler names its own helper variables `_…`; a query's own must not meet them.
+    if name.starts_with('_') {
+        return Err(bad(
+            path,
+            format!(
+                "{name:?}: variable names starting with _ are reserved; start with a letter or digit"
+            ),
+        ));
+    }
+    Ok(Variable::new_unchecked(name))
+}
+
+/// Literals given by value (a JSON number or boolean, or a short datatype name) match by
+/// value in patterns, as SPARQL's `=` compares them: `{"value": 30}` finds
+/// `"30"^^xsd:int` and `30.0`, `{"value": 1.5}` finds a Turtle `1.5` (xsd:decimal) and
+/// `1.5e0`. An exact term is `{"value", "datatype": <full IRI>}`.
+struct Term {
+    pattern: TermPattern,
+    by_value: bool,
 }
 
 fn iri(text: &str, path: &str) -> Result<NamedNode, ApiError> {
@@ -150,6 +169,22 @@ fn iri(text: &str, path: &str) -> Result<NamedNode, ApiError> {
 
 fn rdf_type() -> NamedNode {
     NamedNode::new_unchecked(RDF_TYPE)
+}
+
+fn unknown_variable(var: &Variable, path: &str, known: &[Variable]) -> ApiError {
+    let known: Vec<String> = known.iter().map(|v| v.as_str().to_owned()).collect();
+    bad(
+        path,
+        format!(
+            "?{} is not a variable here; known: {}",
+            var.as_str(),
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        ),
+    )
 }
 
 /// A term of a pattern as an expression operand.
@@ -181,6 +216,14 @@ impl Compiler<'_> {
     }
 
     fn term(&self, value: &Value, path: &str) -> Result<TermPattern, ApiError> {
+        Ok(self.term_of(value, path)?.pattern)
+    }
+
+    fn term_of(&self, value: &Value, path: &str) -> Result<Term, ApiError> {
+        let exact = |pattern: TermPattern| Term {
+            pattern,
+            by_value: false,
+        };
         let object = value.as_object().ok_or_else(|| {
             bad(
                 path,
@@ -188,10 +231,10 @@ impl Compiler<'_> {
             )
         })?;
         if let Some(Value::String(name)) = object.get("var") {
-            return Ok(variable(name, &format!("{path}.var"))?.into());
+            return Ok(exact(variable(name, &format!("{path}.var"))?.into()));
         }
         if let Some(Value::String(text)) = object.get("iri") {
-            return Ok(iri(text, &format!("{path}.iri"))?.into());
+            return Ok(exact(iri(text, &format!("{path}.iri"))?.into()));
         }
         if let (Some(Value::String(type_name)), Some(Value::String(name))) =
             (object.get("type"), object.get("name"))
@@ -207,7 +250,7 @@ impl Compiler<'_> {
                     validation: None,
                 });
             }
-            return Ok(self.iris.entity(type_name, name).into());
+            return Ok(exact(self.iris.entity(type_name, name).into()));
         }
         if object.contains_key("value") {
             return self.value(object, path);
@@ -218,13 +261,27 @@ impl Compiler<'_> {
         ))
     }
 
-    fn value(
-        &self,
-        object: &serde_json::Map<String, Value>,
-        path: &str,
-    ) -> Result<TermPattern, ApiError> {
+    fn value(&self, object: &serde_json::Map<String, Value>, path: &str) -> Result<Term, ApiError> {
         let value = &object["value"];
-        let datatype = object.get("datatype").and_then(Value::as_str);
+        let datatype = match object.get("datatype") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(datatype)) => Some(datatype.as_str()),
+            Some(_) => return Err(bad(&format!("{path}.datatype"), "a datatype is a string")),
+        };
+        let lang = match object.get("lang") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(lang)) => Some(lang.as_str()),
+            Some(_) => return Err(bad(&format!("{path}.lang"), "a language tag is a string")),
+        };
+        if let Some(key) = object
+            .keys()
+            .find(|k| !["value", "datatype", "lang"].contains(&k.as_str()))
+        {
+            return Err(bad(
+                &format!("{path}.{key}"),
+                "a value term takes value, datatype or lang",
+            ));
+        }
         let text = match value {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
@@ -243,39 +300,98 @@ impl Compiler<'_> {
             )
             .into()
         };
+        let by_value = |pattern: TermPattern| Term {
+            pattern,
+            by_value: true,
+        };
+        let exact = |pattern: TermPattern| Term {
+            pattern,
+            by_value: false,
+        };
+        if let Some(lang) = lang {
+            if datatype.is_some() {
+                return Err(bad(
+                    &format!("{path}.lang"),
+                    "give a language tag or a datatype, not both",
+                ));
+            }
+            let Value::String(text) = value else {
+                return Err(bad(
+                    &format!("{path}.value"),
+                    "a language-tagged value is a string",
+                ));
+            };
+            let literal = match lang.split_once("--") {
+                Some((language, direction)) => {
+                    let direction = match direction {
+                        "ltr" => oxrdf::BaseDirection::Ltr,
+                        "rtl" => oxrdf::BaseDirection::Rtl,
+                        _ => {
+                            return Err(bad(
+                                &format!("{path}.lang"),
+                                format!("{lang:?}: a base direction is --ltr or --rtl"),
+                            ));
+                        }
+                    };
+                    Literal::new_directional_language_tagged_literal(
+                        text.clone(),
+                        language,
+                        direction,
+                    )
+                }
+                None => Literal::new_language_tagged_literal(text.clone(), lang),
+            }
+            .map_err(|e| bad(&format!("{path}.lang"), format!("{lang:?}: {e}")))?;
+            return Ok(exact(literal.into()));
+        }
         Ok(match (datatype, value) {
-            (Some("iri"), _) => iri(&text, &format!("{path}.value"))?.into(),
+            (Some("iri"), _) => exact(iri(&text, &format!("{path}.value"))?.into()),
             (Some("i64"), _) => {
                 text.parse::<i64>()
                     .map_err(|_| bad(&format!("{path}.value"), "not an i64"))?;
-                typed("integer")
+                by_value(typed("integer"))
             }
             (Some("f64"), _) => {
                 text.parse::<f64>()
                     .map_err(|_| bad(&format!("{path}.value"), "not an f64"))?;
-                typed("double")
+                by_value(typed("double"))
             }
-            (Some("bool"), _) => typed("boolean"),
-            (Some("date_time"), _) => crate::ontology::convert_value(
-                &Value::String(text.clone()),
-                crate::ontology::ValueType::DateTime,
-            )
-            .map_err(|e| ApiError {
-                code: ErrorCode::ValueTypeMismatch,
-                message: e.to_string(),
-                param: Some(format!("{path}.value")),
-                validation: None,
-            })?
-            .into(),
-            (Some("str"), _) | (None, Value::String(_)) => Literal::new_simple_literal(text).into(),
-            (None, Value::Number(n)) if n.is_i64() => typed("integer"),
-            (None, Value::Number(_)) => typed("double"),
-            (None, Value::Bool(_)) => typed("boolean"),
+            (Some("bool"), _) => match text.as_str() {
+                "true" | "false" | "1" | "0" => by_value(typed("boolean")),
+                _ => return Err(bad(&format!("{path}.value"), "not a bool")),
+            },
+            (Some("date_time"), _) => by_value(
+                crate::ontology::convert_value(
+                    &Value::String(text.clone()),
+                    crate::ontology::ValueType::DateTime,
+                )
+                .map_err(|e| ApiError {
+                    code: ErrorCode::ValueTypeMismatch,
+                    message: e.to_string(),
+                    param: Some(format!("{path}.value")),
+                    validation: None,
+                })?
+                .into(),
+            ),
+            (Some("str"), _) | (None, Value::String(_)) => {
+                exact(Literal::new_simple_literal(text).into())
+            }
+            (None, Value::Number(n)) if n.is_i64() || n.is_u64() => by_value(typed("integer")),
+            // A JSON number with a fraction is written as xsd:decimal (what Turtle's `1.5`
+            // is), with an exponent as xsd:double; either way it matches by value.
+            (None, Value::Number(_)) if !text.contains(['e', 'E']) => by_value(typed("decimal")),
+            (None, Value::Number(_)) => by_value(typed("double")),
+            (None, Value::Bool(_)) => by_value(typed("boolean")),
+            // A full datatype IRI, as answers write terms JSON cannot hold: that exact term.
+            (Some(other), _) if other.contains(':') => {
+                let datatype = iri(other, &format!("{path}.datatype"))?;
+                exact(Literal::new_typed_literal(text, datatype).into())
+            }
             (Some(other), _) => {
                 return Err(bad(
                     &format!("{path}.datatype"),
                     format!(
-                        "unknown datatype {other:?}; use i64, f64, bool, date_time, str or iri"
+                        "unknown datatype {other:?}; use i64, f64, bool, date_time, str, iri or a datatype IRI"
                     ),
                 ));
             }
@@ -333,6 +449,15 @@ impl Compiler<'_> {
         }
     }
 
+    /// `var` must be a variable of the patterns: any other is unbound, and a condition on
+    /// it silently empties the answer.
+    fn in_scope(&self, var: Variable, path: &str) -> Result<Variable, ApiError> {
+        match &self.scope {
+            Some(scope) if !scope.contains(&var) => Err(unknown_variable(&var, path, scope)),
+            _ => Ok(var),
+        }
+    }
+
     fn operand(&mut self, value: &Value, path: &str) -> Result<Expression, ApiError> {
         let object = value.as_object().ok_or_else(|| {
             bad(
@@ -347,7 +472,8 @@ impl Compiler<'_> {
                 &Value::String(field.name.clone()),
                 &format!("{path}.field.name"),
             )?;
-            let holder = variable(&field.var, &format!("{path}.field.var"))?;
+            let holder_path = format!("{path}.field.var");
+            let holder = self.in_scope(variable(&field.var, &holder_path)?, &holder_path)?;
             let value_var = Variable::new_unchecked(format!("_f{}", self.n_fields));
             self.n_fields += 1;
             self.extra.push(TriplePattern {
@@ -357,7 +483,12 @@ impl Compiler<'_> {
             });
             return Ok(Expression::Variable(value_var));
         }
-        Ok(expression_of(self.term(value, path)?))
+        match self.term(value, path)? {
+            TermPattern::Variable(var) => Ok(Expression::Variable(
+                self.in_scope(var, &format!("{path}.var"))?,
+            )),
+            term => Ok(expression_of(term)),
+        }
     }
 
     fn filter(&mut self, filter: &Filter, path: &str) -> Result<Expression, ApiError> {
@@ -798,6 +929,7 @@ fn compile_algebra(
         ontology,
         extra: Vec::new(),
         n_fields: 0,
+        scope: None,
     };
     let mut triples = Vec::new();
     let mut conditions = Vec::new();
@@ -806,7 +938,18 @@ fn compile_algebra(
         let path = format!("{root}.patterns[{idx}]");
         let subject = compiler.term(&pattern.subject, &format!("{path}.subject"))?;
         let predicate = compiler.predicate(&pattern.predicate, &format!("{path}.predicate"))?;
-        let object = compiler.term(&pattern.object, &format!("{path}.object"))?;
+        let object = compiler.term_of(&pattern.object, &format!("{path}.object"))?;
+        let object = if object.by_value {
+            // `?s <p> ?_oN FILTER(?_oN = 30)`: any term equal in value.
+            let holder = Variable::new_unchecked(format!("_o{idx}"));
+            conditions.push(Expression::Equal(
+                Box::new(Expression::Variable(holder.clone())),
+                Box::new(expression_of(object.pattern)),
+            ));
+            TermPattern::Variable(holder)
+        } else {
+            object.pattern
+        };
         let predicate_var = match &predicate {
             NamedNodePattern::Variable(v) => Some(v.clone()),
             NamedNodePattern::NamedNode(_) => None,
@@ -819,7 +962,8 @@ fn compile_algebra(
             })
             .chain(predicate_var.clone())
         {
-            if !pattern_vars.contains(&var) {
+            // The compiler's own (`_oN`) are not the query's.
+            if !var.as_str().starts_with('_') && !pattern_vars.contains(&var) {
                 pattern_vars.push(var);
             }
         }
@@ -837,6 +981,8 @@ fn compile_algebra(
         }
         triples.push(triple);
     }
+    // Filters, group keys and aggregates read the variables of the patterns.
+    compiler.scope = Some(pattern_vars.clone());
     for (idx, filter) in body.filters.iter().enumerate() {
         conditions.push(compiler.filter(filter, &format!("{root}.filters[{idx}]"))?);
     }
@@ -865,8 +1011,11 @@ fn compile_algebra(
                 &Value::String(key.field.name.clone()),
                 &format!("{path}.field.name"),
             )?;
+            let holder_path = format!("{path}.field.var");
+            let holder =
+                compiler.in_scope(variable(&key.field.var, &holder_path)?, &holder_path)?;
             compiler.extra.push(TriplePattern {
-                subject: variable(&key.field.var, &format!("{path}.field.var"))?.into(),
+                subject: holder.into(),
                 predicate,
                 object: alias.clone().into(),
             });
@@ -908,7 +1057,14 @@ fn compile_algebra(
     }
     let mut group_vars = Vec::new();
     for (idx, name) in body.group_by.iter().enumerate() {
-        group_vars.push(variable(name, &format!("{root}.group_by[{idx}]"))?);
+        let path = format!("{root}.group_by[{idx}]");
+        let var = compiler.in_scope(variable(name, &path)?, &path)?;
+        if plain_keys.contains(&var) || keys.iter().any(|(k, _)| *k == var) {
+            return Err(bad(&path, format!("?{name} is also a group key's name")));
+        }
+        if !group_vars.contains(&var) {
+            group_vars.push(var);
+        }
     }
     // The fields group keys read belong to every row; the fields aggregates read come
     // after them in `compiler.extra`.
@@ -971,11 +1127,24 @@ fn compile_algebra(
                 .position(|f| f.object == TermPattern::Variable(v.clone())),
             _ => None,
         });
-        aggregates.push((
-            variable(&aggregate.alias, &format!("{path}.as"))?,
-            expression,
-        ));
+        let alias_path = format!("{path}.as");
+        let alias = variable(&aggregate.alias, &alias_path)?;
+        let taken = pattern_vars.contains(&alias)
+            || plain_keys.contains(&alias)
+            || keys.iter().any(|(k, _)| *k == alias)
+            || aggregates.iter().any(|(a, _)| *a == alias);
+        if taken {
+            return Err(bad(
+                &alias_path,
+                format!(
+                    "?{} is already a variable of the query; name the aggregate otherwise",
+                    alias.as_str()
+                ),
+            ));
+        }
+        aggregates.push((alias, expression));
     }
+    compiler.scope = None;
     let grouped = !group_vars.is_empty()
         || !keys.is_empty()
         || !plain_keys.is_empty()
@@ -1017,11 +1186,28 @@ fn compile_algebra(
         }
         having.push(expression);
     }
+    // What a row has: the groups' keys and aggregates, or the patterns' variables.
+    let visible: Vec<Variable> = if grouped {
+        in_groups.iter().map(|v| (*v).clone()).collect()
+    } else {
+        pattern_vars.clone()
+    };
+    let visible_var = |name: &str, path: &str| -> Result<Variable, ApiError> {
+        let var = variable(name, path)?;
+        if visible.contains(&var) {
+            Ok(var)
+        } else {
+            Err(unknown_variable(&var, path, &visible))
+        }
+    };
+    for (i, o) in body.order_by.iter().enumerate() {
+        visible_var(&o.var, &format!("{root}.order_by[{i}].var"))?;
+    }
     let projection: Vec<Variable> = if !body.select.is_empty() {
         body.select
             .iter()
             .enumerate()
-            .map(|(i, v)| variable(v, &format!("{root}.select[{i}]")))
+            .map(|(i, v)| visible_var(v, &format!("{root}.select[{i}]")))
             .collect::<Result<_, _>>()?
     } else if grouped {
         group_vars

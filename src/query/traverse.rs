@@ -513,6 +513,21 @@ pub fn compile(
             variables: vec![current.clone()],
             bindings,
         }));
+        // A record the graph does not hold (in any link, as subject or object) is no item.
+        let (p1, o1, s2, p2) = (walk.fresh(), walk.fresh(), walk.fresh(), walk.fresh());
+        let bgp = |subject: &Variable, predicate: &Variable, object: &Variable| GraphPattern::Bgp {
+            patterns: vec![TriplePattern {
+                subject: subject.clone().into(),
+                predicate: predicate.clone().into(),
+                object: object.clone().into(),
+            }],
+        };
+        group
+            .filters
+            .push(Expression::Exists(Box::new(GraphPattern::Union {
+                left: Box::new(bgp(&current, &p1, &o1)),
+                right: Box::new(bgp(&s2, &p2, &current)),
+            })));
     } else {
         return Err(bad(
             &format!("{root}[0]"),

@@ -81,6 +81,7 @@ impl Shapes {
     /// Compiles the shapes held by `triples` (a shapes graph). Fails with a message naming
     /// the problem (an unknown constraint value, a malformed list, a bad path...).
     pub fn from_triples(triples: Vec<Triple>) -> Result<Self, ShaclError> {
+        check_property_paths(&triples)?;
         let mut graph = OxigraphInMemory::new();
         for triple in &triples {
             graph
@@ -126,6 +127,51 @@ impl Shapes {
     pub fn is_empty(&self) -> bool {
         self.shape_count == 0
     }
+}
+
+/// Every property shape (a value of `sh:property`, or a node typed `sh:PropertyShape`)
+/// names exactly one `sh:path` (SHACL 2.3.1). The shapes parser skips one without a path
+/// silently, so its constraints would never run: a shapes graph holding one is refused.
+fn check_property_paths(triples: &[Triple]) -> Result<(), ShaclError> {
+    let property = format!("{SH}property");
+    let path = format!("{SH}path");
+    let property_shape = format!("{SH}PropertyShape");
+    let mut shapes: Vec<Term> = Vec::new();
+    for triple in triples {
+        let shape = if triple.predicate.as_str() == property {
+            triple.object.clone()
+        } else if triple.predicate.as_str() == RDF_TYPE
+            && matches!(&triple.object, Term::NamedNode(c) if c.as_str() == property_shape)
+        {
+            Term::from(triple.subject.clone())
+        } else {
+            continue;
+        };
+        if !shapes.contains(&shape) {
+            shapes.push(shape);
+        }
+    }
+    for shape in shapes {
+        let paths = triples
+            .iter()
+            .filter(|t| t.predicate.as_str() == path && Term::from(t.subject.clone()) == shape)
+            .count();
+        if paths != 1 {
+            let owner = triples
+                .iter()
+                .find(|t| t.predicate.as_str() == property && t.object == shape)
+                .map(|t| format!(" (a property of {})", t.subject))
+                .unwrap_or_default();
+            let shown = match &shape {
+                Term::BlankNode(_) => "a property shape".to_owned(),
+                other => format!("the property shape {other}"),
+            };
+            return Err(ShaclError::InvalidShapes(format!(
+                "{shown}{owner} has {paths} sh:path values; a property shape names exactly one path"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The classes and properties a shapes graph names.
@@ -223,6 +269,33 @@ impl Names {
             if p.starts_with(SH) || p == RDF_FIRST || p == RDF_REST {
                 self.walk_path(&t.object, by_subject, seen);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shapes(turtle: &str) -> Result<Shapes, ShaclError> {
+        let triples = oxttl::TurtleParser::new()
+            .for_slice(turtle.as_bytes())
+            .map(|t| t.unwrap())
+            .collect();
+        Shapes::from_triples(triples)
+    }
+
+    #[test]
+    fn every_property_shape_names_one_path() {
+        let head = "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix e: <http://e/> .";
+        assert!(shapes(&format!("{head} e:S a sh:NodeShape ; sh:targetClass e:C ; sh:property [ sh:path e:p ; sh:minCount 1 ] .")).is_ok());
+        for bad in [
+            "e:S a sh:NodeShape ; sh:targetClass e:C ; sh:property [ sh:minCount 1 ] .",
+            "e:S a sh:NodeShape ; sh:targetClass e:C ; sh:property e:P . e:P sh:path e:p , e:q .",
+            "e:P a sh:PropertyShape ; sh:targetClass e:C ; sh:minCount 1 .",
+        ] {
+            let error = shapes(&format!("{head} {bad}")).expect_err(bad);
+            assert!(error.to_string().contains("sh:path"), "{bad}: {error}");
         }
     }
 }

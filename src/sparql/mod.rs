@@ -27,7 +27,7 @@ pub use governor::{
     QueryLimits,
 };
 pub use query::{Deadline, ISO_WEEK, QueryOptions, evaluate_query, evaluation_error, parse_query};
-pub use results::{ResultsFormat, write_results};
+pub use results::{EscapeCarriageReturns, ResultsFormat, write_results};
 pub use update::{UpdateOptions, apply_update, parse_update};
 
 pub use spareval::{CancellationToken, QueryEvaluationError, QueryResults, QuerySolution};

@@ -64,9 +64,15 @@ pub fn parse_query(text: &str, base_iri: Option<&str>) -> Result<Query, QueryErr
             .with_base_iri(base)
             .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}")))?;
     }
-    let mut query = parser
-        .parse_query(text)
-        .map_err(|e| QueryError::Syntax(e.to_string()))?;
+    let mut query = parser.clone().parse_query(text).map_err(|e| {
+        if parser.parse_update(text).is_ok() {
+            QueryError::Syntax(
+                "this is an update, not a query: send it as an update (POST /graphs/{g}/update, `strata update`, the MCP rdf tool with action update)".to_owned(),
+            )
+        } else {
+            QueryError::Syntax(e.to_string())
+        }
+    })?;
     super::limits::check_query(&query, true)?;
     // After the depth check: the walk recurses as deep as the algebra.
     super::select_star::order_by_appearance(text, &mut query);

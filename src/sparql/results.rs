@@ -86,7 +86,41 @@ pub fn write_results(
     })
 }
 
+/// Writes carriage returns as `&#13;`. An XML parser reads a raw CR (alone or before a
+/// LF) as a LF, so a literal holding one would come back changed; the serializers write
+/// none of their own, so every CR in their output is a literal's.
+pub struct EscapeCarriageReturns<W: Write>(pub W);
+
+impl<W: Write> Write for EscapeCarriageReturns<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut parts = buf.split(|&b| b == b'\r');
+        if let Some(first) = parts.next() {
+            self.0.write_all(first)?;
+        }
+        for part in parts {
+            self.0.write_all(b"&#13;")?;
+            self.0.write_all(part)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 fn write_all(
+    results: QueryResults<'static>,
+    format: ResultsFormat,
+    out: impl Write,
+) -> Result<u64, QueryError> {
+    if matches!(format, ResultsFormat::Xml | ResultsFormat::RdfXml) {
+        return write_formatted(results, format, EscapeCarriageReturns(out));
+    }
+    write_formatted(results, format, out)
+}
+
+fn write_formatted(
     results: QueryResults<'static>,
     format: ResultsFormat,
     out: impl Write,
@@ -239,5 +273,54 @@ mod tests {
         ] {
             assert!(!ends_in_xml_name(iri), "{iri}");
         }
+    }
+}
+
+#[cfg(test)]
+mod carriage_return_tests {
+    use super::*;
+    use oxrdf::{Literal, NamedNode, Triple, Variable};
+    use sparesults::{QueryResultsParser, ReaderQueryResultsParserOutput};
+
+    /// A literal's CR survives XML: a parser reads a raw one as LF.
+    #[test]
+    fn xml_keeps_carriage_returns() {
+        let value = "line one\r\nline two\rend";
+        let variables = vec![Variable::new_unchecked("v")];
+        let rows = vec![Ok(vec![Some(Literal::new_simple_literal(value).into())])];
+        let solutions = QueryResults::Solutions(spareval::QuerySolutionIter::from_tuples(
+            variables.clone().into(),
+            rows,
+        ));
+        let mut xml = Vec::new();
+        write_results(solutions, ResultsFormat::Xml, &mut xml).unwrap();
+        assert!(!xml.contains(&b'\r'));
+        let parsed = QueryResultsParser::from_format(QueryResultsFormat::Xml)
+            .for_reader(xml.as_slice())
+            .unwrap();
+        let ReaderQueryResultsParserOutput::Solutions(mut solutions) = parsed else {
+            panic!("solutions expected");
+        };
+        let row = solutions.next().unwrap().unwrap();
+        assert_eq!(
+            row.get("v"),
+            Some(&Literal::new_simple_literal(value).into())
+        );
+
+        let triple = Triple::new(
+            NamedNode::new_unchecked("http://e/s"),
+            NamedNode::new_unchecked("http://e/p"),
+            Literal::new_simple_literal(value),
+        );
+        let graph = QueryResults::Graph(spareval::QueryTripleIter::new(
+            vec![Ok(triple.clone())].into_iter(),
+        ));
+        let mut rdf_xml = Vec::new();
+        write_results(graph, ResultsFormat::RdfXml, &mut rdf_xml).unwrap();
+        let back: Vec<Triple> = oxrdfxml::RdfXmlParser::new()
+            .for_reader(rdf_xml.as_slice())
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(back, vec![triple]);
     }
 }

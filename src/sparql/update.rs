@@ -38,9 +38,17 @@ pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryE
             .with_base_iri(base)
             .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}")))?;
     }
-    let update = parser
-        .parse_update(text)
-        .map_err(|e| QueryError::Syntax(e.to_string()))?;
+    let update = parser.clone().parse_update(text).map_err(|e| {
+        // A query sent where an update goes fails on its first word ("expected VERSION"…):
+        // say what it is and where it goes instead.
+        if parser.parse_query(text).is_ok() {
+            QueryError::Syntax(
+                "this is a query, not an update: send it as a query (GET or POST /graphs/{g}/sparql, `strata query`, the MCP query tool with mode sparql)".to_owned(),
+            )
+        } else {
+            QueryError::Syntax(e.to_string())
+        }
+    })?;
     super::limits::check_update(&update)?;
     Ok(update)
 }

@@ -1,5 +1,5 @@
-//! CLI reads beside a running server: `query`, `log`, `diff`, `export`, `verify` and
-//! `graphs` open the data directory read-only while `strata serve` owns it, see every
+//! CLI reads beside a running server: `query`, `log`, `diff`, `export`, `verify`,
+//! `validate --graph` and `graphs` open the data directory read-only while `strata serve` owns it, see every
 //! commit the server acknowledged before they started, and never write.
 
 use crate::util::{Strata, agent, served_at};
@@ -72,6 +72,21 @@ fn cli_reads_work_while_the_server_runs_and_see_its_commits() {
             .contains(&format!("{last} commits verified"))
     );
     assert!(strata.run(&["graphs"]).ok().contains("main"));
+    // Validation of the stored graph reads it beside the server too.
+    let shapes = strata.file(
+        "shapes.ttl",
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .
+         <http://e/S> a sh:NodeShape ; sh:targetSubjectsOf <http://e/p> ;
+           sh:property [ sh:path <http://e/p> ; sh:maxCount 1 ] .",
+    );
+    let validated = strata.run(&[
+        "validate",
+        "--graph",
+        "main",
+        "--shapes",
+        shapes.to_str().unwrap(),
+    ]);
+    assert!(validated.ok().contains("conforms"), "{}", validated.stderr);
     let store = strata.log_path("main").with_file_name("store");
     assert!(
         store.join("MANIFEST").exists(),

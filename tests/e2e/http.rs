@@ -333,6 +333,38 @@ fn the_log_is_served_paged_with_commit_details_and_diffs() {
         .unwrap();
     assert_eq!(missing.status(), 404);
     assert_eq!(error_code(&mut missing), "commit_not_found");
+    // A page pinned past the head is refused, not answered with other commits.
+    let mut past = agent()
+        .get(server.url("/graphs/main/commits?head=99"))
+        .call()
+        .unwrap();
+    assert_eq!(past.status(), 404);
+    assert_eq!(error_code(&mut past), "commit_not_found");
+
+    // A query sent to the update endpoint (and an update to the query endpoint) says so.
+    for (path, content_type, body, says) in [
+        (
+            "/update",
+            "application/sparql-update",
+            "SELECT * WHERE { ?s ?p ?o }",
+            "this is a query, not an update",
+        ),
+        (
+            "/sparql",
+            "application/sparql-query",
+            "INSERT DATA { <http://e/a> <http://e/b> 1 }",
+            "this is an update, not a query",
+        ),
+    ] {
+        let mut wrong = agent()
+            .post(server.url(path))
+            .header("content-type", content_type)
+            .send(body)
+            .unwrap();
+        assert_eq!(wrong.status(), 400, "{path}");
+        let text = wrong.body_mut().read_to_string().unwrap();
+        assert!(text.contains(says), "{path}: {text}");
+    }
 }
 
 #[test]

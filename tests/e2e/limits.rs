@@ -238,7 +238,9 @@ const CROSS_PRODUCT: &str =
 #[test]
 fn a_cross_product_under_order_by_stops_within_its_time_limit() {
     let strata = with_triples(3_000);
-    let server = strata.serve(&["--timeout", "2"]);
+    // The sort's memory grows fast: the default cap (1 GiB per query) stopped it before
+    // the 2 s limit once (507). This test is about the time limit.
+    let server = strata.serve(&["--timeout", "2", "--query-memory-mb", "16384"]);
     let pid = server.child.id();
     let started = Instant::now();
     let mut response = agent()

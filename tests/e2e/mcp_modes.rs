@@ -1212,3 +1212,285 @@ fn back_to_back_valid_periods_meet_at_every_granularity() {
     drop(session);
     let _ = child.wait();
 }
+
+/// Structured terms are written as answers write them, and numbers match by value: a JSON
+/// `1.5` was an xsd:double that never met Turtle's `1.5` (an xsd:decimal), `lang` was
+/// ignored, full datatype IRIs were refused, and variables no pattern binds were accepted
+/// (silently empty answers).
+#[test]
+fn structured_terms_match_by_value_and_unknown_variables_are_named() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = r#"@prefix e: <http://e/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+        e:x e:price 1.5 ; e:age "30"^^xsd:int ; e:name "Paris"@fr , "Pariisi"@fi ;
+            e:cost "7"^^e:USD ; e:flag true .
+        e:y e:price 2.5e0 ; e:age 31 ; e:name "Paris" ."#;
+    import_first_commit(&mut session, data);
+    let matching = |session: &mut Session, object: Value| -> Value {
+        session.tool(
+            "query",
+            json!({"mode": "structured", "structured": {"patterns": [
+                {"subject": {"var": "s"}, "predicate": {"iri": "http://e/price"}, "object": {"var": "p"}},
+                {"subject": {"var": "s"}, "predicate": object[0].clone(), "object": object[1].clone()}
+            ], "select": ["s"], "order_by": [{"var": "s"}]}}),
+            None,
+        )["structuredContent"]
+            .clone()
+    };
+    let subjects = |answer: &Value| -> Vec<String> {
+        answer["data"]["rows"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .map(|row| row["s"]["iri"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let price = json!({"iri": "http://e/price"});
+    let age = json!({"iri": "http://e/age"});
+    let name = json!({"iri": "http://e/name"});
+    for (object, expected) in [
+        (json!([price, {"value": 1.5}]), vec!["http://e/x"]),
+        (json!([price, {"value": 2.5}]), vec!["http://e/y"]),
+        (
+            json!([price, {"value": "2.5", "datatype": "f64"}]),
+            vec!["http://e/y"],
+        ),
+        (json!([age, {"value": 30}]), vec!["http://e/x"]),
+        (json!([age, {"value": 31.0}]), vec!["http://e/y"]),
+        (
+            json!([name, {"value": "Paris", "lang": "fr"}]),
+            vec!["http://e/x"],
+        ),
+        (json!([name, {"value": "Paris", "lang": "de"}]), vec![]),
+        (json!([name, {"value": "Paris"}]), vec!["http://e/y"]),
+        (
+            json!([{"iri": "http://e/cost"}, {"value": "7", "datatype": "http://e/USD"}]),
+            vec!["http://e/x"],
+        ),
+        (
+            json!([{"iri": "http://e/flag"}, {"value": true}]),
+            vec!["http://e/x"],
+        ),
+    ] {
+        let answer = matching(&mut session, object.clone());
+        assert_eq!(subjects(&answer), expected, "{object}: {answer}");
+    }
+    // A value read from an answer goes back in as it came.
+    let first = session.tool(
+        "query",
+        json!({"mode": "structured", "structured": {"patterns": [
+            {"subject": {"iri": "http://e/x"}, "predicate": {"iri": "http://e/name"}, "object": {"var": "n"}}
+        ], "order_by": [{"var": "n", "descending": true}]}}),
+        None,
+    )["structuredContent"]["data"]["rows"][0]["n"]
+        .clone();
+    assert_eq!(first, json!({"value": "Paris", "lang": "fr"}));
+    let again = matching(&mut session, json!([name, first]));
+    assert_eq!(subjects(&again), ["http://e/x"], "{again}");
+
+    // Variables no pattern binds, and names that collide, are refused by JSON path.
+    let pattern = json!({"subject": {"var": "s"}, "predicate": {"iri": "http://e/age"}, "object": {"var": "a"}});
+    for (body, param) in [
+        (
+            json!({"patterns": [pattern], "filters": [{"op": "gt", "left": {"var": "age"}, "right": {"value": 3}}]}),
+            "structured.filters[0].left.var",
+        ),
+        (
+            json!({"patterns": [pattern], "filters": [{"op": "gt", "left": {"field": {"var": "t", "name": "http://e/age"}}, "right": {"value": 3}}]}),
+            "structured.filters[0].left.field.var",
+        ),
+        (
+            json!({"patterns": [pattern], "group_by": ["x"], "aggregates": [{"func": "count", "as": "n"}]}),
+            "structured.group_by[0]",
+        ),
+        (
+            json!({"patterns": [pattern], "order_by": [{"var": "b"}]}),
+            "structured.order_by[0].var",
+        ),
+        (
+            json!({"patterns": [pattern], "group_by": ["a"], "aggregates": [{"func": "count", "as": "n"}], "order_by": [{"var": "s"}]}),
+            "structured.order_by[0].var",
+        ),
+        (
+            json!({"patterns": [pattern], "select": ["q"]}),
+            "structured.select[0]",
+        ),
+        (
+            json!({"patterns": [pattern], "aggregates": [{"func": "count", "as": "s"}]}),
+            "structured.aggregates[0].as",
+        ),
+        (
+            json!({"patterns": [{"subject": {"var": "_f0"}, "predicate": {"iri": "http://e/age"}, "object": {"var": "a"}}]}),
+            "structured.patterns[0].subject.var",
+        ),
+        (
+            json!({"patterns": [{"subject": {"var": "s"}, "predicate": {"iri": "http://e/name"}, "object": {"value": "x", "lang": "not a tag!"}}]}),
+            "structured.patterns[0].object.lang",
+        ),
+    ] {
+        let answer = session.tool(
+            "query",
+            json!({"mode": "structured", "structured": body}),
+            None,
+        )["structuredContent"]
+            .clone();
+        assert_eq!(
+            answer["error"]["code"], "invalid_argument",
+            "{body}: {answer}"
+        );
+        assert_eq!(answer["error"]["param"], param, "{body}: {answer}");
+    }
+    drop(session);
+    let _ = child.wait();
+}
+
+/// `names` read 2,000 candidates before ranking them, so an exact name among many that
+/// merely contain it could be missed; the best are now read first.
+#[test]
+fn names_finds_the_exact_name_among_thousands_that_contain_it() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let mut data = String::from(
+        "@prefix e: <http://e/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n",
+    );
+    for i in 0..2100 {
+        data.push_str(&format!(
+            "e:fan{i} rdfs:label \"a fan of Ada number {i}\" .\n"
+        ));
+    }
+    data.push_str("e:zz-ada rdfs:label \"Ada\" . e:zz-lovelace rdfs:label \"Ada Lovelace\" .\n");
+    import_first_commit(&mut session, &data);
+    let answer =
+        session.tool("query", json!({"mode": "names", "name": "Ada"}), None)["structuredContent"]
+            .clone();
+    let candidates = answer["data"]["candidates"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert_eq!(candidates[0]["name"], "Ada", "{answer}");
+    assert_eq!(candidates[0]["match"], "exact");
+    assert_eq!(candidates[0]["records"][0]["iri"], "http://e/zz-ada");
+    assert_eq!(candidates[1]["name"], "Ada Lovelace");
+    assert_eq!(candidates[1]["match"], "prefix");
+    assert_eq!(answer["truncated"], true);
+    assert!(
+        answer["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("2102 name(s)"),
+        "{answer}"
+    );
+    drop(session);
+    let _ = child.wait();
+}
+
+/// Walks read the default graph as the other modes do, show the links among the outer ring
+/// of a neighborhood, and say when a type's subtypes were left out; `describe` lists every
+/// kind of value a property holds; the `sparql` mode leaves string literals as written.
+#[test]
+fn walks_and_descriptions_show_what_is_there_and_say_what_is_left_out() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let trig = "@prefix e: <http://e/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        e:Bug rdfs:subClassOf e:Ticket .
+        e:t1 a e:Ticket ; e:link e:a ; e:see \"text\" . e:t2 a e:Ticket ; e:see e:t1 .
+        e:b1 a e:Bug ; e:see e:t1 .
+        e:a e:link e:b . e:a e:link e:c . e:b e:link e:c .
+        e:elsewhere { e:t1 e:link e:hidden . }";
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "trig", "content": trig}),
+        None,
+    );
+    assert_eq!(
+        imported["structuredContent"]["data"]["commit_seq"], 1,
+        "{imported}"
+    );
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+    // Neighborhood of t1 within 2 hops: a (1), b and c (2); b → c joins the outer ring.
+    let around = query(
+        json!({"mode": "neighborhood", "source": {"iri": "http://e/t1"},
+        "direction": "out", "max_depth": 2}),
+    );
+    let links: Vec<(String, String)> = around["data"]["links"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{around}"))
+        .iter()
+        .map(|l| {
+            (
+                l["from"].as_str().unwrap().to_owned(),
+                l["to"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        links.contains(&("http://e/b".into(), "http://e/c".into())),
+        "{around}"
+    );
+    assert!(
+        !around.to_string().contains("http://e/hidden"),
+        "a named graph's link is not the default graph's: {around}"
+    );
+    let paths = query(json!({"mode": "paths", "source": {"iri": "http://e/t1"},
+        "target": {"iri": "http://e/hidden"}}));
+    assert_eq!(paths["data"]["paths"], json!([]), "{paths}");
+
+    // Traversal from a type with subtypes: told, and entailment includes them.
+    // Items (a row per item and type: count the items).
+    let count = |answer: &Value| {
+        let mut items: Vec<String> = answer["data"]["rows"]
+            .as_array()
+            .map(|rows| rows.iter().map(|r| r["iri"].to_string()).collect())
+            .unwrap_or_default();
+        items.dedup();
+        items.len()
+    };
+    let plain = query(
+        json!({"mode": "traverse", "traverse": {"steps": [{"from_type": "http://e/Ticket"}]}}),
+    );
+    assert_eq!(count(&plain), 2, "{plain}");
+    assert!(
+        plain["notes"].to_string().contains("http://e/Bug"),
+        "{plain}"
+    );
+    let entailed = query(json!({"mode": "traverse", "entailment": "subclass",
+        "traverse": {"steps": [{"from_type": "http://e/Ticket"}]}}));
+    assert_eq!(count(&entailed), 3, "{entailed}");
+    assert!(entailed["notes"].is_null(), "{entailed}");
+    // A record the graph does not hold is no item.
+    let counted = query(json!({"mode": "traverse", "traverse": {"steps": [
+        {"from_records": [{"iri": "http://e/t1"}, {"iri": "http://e/nowhere"}]}, {"count": true}]}}));
+    assert!(counted.to_string().contains("\"count\":1"), "{counted}");
+
+    // describe: a property holding IRIs and strings is mixed, both kinds listed.
+    let described = query(json!({"mode": "describe", "class": "http://e/Ticket"}));
+    let see = described["data"]["properties"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{described}"))
+        .iter()
+        .find(|p| p["property"] == "http://e/see")
+        .cloned()
+        .unwrap_or_else(|| panic!("{described}"));
+    assert_eq!(see["kind"], "mixed", "{see}");
+    assert_eq!(
+        see["kinds"],
+        json!(["http://www.w3.org/2001/XMLSchema#string", "iri"]),
+        "{see}"
+    );
+    assert!(
+        described["notes"].to_string().contains("http://e/Bug"),
+        "{described}"
+    );
+
+    let zero = query(json!({"mode": "sparql", "sparql": "ASK {}", "row_limit": 0}));
+    assert_eq!(zero["error"]["param"], "row_limit", "{zero}");
+
+    // Local names are lowercased in the query's IRIs, never in its strings.
+    let text = "<http://strata.local/graphs/main/class/Bug>";
+    let kept = query(json!({"mode": "sparql",
+        "sparql": format!("SELECT ?x WHERE {{ BIND(\"{text}\" AS ?x) }}")}));
+    assert_eq!(kept["data"]["rows"][0]["x"], text, "{kept}");
+    drop(session);
+    let _ = child.wait();
+}

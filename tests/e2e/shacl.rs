@@ -219,6 +219,9 @@ fn validate_writes_junit_that_a_junit_parser_reads() {
             .all(|n| n.contains("TicketShape") && n.contains("/t2")),
         "{names:?}"
     );
+    // JUnit readers merge test cases of one name: each failure has its own.
+    let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+    assert_eq!(distinct.len(), names.len(), "{names:?}");
 }
 
 #[test]

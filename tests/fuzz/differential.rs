@@ -37,6 +37,9 @@ const XSD_DATETIME: &str = "http://www.w3.org/2001/XMLSchema#dateTime";
 pub const GRAPH: &str = "differential";
 
 const ENTITIES: usize = 6;
+/// The reference store's copy of the whole graph read (no valid-time cut, no entailment),
+/// a named graph the reference queries read only where they ask for it.
+const ALL_GRAPH: &str = "urn:strata-fuzz:all";
 const CLASSES: usize = 4;
 const RELATIONS: usize = 3;
 /// `f0` is single-valued or absent (order keys), `f1` may hold several values.
@@ -948,6 +951,11 @@ fn traverse_question(dice: &mut Dice) -> Question {
             .map(|e| format!("<{}>", entity(*e)))
             .collect();
         lines.push(format!("VALUES {current} {{ {} }}", values.join(" ")));
+        // A record the graph does not hold is no item (whatever the valid time: the
+        // reference keeps the whole graph read in ALL_GRAPH for this).
+        lines.push(format!(
+            "FILTER EXISTS {{ GRAPH <{ALL_GRAPH}> {{ {{ {current} ?ep ?eo }} UNION {{ ?es ?ep {current} }} }} }}"
+        ));
     }
     let mut order: Option<(String, bool)> = None;
     for _ in 0..dice.below(4) {
@@ -1176,6 +1184,15 @@ impl Runner {
         }
         for quad in &reference_quads {
             store.insert(quad).map_err(|e| e.to_string())?;
+        }
+        for quad in facts.quads() {
+            let whole = Quad::new(
+                quad.subject,
+                quad.predicate,
+                quad.object,
+                NamedNode::new_unchecked(ALL_GRAPH),
+            );
+            store.insert(&whole).map_err(|e| e.to_string())?;
         }
         let expected = reference_rows(&store, &case.question)?;
 

@@ -332,6 +332,15 @@ pub(super) fn run_export(
         }
     };
     eprintln!("exported {n_quads} quads at commit {seq}");
+    if !format.supports_datasets() {
+        let left_out = reader.named_graph_quads();
+        if left_out > 0 {
+            eprintln!(
+                "warning: {left_out} quads in named graphs were not written: {} holds the default graph only; export with --format trig or nquads for all of them",
+                args.format
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -183,7 +183,18 @@ fn validate_files(args: &ValidateArgs) -> Result<Validated, ApiError> {
 }
 
 fn validate_graph(cli: &Cli, args: &ValidateArgs) -> Result<Validated, ApiError> {
-    let engine = Engine::open(cli.data_dir(), EngineConfig::default())?;
+    // Validation only reads: beside a running server it opens the data directory
+    // read-only, as `query` does.
+    let engine = match Engine::open(cli.data_dir(), EngineConfig::default()) {
+        Err(crate::engine::EngineError::DataDirLocked { .. }) => Engine::open(
+            cli.data_dir(),
+            EngineConfig {
+                read_only: true,
+                ..EngineConfig::default()
+            },
+        )?,
+        opened => opened?,
+    };
     let graph = engine.graph(&cli.graph)?;
     let reader = graph
         .reader(crate::engine::ReadAt {

@@ -148,8 +148,14 @@ pub async fn commits(
         let graph = engine.graph(&name)?;
         // Pin the page to the head seen now, so later pages do not shift.
         let head = match params.one("head")? {
-            Some(v) => crate::model::parse_commit_seq(v)
-                .ok_or_else(|| HttpError::bad_param("head", "expected a commit number"))?,
+            Some(v) => {
+                let head = crate::model::parse_commit_seq(v)
+                    .ok_or_else(|| HttpError::bad_param("head", "expected a commit number"))?;
+                // A page pinned to a commit the graph does not have would list others.
+                graph.resolve_seq(Some(head), None).map_err(|e| {
+                    HttpError::from(crate::error::ApiError::from(e).with_param("head"))
+                })?
+            }
             None => graph.head_seq(),
         };
         let skip = (graph.head_seq().saturating_sub(head)) as usize + offset;
