@@ -735,9 +735,8 @@ pub fn compile(
                 group.optional(&iri, predicate, &var);
                 vars.push(var);
             }
-            if let Some((var, _)) = &order {
-                vars.push(var.clone());
-            }
+            // The sort key orders the rows but is not a column: an item reached from
+            // several sorted items (an `out` after `order_by`) is one row, not one per key.
             GraphPattern::Distinct {
                 inner: Box::new(GraphPattern::Project {
                     inner: Box::new(GraphPattern::OrderBy {

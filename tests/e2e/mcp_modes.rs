@@ -965,8 +965,24 @@ fn traversal_order_by_a_multi_valued_field_then_limit_keeps_that_many_items() {
     let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
     let data = "@prefix e: <http://e/> .
         e:a a e:Site ; e:rank 5 , 1 . e:b a e:Site ; e:rank 3 . e:c a e:Site ; e:rank 2 , 4 .
-        e:d a e:Site .";
+        e:d a e:Site . e:a e:to e:hub . e:c e:to e:hub .";
     import_first_commit(&mut session, data);
+    // Sorted, then walked on: an item reached from two sorted items is one row.
+    let walked = session.tool(
+        "query",
+        json!({"mode": "traverse", "traverse": {"steps": [
+            {"from_type": "http://e/Site"},
+            {"order_by": {"field": "http://e/rank", "order": "desc"}},
+            {"out": "http://e/to"}
+        ]}}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(
+        walked["data"]["rows"],
+        json!([{"iri": {"iri": "http://e/hub"}}]),
+        "{walked}"
+    );
     let mut first = |order: &str, limit: u64| -> Vec<String> {
         let answer = session.tool(
             "query",

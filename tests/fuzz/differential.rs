@@ -973,10 +973,15 @@ fn traverse_question(dice: &mut Dice) -> Question {
             3 if order.is_none() => {
                 let key = walker.fresh();
                 let descending = dice.chance(50);
-                steps.push(json!({"order_by": {"field": iri(FIELDS[0]), "order": if descending { "desc" } else { "asc" }}}));
+                // f0 has at most one value per item, f1 several: an item sorts once, by
+                // its least value ascending and its greatest descending.
+                let field = FIELDS[dice.below(2)];
+                steps.push(json!({"order_by": {"field": iri(field), "order": if descending { "desc" } else { "asc" }}}));
+                let value = walker.fresh();
                 lines.push(format!(
-                    "OPTIONAL {{ {current} <{}> {key} }}",
-                    iri(FIELDS[0])
+                    "OPTIONAL {{ SELECT {current} ({}({value}) AS {key}) WHERE {{ {current} <{}> {value} }} GROUP BY {current} }}",
+                    if descending { "MAX" } else { "MIN" },
+                    iri(field)
                 ));
                 order = Some((key, descending));
             }
