@@ -599,6 +599,23 @@ fn structured_question(dice: &mut Dice, entailed: bool) -> Question {
                 patterns.push(json!({"subject": {"var": subject}, "predicate": {"iri": r}, "object": object.0}));
                 where_parts.push(format!("?{subject} <{r}> {} .", object.1));
             }
+            2 if dice.chance(30) => {
+                // A value given by value: a JSON integer or the same number with a
+                // fraction (xsd:decimal) matches the stored integer as `=` does.
+                let field = *dice.pick(&FIELDS);
+                let n = dice.below(4);
+                let value = if dice.chance(50) {
+                    json!(n)
+                } else {
+                    json!(n as f64)
+                };
+                let holder = format!("?ov{}", patterns.len());
+                patterns.push(json!({"subject": {"var": subject}, "predicate": {"iri": iri(field)}, "object": {"value": value}}));
+                where_parts.push(format!(
+                    "?{subject} <{}> {holder} . FILTER({holder} = {n})",
+                    iri(field)
+                ));
+            }
             2 => {
                 let field = *dice.pick(&FIELDS);
                 let v = format!("v{}", value_vars.len());
