@@ -157,29 +157,37 @@ pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envel
     let seq = graph.resolve_seq(common.as_of_commit_seq, None)?;
     let needle = Literal::new_simple_literal(name.to_lowercase());
     let exact = Literal::new_simple_literal(name);
-    // The best matches first, so the cap on candidates read never drops an exact match
-    // for a pile of names that merely contain the text.
-    let matching = format!(
-        "?record <{RDFS_LABEL}> ?label . FILTER(isIRI(?record) && CONTAINS(LCASE(STR(?label)), {needle}))"
-    );
-    let query = format!(
-        "SELECT ?record ?label ?type WHERE {{ {matching} OPTIONAL {{ ?record <{RDF_TYPE}> ?type }} }} \
-         ORDER BY (IF(STR(?label) = {exact}, 0, IF(LCASE(STR(?label)) = {needle}, 1, IF(STRSTARTS(LCASE(STR(?label)), {needle}), 2, 3)))) STR(?label) ?record ?type \
-         LIMIT {NAME_ROWS}"
-    );
-    let rows = select_rows(ctx, &graph, seq, &query, None)?;
-    // Past the cap, the number of names is counted apart (the rows read were the best).
-    let total_names = if rows.len() >= NAME_ROWS {
-        let count = format!("SELECT (COUNT(DISTINCT STR(?label)) AS ?n) WHERE {{ {matching} }}");
-        select_rows(ctx, &graph, seq, &count, None)?
-            .first()
-            .and_then(|row| match row.get("n") {
-                Some(Term::Literal(n)) => n.value().parse::<usize>().ok(),
-                _ => None,
-            })
-    } else {
-        None
-    };
+    // The best matches first, so the cap on rows read never drops an exact match for a
+    // pile of names that merely contain the text: the names that start with it (exact and
+    // case-insensitive ones too), ranked; then, while rows are left, the other names that
+    // contain it (unranked: the read stops at the cap).
+    let label = format!("?record <{RDFS_LABEL}> ?label . FILTER(isIRI(?record))");
+    let starts = format!("STRSTARTS(LCASE(STR(?label)), {needle})");
+    let types = format!("OPTIONAL {{ ?record <{RDF_TYPE}> ?type }}");
+    let mut rows = select_rows(
+        ctx,
+        &graph,
+        seq,
+        &format!(
+            "SELECT ?record ?label ?type WHERE {{ {label} FILTER({starts}) {types} }} \
+             ORDER BY (IF(STR(?label) = {exact}, 0, IF(LCASE(STR(?label)) = {needle}, 1, 2))) STR(?label) ?record ?type \
+             LIMIT {NAME_ROWS}"
+        ),
+        None,
+    )?;
+    if rows.len() < NAME_ROWS {
+        rows.extend(select_rows(
+            ctx,
+            &graph,
+            seq,
+            &format!(
+                "SELECT ?record ?label ?type WHERE {{ {label} FILTER(CONTAINS(LCASE(STR(?label)), {needle}) && !{starts}) {types} }} LIMIT {}",
+                NAME_ROWS - rows.len()
+            ),
+            None,
+        )?);
+    }
+    let capped = rows.len() >= NAME_ROWS;
     let lower = name.to_lowercase();
     // Group candidates by label; rank exact, then case-insensitive, then prefix, then contains.
     let mut groups: BTreeMap<(u8, String), BTreeMap<String, Vec<String>>> = BTreeMap::new();
@@ -211,11 +219,11 @@ pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envel
             types.push(class.to_owned());
         }
     }
-    // The last name read may have lost records past the cap: it is not shown.
-    if total_names.is_some() && groups.len() > 1 {
+    // Past the cap, the last name read may have lost records: it is not shown.
+    if capped && groups.len() > 1 {
         groups.pop_last();
     }
-    let n_names = total_names.unwrap_or(groups.len()).max(groups.len());
+    let n_names = groups.len();
     let budget = common.detail.unwrap_or_default().budget();
     let kinds = ["exact", "case_insensitive", "prefix", "contains"];
     let candidates: Vec<Value> = groups
@@ -232,14 +240,19 @@ pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envel
     let summary = match candidates.first() {
         None => format!("no record named like {name:?} at commit {seq} of graph {graph_name}"),
         Some(best) => format!(
-            "{} name(s) like {name:?} at commit {seq} of graph {graph_name}; best: {} ({})",
-            n_names,
+            "{n_names}{} name(s) like {name:?} at commit {seq} of graph {graph_name}; best: {} ({})",
+            if capped { "+" } else { "" },
             best["name"].as_str().unwrap_or_default(),
             best["match"].as_str().unwrap_or_default()
         ),
     };
     let mut envelope = Envelope::new(summary, json!({ "candidates": candidates }), seq);
-    if n_names > candidates.len() {
+    if capped {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(format!(
+            "more than {NAME_ROWS} records are named like this (those starting with it were read first); use a longer name"
+        ));
+    } else if n_names > candidates.len() {
         envelope.truncated = Some(true);
         envelope = envelope.note(format!(
             "{} more names matched; use a longer name or a larger detail",

@@ -1388,11 +1388,12 @@ fn names_finds_the_exact_name_among_thousands_that_contain_it() {
     assert_eq!(candidates[1]["name"], "Ada Lovelace");
     assert_eq!(candidates[1]["match"], "prefix");
     assert_eq!(answer["truncated"], true);
+    // More rows than are read: the count is a lower bound, and says so.
     assert!(
         answer["summary"]
             .as_str()
             .unwrap_or_default()
-            .starts_with("2102 name(s)"),
+            .contains("+ name(s)"),
         "{answer}"
     );
     drop(session);
