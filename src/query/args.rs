@@ -53,8 +53,8 @@ pub struct QueryArgs {
     #[serde(default)]
     #[schemars(skip)]
     pub as_of: Option<String>,
-    /// `sparql`, `structured`, `traverse`: none (default) | subclass | rdfs (type inference
-    /// at query time).
+    /// `sparql`, `structured`, `traverse`: none (default) | subclass | rdfs (inference at
+    /// query time).
     #[serde(default)]
     pub entailment: Option<String>,
     #[serde(default)]
