@@ -823,6 +823,24 @@ pub(super) fn known_class(
     })
 }
 
+/// Up to 5 subtypes of `class` (`rdfs:subClassOf`, transitively) at `seq`: the modes that
+/// read a class without entailment say that their instances were left out.
+pub(super) fn subtypes_of(
+    ctx: &Context,
+    graph: &Graph,
+    seq: u64,
+    class: &NamedNode,
+) -> Result<Vec<String>, ApiError> {
+    let query = format!(
+        "SELECT DISTINCT ?sub WHERE {{ ?sub <http://www.w3.org/2000/01/rdf-schema#subClassOf>+ <{0}> FILTER(?sub != <{0}>) }} ORDER BY ?sub LIMIT 5",
+        class.as_str()
+    );
+    Ok(select_rows(ctx, graph, seq, &query, None)?
+        .iter()
+        .filter_map(|row| render::iri(row, "sub").map(str::to_owned))
+        .collect())
+}
+
 /// `describe`: what sampled instances of a class hold, or what a property connects.
 pub fn describe(
     ctx: &Context,
@@ -890,13 +908,7 @@ pub fn describe(
                 properties.push(entry);
             }
             let sampled = instances.min(DESCRIBE_SAMPLE as u64);
-            let subtypes: Vec<String> = select(format!(
-                "SELECT DISTINCT ?sub WHERE {{ ?sub <http://www.w3.org/2000/01/rdf-schema#subClassOf>+ <{0}> FILTER(?sub != <{0}>) }} ORDER BY ?sub LIMIT 5",
-                class.as_str()
-            ))?
-            .iter()
-            .filter_map(|row| render::iri(row, "sub").map(str::to_owned))
-            .collect();
+            let subtypes = subtypes_of(ctx, &graph, seq, &class)?;
             let envelope = Envelope::new(
                 format!(
                     "<{}>: {instances} instance(s) at commit {seq} of graph {graph_name}; {} properties held by the {sampled} sampled",

@@ -363,15 +363,7 @@ fn subtypes_left_out(
         } else {
             at.iris.class(&name)
         };
-        let query = format!(
-            "SELECT DISTINCT ?sub WHERE {{ ?sub <http://www.w3.org/2000/01/rdf-schema#subClassOf>+ <{}> FILTER(?sub != <{}>) }} ORDER BY ?sub LIMIT 5",
-            class.as_str(),
-            class.as_str()
-        );
-        let subtypes: Vec<String> = super::modes::select_rows(ctx, &graph, at.seq, &query, None)?
-            .iter()
-            .filter_map(|row| render::iri(row, "sub").map(str::to_owned))
-            .collect();
+        let subtypes = super::modes::subtypes_of(ctx, &graph, at.seq, &class)?;
         if !subtypes.is_empty() {
             left_out.push((class.as_str().to_owned(), subtypes));
         }

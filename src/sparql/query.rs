@@ -56,22 +56,33 @@ const SERVICE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Parses a query, resolving relative IRIs against `base_iri`. Text nested too deeply
 /// or too long for the evaluator is refused before it reaches the parser
 /// (`QueryError::TooComplex`, see `limits`).
+/// What a request of the other kind gets instead of the parser's complaint about its
+/// first word ("expected VERSION"…): what it is and where it goes.
+pub(super) const SENT_AS_QUERY: &str = "this is an update, not a query: send it as an update (POST /graphs/{g}/update, `strata update`, the MCP rdf tool with action update)";
+pub(super) const SENT_AS_UPDATE: &str = "this is a query, not an update: send it as a query (GET or POST /graphs/{g}/sparql, `strata query`, the MCP query tool with mode sparql)";
+
+/// A SPARQL parser resolving against `base_iri`, if given.
+pub(super) fn parser(base_iri: Option<&str>) -> Result<SparqlParser, QueryError> {
+    let parser = SparqlParser::new();
+    match base_iri {
+        Some(base) => parser
+            .with_base_iri(base)
+            .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}"))),
+        None => Ok(parser),
+    }
+}
+
+/// The parser's error, or `misdirected` when the text parses as the other kind.
+pub(super) fn syntax_error(error: impl std::fmt::Display, misdirected: Option<&str>) -> QueryError {
+    QueryError::Syntax(misdirected.map_or_else(|| error.to_string(), str::to_owned))
+}
+
 pub fn parse_query(text: &str, base_iri: Option<&str>) -> Result<Query, QueryError> {
     super::limits::check_text(text)?;
-    let mut parser = SparqlParser::new();
-    if let Some(base) = base_iri {
-        parser = parser
-            .with_base_iri(base)
-            .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}")))?;
-    }
+    let parser = parser(base_iri)?;
     let mut query = parser.clone().parse_query(text).map_err(|e| {
-        if parser.parse_update(text).is_ok() {
-            QueryError::Syntax(
-                "this is an update, not a query: send it as an update (POST /graphs/{g}/update, `strata update`, the MCP rdf tool with action update)".to_owned(),
-            )
-        } else {
-            QueryError::Syntax(e.to_string())
-        }
+        let update = parser.parse_update(text).is_ok();
+        syntax_error(e, update.then_some(SENT_AS_QUERY))
     })?;
     super::limits::check_query(&query, true)?;
     // After the depth check: the walk recurses as deep as the algebra.

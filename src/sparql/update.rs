@@ -9,7 +9,7 @@ use spareval::{CancellationToken, DeleteInsertQuad, QueryEvaluationError, QueryE
 use spargebra::algebra::GraphTarget;
 use spargebra::algebra::QueryDataset;
 use spargebra::term::GroundQuad;
-use spargebra::{GraphUpdateOperation, SparqlParser, Update};
+use spargebra::{GraphUpdateOperation, Update};
 
 use super::QueryError;
 use super::dataset::SnapshotDataset;
@@ -32,22 +32,10 @@ pub struct UpdateOptions {
 /// Parses an update, resolving relative IRIs against `base_iri`.
 pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryError> {
     super::limits::check_text(text)?;
-    let mut parser = SparqlParser::new();
-    if let Some(base) = base_iri {
-        parser = parser
-            .with_base_iri(base)
-            .map_err(|e| QueryError::Syntax(format!("invalid base IRI {base}: {e}")))?;
-    }
+    let parser = super::query::parser(base_iri)?;
     let update = parser.clone().parse_update(text).map_err(|e| {
-        // A query sent where an update goes fails on its first word ("expected VERSION"…):
-        // say what it is and where it goes instead.
-        if parser.parse_query(text).is_ok() {
-            QueryError::Syntax(
-                "this is a query, not an update: send it as a query (GET or POST /graphs/{g}/sparql, `strata query`, the MCP query tool with mode sparql)".to_owned(),
-            )
-        } else {
-            QueryError::Syntax(e.to_string())
-        }
+        let query = parser.parse_query(text).is_ok();
+        super::query::syntax_error(e, query.then_some(super::query::SENT_AS_UPDATE))
     })?;
     super::limits::check_update(&update)?;
     Ok(update)
