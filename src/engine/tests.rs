@@ -375,3 +375,78 @@ fn order_by_sorts_on_keys_computed_once_per_solution() -> TestResult {
     assert_eq!(sorted, all);
     Ok(())
 }
+
+/// `ADD`, `COPY` and `MOVE` from a graph that does not exist fail unless `SILENT` (SPARQL
+/// 1.1 Update 3.2.3–3.2.5), naming the operation; spargebra rewrites them into other
+/// operations, so the engine marks which steps they became. A hand-written `INSERT …
+/// WHERE` of the same shape is not an error.
+#[test]
+fn add_copy_and_move_from_a_missing_graph_fail_unless_silent() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    let graph = engine.graph_or_create("main")?;
+    let run = |text: &str| {
+        graph.update(
+            text,
+            None,
+            &UpdateOptions::default(),
+            &CommitRequest::default(),
+        )
+    };
+    run("INSERT DATA { GRAPH <http://e/a> { <http://e/s> <http://e/p> 1 } }")?;
+    let head = graph.head_seq();
+    for verb in ["ADD", "COPY", "MOVE"] {
+        for text in [
+            format!("{verb} <http://e/missing> TO <http://e/b>"),
+            format!("PREFIX e: <http://e/> {verb} GRAPH e:missing TO DEFAULT"),
+            format!(
+                "INSERT DATA {{ <http://e/x> <http://e/p> 2 }} ; {verb} <http://e/missing> TO <http://e/a>"
+            ),
+            // A `;` or a keyword inside a string, a comment or braces is not an operation.
+            format!(
+                "INSERT DATA {{ <http://e/x> <http://e/p> \"; COPY SILENT\" }} # ; {verb} SILENT\n ; {verb} <http://e/missing> TO <http://e/b>"
+            ),
+        ] {
+            let error = run(&text).expect_err(&text).to_string();
+            assert!(
+                error.contains(&format!("{verb} GRAPH <http://e/missing>"))
+                    && error.contains("does not exist"),
+                "{text}: {error}"
+            );
+        }
+        assert_eq!(graph.head_seq(), head, "{verb}: nothing committed");
+        // SILENT: no error; a graph to itself: nothing to do.
+        run(&format!("{verb} SILENT <http://e/missing> TO <http://e/b>"))?;
+        run(&format!("{verb} <http://e/a> TO <http://e/a>"))?;
+    }
+    // The source exists: each copies (MOVE last, it empties the source).
+    run(
+        "ADD <http://e/a> TO <http://e/b> ; COPY <http://e/a> TO <http://e/c> ; MOVE <http://e/a> TO <http://e/d>",
+    )?;
+    // A copy from a graph CREATEd in the same request is a copy of an empty graph.
+    run("CREATE GRAPH <http://e/new> ; COPY <http://e/new> TO <http://e/b>")?;
+    // Hand-written, the same shape reads an empty graph without an error.
+    run(
+        "INSERT { GRAPH <http://e/e> { ?s ?p ?o } } WHERE { GRAPH <http://e/missing> { ?s ?p ?o } }",
+    )?;
+    let count = |g: &str| -> Result<usize, Box<dyn std::error::Error>> {
+        let answer = graph.read_at(graph.head_seq()).query(
+            &format!("SELECT * {{ GRAPH <{g}> {{ ?s ?p ?o }} }}"),
+            &ReadOptions::default(),
+        )?;
+        let QueryResults::Solutions(rows) = answer.results else {
+            return Err("not solutions".into());
+        };
+        Ok(rows.count())
+    };
+    assert_eq!(
+        [
+            count("http://e/a")?,
+            count("http://e/b")?,
+            count("http://e/c")?,
+            count("http://e/d")?
+        ],
+        [0, 0, 1, 1]
+    );
+    Ok(())
+}

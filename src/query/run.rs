@@ -49,7 +49,7 @@ pub fn run(
         error
     };
     let answer = match query {
-        ModeQuery::Sparql(query) => sparql(ctx, &common, query, cancellation),
+        ModeQuery::Sparql(query) => sparql(ctx, &common, query, cancellation, Shape::Rows),
         ModeQuery::Structured(query) => structured(ctx, &common, query, cancellation),
         ModeQuery::Traverse(query) => traverse(ctx, &common, query, cancellation),
         ModeQuery::Analyze(query) => analyze(ctx, &common, query, cancellation),
@@ -112,6 +112,7 @@ fn structured(
         compiled,
         query.entailment,
         cancellation,
+        Shape::Rows,
     )
 }
 
@@ -202,7 +203,7 @@ fn analyze(
         text: compiled,
         entailment: None,
     };
-    let mut envelope = sparql(ctx, &pinned, compiled, cancellation)?;
+    let mut envelope = sparql(ctx, &pinned, compiled, cancellation, Shape::Rows)?;
     // The type and relation queries ask for one group more than they chart, to know that
     // there are more; a structured query's groups past one page leave a cursor.
     let mut complete = envelope.next.is_none();
@@ -291,14 +292,16 @@ fn traverse(
 ) -> Result<Envelope, ApiError> {
     let at = Compiling::new(ctx, common, query.valid_at.as_deref())?;
     // Printed from the algebra by spargebra, then run like any SPARQL query.
-    let compiled = super::traverse::compile(
+    let (compiled, output) = super::traverse::compile(
         &query.body,
         &at.graph_name,
         &at.ontology,
         at.valid_at.as_ref(),
-    )?
-    .0
-    .to_string();
+    )?;
+    let shape = match output {
+        super::traverse::Output::Items => Shape::Items,
+        _ => Shape::Rows,
+    };
     let entailed = query.entailment.as_deref().is_some_and(|e| e != "none");
     let unentailed_subtypes = if entailed {
         Vec::new()
@@ -309,9 +312,10 @@ fn traverse(
         ctx,
         common,
         at.seq,
-        compiled,
+        compiled.to_string(),
         query.entailment,
         cancellation,
+        shape,
     )?;
     for (class, subtypes) in unentailed_subtypes {
         envelope = envelope.note(format!(
@@ -380,6 +384,7 @@ fn run_compiled(
     compiled: String,
     entailment: Option<String>,
     cancellation: CancellationToken,
+    shape: Shape,
 ) -> Result<Envelope, ApiError> {
     let pinned = Common {
         as_of_commit_seq: Some(seq),
@@ -389,11 +394,32 @@ fn run_compiled(
         text: compiled.clone(),
         entailment,
     };
-    let mut envelope = sparql(ctx, &pinned, query, cancellation)?;
+    let mut envelope = sparql(ctx, &pinned, query, cancellation, shape)?;
     if common.detail == Some(Detail::Full) {
         envelope.data["sparql"] = compiled.into();
     }
     Ok(envelope)
+}
+
+/// How the solutions of a query become the rows of an answer.
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    /// One row per solution.
+    Rows,
+    /// One row per `?iri` (a traversal's items): its solutions, which the query orders
+    /// next to each other, are merged, a column with several values becoming a list; a
+    /// page never splits an item. The cursor remembers it, so a page asked for in
+    /// `sparql` mode with it is merged too.
+    Items,
+}
+
+impl Shape {
+    fn cursor_kind(self) -> &'static str {
+        match self {
+            Shape::Rows => "query.sparql",
+            Shape::Items => "query.items",
+        }
+    }
 }
 
 fn sparql(
@@ -401,6 +427,7 @@ fn sparql(
     common: &Common,
     query: SparqlQuery,
     cancellation: CancellationToken,
+    shape: Shape,
 ) -> Result<Envelope, ApiError> {
     let graph_name = graph_name(&common.graph);
     let SparqlQuery {
@@ -426,11 +453,20 @@ fn sparql(
     })?;
     crate::sparql::apply_entailment(&mut query, entailment);
     let digest = args_digest(&[&text, &entailment_name]);
+    let mut shape = shape;
     let (seq, position) = match &common.cursor {
         Some(cursor) => {
             let state = ctx
                 .cursors
-                .open(cursor, "query.sparql", &graph_name, &digest)?;
+                .open(cursor, Shape::Rows.cursor_kind(), &graph_name, &digest)
+                .or_else(|error| {
+                    ctx.cursors
+                        .open(cursor, Shape::Items.cursor_kind(), &graph_name, &digest)
+                        .map_err(|_| error)
+                })?;
+            if state.kind == Shape::Items.cursor_kind() {
+                shape = Shape::Items;
+            }
             if common.as_of_commit_seq.is_some_and(|s| s != state.seq) {
                 return Err(ApiError {
                     code: crate::error::ErrorCode::CursorMismatch,
@@ -464,7 +500,10 @@ fn sparql(
     let mut rows: Vec<Value> = Vec::new();
     let mut more = false;
     let mut skipped = 0u64;
+    // Where the next page starts, in solutions.
+    let mut next_position = position;
     let kind = match &query {
+        Query::Select { .. } if shape == Shape::Items => "items",
         Query::Select { .. } => "rows",
         Query::Ask { .. } => "boolean",
         _ => "triples",
@@ -477,10 +516,44 @@ fn sparql(
                 .iter()
                 .map(|v| v.as_str().to_owned())
                 .collect();
+            let mut item: Option<Item> = None;
+            let mut index = position;
             for solution in solutions {
                 let solution = solution.map_err(eval_error)?;
                 if skipped < position {
                     skipped += 1;
+                    continue;
+                }
+                if shape == Shape::Items {
+                    let key = solution.get("iri").map(ToString::to_string);
+                    if let Some(open) = &mut item
+                        && open.key == key
+                    {
+                        open.add(&solution, budget.string_chars, &mut truncated);
+                        index += 1;
+                        continue;
+                    }
+                    if let Some(done) = item.take() {
+                        let start = done.start;
+                        let row = done.row();
+                        let size = row.to_string().len();
+                        if bytes + size > budget.bytes && !rows.is_empty() {
+                            more = true;
+                            next_position = start;
+                            break;
+                        }
+                        bytes += size;
+                        rows.push(row);
+                    }
+                    if rows.len() == row_limit {
+                        more = true;
+                        next_position = index;
+                        break;
+                    }
+                    let mut open = Item::new(key, index);
+                    open.add(&solution, budget.string_chars, &mut truncated);
+                    item = Some(open);
+                    index += 1;
                     continue;
                 }
                 if rows.len() == row_limit {
@@ -501,6 +574,17 @@ fn sparql(
                 }
                 bytes += size;
                 rows.push(row);
+            }
+            if let Some(done) = item.take() {
+                let start = done.start;
+                let row = done.row();
+                let size = row.to_string().len();
+                if bytes + size > budget.bytes && !rows.is_empty() {
+                    more = true;
+                    next_position = start;
+                } else {
+                    rows.push(row);
+                }
             }
             json!({ "variables": variables, "rows": rows })
         }
@@ -531,27 +615,38 @@ fn sparql(
         }
     };
     let n_rows = rows.len();
+    if kind != "items" {
+        next_position = position + n_rows as u64;
+    }
     let first = position + 1;
+    let more_note = if more {
+        " (more: call again with `next`)"
+    } else {
+        ""
+    };
     let summary = match kind {
         "boolean" => format!(
             "ASK is {} at commit {seq} of graph {graph_name}",
             data["boolean"]
         ),
-        "rows" if n_rows == 0 && position == 0 => {
-            format!("no rows at commit {seq} of graph {graph_name}")
+        "rows" | "items" if n_rows == 0 && position == 0 => {
+            format!("no {kind} at commit {seq} of graph {graph_name}")
+        }
+        // An item's number is not known past the first page (the cursor counts solutions).
+        "items" if position > 0 => {
+            format!("{n_rows} more item(s) at commit {seq} of graph {graph_name}{more_note}")
         }
         _ => format!(
-            "{kind} {first}–{} at commit {seq} of graph {graph_name}{}",
+            "{kind} {first}–{} at commit {seq} of graph {graph_name}{more_note}",
             position + n_rows as u64,
-            if more {
-                " (more: call again with `next`)"
-            } else {
-                ""
-            }
         ),
     };
     let mut envelope = Envelope::new(summary, data, seq);
-    envelope.counts = Some(json!({ "returned": n_rows, "offset": position }));
+    envelope.counts = Some(if kind == "items" {
+        json!({ "returned": n_rows, "solutions_offset": position })
+    } else {
+        json!({ "returned": n_rows, "offset": position })
+    });
     if !search_reports.is_empty() {
         if let Value::Object(fields) = &mut envelope.data {
             fields.insert("search".into(), crate::report::search_json(&search_reports));
@@ -579,11 +674,11 @@ fn sparql(
     if more {
         envelope.truncated = Some(true);
         let cursor = ctx.cursors.seal(&CursorState {
-            kind: "query.sparql".into(),
+            kind: shape.cursor_kind().into(),
             graph: graph_name.clone(),
             args: digest,
             seq,
-            position: position + n_rows as u64,
+            position: next_position,
         });
         let mut next = json!({
             "mode": "sparql",
@@ -605,6 +700,55 @@ fn sparql(
     Ok(envelope)
 }
 
+/// A traversal item being read: the values of each column over its solutions.
+struct Item {
+    /// The `?iri` term (as N-Triples), `None` for a solution without one.
+    key: Option<String>,
+    /// The solution the item starts at (a page that cannot hold it starts there).
+    start: u64,
+    columns: Vec<(String, Vec<Value>)>,
+}
+
+impl Item {
+    fn new(key: Option<String>, start: u64) -> Self {
+        Self {
+            key,
+            start,
+            columns: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, solution: &crate::sparql::QuerySolution, max_chars: usize, cut: &mut bool) {
+        for (variable, term) in solution.iter() {
+            let (value, was_cut) = render::term(term, max_chars);
+            *cut |= was_cut;
+            let name = variable.as_str();
+            match self.columns.iter_mut().find(|(n, _)| n == name) {
+                Some((_, values)) if !values.contains(&value) => values.push(value),
+                Some(_) => {}
+                None => self.columns.push((name.to_owned(), vec![value])),
+            }
+        }
+    }
+
+    /// The row: a column with one value holds it, one with several the list of them.
+    fn row(self) -> Value {
+        Value::Object(
+            self.columns
+                .into_iter()
+                .map(|(name, mut values)| {
+                    let value = if values.len() == 1 {
+                        values.remove(0)
+                    } else {
+                        Value::Array(values)
+                    };
+                    (name, value)
+                })
+                .collect(),
+        )
+    }
+}
+
 /// Lowercases the local names in full IRIs of this graph's classes, relations and fields
 /// (`…/class/Bug` → `…/class/bug`), which models often capitalise. Only IRIs of the
 /// query are touched: string literals and comments are copied as they are. Returns
@@ -615,62 +759,31 @@ fn normalise_local_names(text: &str, graph: &str) -> (String, bool) {
     let mut changed = false;
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        let skip = match c {
-            '"' | '\'' => string_len(rest),
-            '#' => rest.find('\n').unwrap_or(rest.len()),
-            '<' if rest.starts_with(&base) => {
-                let tail = &rest[base.len()..];
-                let end = tail.find('>').unwrap_or(tail.len());
-                let iri_tail = &tail[..end];
-                out.push_str(&base);
-                match ["class/", "rel/", "prop/"]
-                    .into_iter()
-                    .find(|k| iri_tail.starts_with(k))
-                {
-                    Some(kind) if iri_tail[kind.len()..].chars().any(char::is_uppercase) => {
-                        out.push_str(kind);
-                        out.push_str(&iri_tail[kind.len()..].to_lowercase());
-                        changed = true;
-                    }
-                    _ => out.push_str(iri_tail),
+        if rest.starts_with(&base) {
+            let tail = &rest[base.len()..];
+            let end = tail.find('>').unwrap_or(tail.len());
+            let iri_tail = &tail[..end];
+            out.push_str(&base);
+            match ["class/", "rel/", "prop/"]
+                .into_iter()
+                .find(|k| iri_tail.starts_with(k))
+            {
+                Some(kind) if iri_tail[kind.len()..].chars().any(char::is_uppercase) => {
+                    out.push_str(kind);
+                    out.push_str(&iri_tail[kind.len()..].to_lowercase());
+                    changed = true;
                 }
-                rest = &tail[end..];
-                continue;
+                _ => out.push_str(iri_tail),
             }
-            // Another IRI (it may hold `#`, never a space or `"`): copied whole. A `<` that
-            // is an operator meets a space, a variable or a number before any `>`.
-            '<' => rest[1..]
-                .find(|c: char| c == '>' || c.is_whitespace() || c == '<' || c == '"')
-                .filter(|&i| rest[1 + i..].starts_with('>'))
-                .map_or(1, |i| i + 2),
-            other => other.len_utf8(),
-        };
+            rest = &tail[end..];
+            continue;
+        }
+        // Strings, comments and other IRIs are copied whole.
+        let skip = crate::sparql::opaque_len(rest).unwrap_or(c.len_utf8());
         out.push_str(&rest[..skip]);
         rest = &rest[skip..];
     }
     (out, changed)
-}
-
-/// The length of the SPARQL string literal `text` starts with (`"…"`, `'…'`, `"""…"""` or
-/// `'''…'''`, with backslash escapes); all of `text` if it never ends.
-fn string_len(text: &str) -> usize {
-    let quote = &text[..1];
-    let long = quote.repeat(3);
-    let (delimiter, start) = if text.starts_with(&long) {
-        (long.as_str(), 3)
-    } else {
-        (quote, 1)
-    };
-    let mut i = start;
-    while i < text.len() {
-        if text[i..].starts_with('\\') {
-            i += 1;
-        } else if text[i..].starts_with(delimiter) {
-            return i + delimiter.len();
-        }
-        i += text[i..].chars().next().map_or(1, char::len_utf8);
-    }
-    text.len()
 }
 
 #[cfg(test)]

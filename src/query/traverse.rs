@@ -25,10 +25,10 @@ const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Traversal {
-    /// Left to right: from_type | from_records | out (to_type) | in (from_type) | filter
+    /// In order: from_type | from_records | out (to_type) | in (from_type) | filter
     /// (properties: OR of AND lists; exists: sub-traversals) | order_by {field, order} |
-    /// limit | count | group_by | aggregate_by | collect. Items have iri, type, label,
-    /// `fields`.
+    /// limit | count | group_by | aggregate_by. Items: iri, type, label,
+    /// `fields` (a list when several).
     pub steps: Vec<Value>,
     /// Fields to return with each item.
     #[serde(default)]

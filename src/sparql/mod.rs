@@ -8,6 +8,7 @@ mod batched;
 mod dataset;
 mod entailment;
 mod governor;
+mod lexer;
 pub mod limits;
 mod query;
 mod results;
@@ -26,12 +27,13 @@ pub use governor::{
     DEFAULT_HEAVY_AFTER, DEFAULT_QUERY_MEMORY_BYTES, Governor, GovernorStats, QueryGuard,
     QueryLimits,
 };
+pub use lexer::opaque_len;
 pub use query::{Deadline, ISO_WEEK, QueryOptions, evaluate_query, evaluation_error, parse_query};
 pub use results::{EscapeCarriageReturns, ResultsFormat, write_results};
-pub use update::{UpdateOptions, apply_update, parse_update};
+pub use update::{Update, UpdateOptions, apply_update, parse_update};
 
 pub use spareval::{CancellationToken, QueryEvaluationError, QueryResults, QuerySolution};
-pub use spargebra::{Query, Update};
+pub use spargebra::Query;
 
 /// Errors of the SPARQL layer.
 #[derive(Debug, thiserror::Error)]

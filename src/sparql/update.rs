@@ -6,10 +6,12 @@ use std::collections::HashMap;
 
 use rustc_hash::FxHashSet;
 use spareval::{CancellationToken, DeleteInsertQuad, QueryEvaluationError, QueryEvaluator};
+use spargebra::GraphUpdateOperation;
+use spargebra::algebra::GraphPattern;
 use spargebra::algebra::GraphTarget;
 use spargebra::algebra::QueryDataset;
 use spargebra::term::GroundQuad;
-use spargebra::{GraphUpdateOperation, Update};
+use spargebra::term::NamedNodePattern;
 
 use super::QueryError;
 use super::dataset::SnapshotDataset;
@@ -29,6 +31,29 @@ pub struct UpdateOptions {
     pub governor: Option<std::sync::Arc<super::Governor>>,
 }
 
+/// A parsed update, with what spargebra's rewriting of `ADD`, `COPY` and `MOVE` into other
+/// operations loses: which copy came from which of them, and whether it was `SILENT`. A
+/// copy from a graph that does not exist is an error unless it was (SPARQL 1.1 Update,
+/// 3.2.3–3.2.5); a hand-written `INSERT … WHERE` of the same shape is not.
+pub struct Update {
+    update: spargebra::Update,
+    /// For each operation: the `ADD`/`COPY`/`MOVE` its copy step came from.
+    graph_copies: Vec<Option<GraphCopy>>,
+}
+
+impl std::ops::Deref for Update {
+    type Target = spargebra::Update;
+    fn deref(&self) -> &spargebra::Update {
+        &self.update
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GraphCopy {
+    verb: &'static str,
+    silent: bool,
+}
+
 /// Parses an update, resolving relative IRIs against `base_iri`.
 pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryError> {
     super::limits::check_text(text)?;
@@ -38,7 +63,102 @@ pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryE
         super::query::syntax_error(e, query.then_some(super::query::SENT_AS_UPDATE))
     })?;
     super::limits::check_update(&update)?;
-    Ok(update)
+    let graph_copies = graph_copies(text, &update.operations);
+    Ok(Update {
+        update,
+        graph_copies,
+    })
+}
+
+/// Matches the operations of the text (`lexer::update_operation_words`) to spargebra's
+/// rewriting of them: `ADD` is one copy step, `COPY` a silent `DROP` of the target and a
+/// copy, `MOVE` those and a `DROP` of the source; from a graph to itself, nothing. If the
+/// two ever disagree, no copy is marked (the lenient reading of before).
+fn graph_copies(text: &str, operations: &[GraphUpdateOperation]) -> Vec<Option<GraphCopy>> {
+    let mut marks = vec![None; operations.len()];
+    let mut next = 0;
+    for words in super::lexer::update_operation_words(text) {
+        let mut words = words.into_iter();
+        let verb = loop {
+            match words.next() {
+                Some(w) if w.eq_ignore_ascii_case("PREFIX") => {
+                    words.nth(1);
+                }
+                Some(w) if w.eq_ignore_ascii_case("BASE") => {
+                    words.next();
+                }
+                other => break other,
+            }
+        };
+        let Some(verb) = verb else { continue };
+        let (verb, drop_before, drop_after) = match verb.to_ascii_uppercase().as_str() {
+            "ADD" => ("ADD", false, false),
+            "COPY" => ("COPY", true, false),
+            "MOVE" => ("MOVE", true, true),
+            _ => {
+                next += 1;
+                continue;
+            }
+        };
+        // `[SILENT] source TO target`, each `DEFAULT` or `[GRAPH] iri`.
+        let words: Vec<&str> = words.filter(|w| !w.eq_ignore_ascii_case("GRAPH")).collect();
+        let silent = words
+            .first()
+            .is_some_and(|w| w.eq_ignore_ascii_case("SILENT"));
+        let refs = &words[usize::from(silent)..];
+        if let [source, to, target] = refs
+            && to.eq_ignore_ascii_case("TO")
+            && (source == target
+                || source.eq_ignore_ascii_case("DEFAULT") && target.eq_ignore_ascii_case("DEFAULT"))
+        {
+            continue; // From a graph to itself: spargebra leaves nothing.
+        }
+        let at = |i: usize| operations.get(i);
+        let is_drop = |op: Option<&GraphUpdateOperation>| {
+            matches!(op, Some(GraphUpdateOperation::Drop { silent: true, .. }))
+        };
+        let copy_at = next + usize::from(drop_before);
+        let shaped = (!drop_before || is_drop(at(next)))
+            && at(copy_at).is_some_and(|op| copy_source(op).is_some())
+            && (!drop_after || matches!(at(copy_at + 1), Some(GraphUpdateOperation::Drop { .. })));
+        if !shaped {
+            break;
+        }
+        marks[copy_at] = Some(GraphCopy { verb, silent });
+        next = copy_at + 1 + usize::from(drop_after);
+    }
+    if next == operations.len() {
+        marks
+    } else {
+        vec![None; operations.len()]
+    }
+}
+
+/// The graph a copy step of spargebra's reads (`Some(None)`: the default graph), or
+/// `None` when the operation is not shaped like one.
+fn copy_source(operation: &GraphUpdateOperation) -> Option<Option<&NamedNode>> {
+    let GraphUpdateOperation::DeleteInsert {
+        delete,
+        insert,
+        using: None,
+        pattern,
+    } = operation
+    else {
+        return None;
+    };
+    if !delete.is_empty() || insert.len() != 1 {
+        return None;
+    }
+    match pattern.as_ref() {
+        GraphPattern::Bgp { patterns } if patterns.len() == 1 => Some(None),
+        GraphPattern::Graph {
+            name: NamedNodePattern::NamedNode(name),
+            inner,
+        } if matches!(inner.as_ref(), GraphPattern::Bgp { patterns } if patterns.len() == 1) => {
+            Some(Some(name))
+        }
+        _ => None,
+    }
 }
 
 /// Applies every operation of `update` to `txn`. On error, the transaction must be
@@ -50,9 +170,22 @@ pub fn apply_update(
 ) -> Result<(), QueryError> {
     // Graphs created by CREATE in this request: they exist although they hold no quads.
     let mut created: FxHashSet<NamedNode> = FxHashSet::default();
-    for operation in &update.operations {
+    for (operation, copy) in update.operations.iter().zip(&update.graph_copies) {
         if options.cancellation.is_cancelled() {
             return Err(QueryError::Cancelled);
+        }
+        if let Some(GraphCopy {
+            verb,
+            silent: false,
+        }) = copy
+            && let Some(Some(source)) = copy_source(operation)
+            && !created.contains(source)
+            && !graph_has_quads(txn, source)
+        {
+            return Err(QueryError::Update(format!(
+                "{verb} GRAPH <{}>: the source graph does not exist",
+                source.as_str()
+            )));
         }
         match operation {
             GraphUpdateOperation::InsertData { data } => {

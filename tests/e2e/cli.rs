@@ -251,6 +251,18 @@ fn imports_trig_nquads_gzip_and_named_graph_targets() {
         "<http://e/w> <http://e/p> \"7\" .\n",
     );
     assert!(stdin.ok().contains("commit 3: +1 -0"));
+    assert!(!stdin.stderr.contains("warning"), "{}", stdin.stderr);
+    // --format wins over the extension, and says so.
+    let named = strata.file("named.ttl", "<http://e/v> <http://e/p> \"8\" .\n");
+    let forced = strata.run(&["import", named.to_str().unwrap(), "--format", "ntriples"]);
+    assert!(forced.ok().contains("commit 4: +1 -0"));
+    assert!(
+        forced
+            .stderr
+            .contains("as N-Triples (--format), although its extension says Turtle"),
+        "{}",
+        forced.stderr
+    );
 }
 
 #[test]

@@ -1018,6 +1018,72 @@ fn traversal_order_by_a_multi_valued_field_then_limit_keeps_that_many_items() {
     let _ = child.wait();
 }
 
+/// A traversal's items are one row each: an item with two types or two values of a field
+/// was one row per combination (an agent counting rows counted it four times). A page
+/// never splits an item, and the next page, asked in `sparql` mode with the cursor, is
+/// merged the same way.
+#[test]
+fn traversal_items_are_one_row_each_with_lists_for_several_values() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = "@prefix e: <http://e/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        e:a a e:Site , e:Shop ; rdfs:label \"A\" ; e:tag \"x\" , \"y\" ; e:rank 1 .
+        e:b a e:Site ; e:tag \"z\" . e:c a e:Site ; e:tag \"x\" , \"y\" , \"z\" ; e:rank 2 , 3 .";
+    import_first_commit(&mut session, data);
+    let walk = json!({"steps": [{"from_type": "http://e/Site"}],
+        "fields": ["http://e/tag", "http://e/rank"]});
+    let whole = session.tool("query", json!({"mode": "traverse", "traverse": walk}), None)
+        ["structuredContent"]
+        .clone();
+    let rows = whole["data"]["rows"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{whole}"));
+    assert_eq!(rows.len(), 3, "{whole}");
+    let sorted = |value: &Value| -> Vec<String> {
+        let mut texts: Vec<String> = match value {
+            Value::Array(values) => values.iter().map(Value::to_string).collect(),
+            other => vec![other.to_string()],
+        };
+        texts.sort();
+        texts
+    };
+    assert_eq!(rows[0]["iri"], json!({"iri": "http://e/a"}));
+    assert_eq!(
+        sorted(&rows[0]["type"]),
+        [r#"{"iri":"http://e/Shop"}"#, r#"{"iri":"http://e/Site"}"#]
+    );
+    assert_eq!(rows[0]["label"], "A");
+    assert_eq!(sorted(&rows[0]["tag"]), [r#""x""#, r#""y""#]);
+    assert_eq!(rows[0]["rank"], 1);
+    assert_eq!(rows[1]["tag"], "z");
+    assert!(rows[1].get("rank").is_none(), "{whole}");
+    assert_eq!(sorted(&rows[2]["rank"]), ["2", "3"]);
+    assert!(
+        whole["summary"].as_str().unwrap().starts_with("items 1–3"),
+        "{whole}"
+    );
+
+    // One item a page: three pages, each one whole item, all at the first page's commit.
+    let mut call = json!({"mode": "traverse", "traverse": walk, "row_limit": 1});
+    let mut pages = Vec::new();
+    loop {
+        let page = session.tool("query", call.clone(), None)["structuredContent"].clone();
+        let rows = page["data"]["rows"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{page}"));
+        assert_eq!(rows.len(), 1, "{page}");
+        pages.push(rows[0].clone());
+        match page.get("next") {
+            Some(next) if !next.is_null() => call = next.clone(),
+            _ => break,
+        }
+        assert!(pages.len() < 5, "{page}");
+    }
+    assert_eq!(pages, *rows);
+    drop(session);
+    let _ = child.wait();
+}
+
 /// Issue 27: `subclass` entailment repeated an instance once per path to its class (a
 /// product typed with a class and its parent reached the grandparent twice).
 #[test]

@@ -44,10 +44,22 @@ pub(super) fn run(engine: &Engine, cli: &Cli, args: &ImportArgs) -> Result<ExitC
     for path in &args.files {
         let is_stdin = path.as_os_str() == "-";
         let (format, compression) = match (forced_format, ImportFormat::from_path(path)) {
-            (Some(format), detected) => (
-                format,
-                detected.map_or(Compression::None, |(_, compression)| compression),
-            ),
+            (Some(format), detected) => {
+                if let Some((by_extension, _)) = detected
+                    && by_extension != format
+                {
+                    eprintln!(
+                        "warning: reading {} as {} (--format), although its extension says {}",
+                        path.display(),
+                        format.name(),
+                        by_extension.name()
+                    );
+                }
+                (
+                    format,
+                    detected.map_or(Compression::None, |(_, compression)| compression),
+                )
+            }
             (None, Some(detected)) => detected,
             (None, None) => {
                 return Err(ApiError::invalid_argument(
