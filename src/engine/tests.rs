@@ -450,3 +450,105 @@ fn add_copy_and_move_from_a_missing_graph_fail_unless_silent() -> TestResult {
     );
     Ok(())
 }
+
+/// Within one request a graph outlives its quads, as SPARQL's graphs do (Update 3.2.2:
+/// CLEAR empties a graph, only DROP removes it): emptied by CLEAR or by deletes, it can
+/// still be cleared, dropped, or copied from; dropped, it is gone for the rest of it.
+#[test]
+fn a_graph_emptied_in_a_request_exists_until_it_is_dropped() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    let graph = engine.graph_or_create("main")?;
+    let run = |text: &str| {
+        graph.update(
+            text,
+            None,
+            &UpdateOptions::default(),
+            &CommitRequest::default(),
+        )
+    };
+    let fill = "INSERT DATA { GRAPH <http://e/g1> { <http://e/s> <http://e/p> 1 } }";
+    for text in [
+        "CLEAR GRAPH <http://e/g1> ; DROP GRAPH <http://e/g1>",
+        "CLEAR GRAPH <http://e/g1> ; CLEAR GRAPH <http://e/g1>",
+        "CLEAR GRAPH <http://e/g1> ; ADD <http://e/g1> TO <http://e/g2>",
+        "CLEAR GRAPH <http://e/g1> ; MOVE <http://e/g1> TO <http://e/g2>",
+        "DELETE WHERE { GRAPH <http://e/g1> { ?s ?p ?o } } ; COPY <http://e/g1> TO <http://e/g2>",
+        "DELETE DATA { GRAPH <http://e/g1> { <http://e/s> <http://e/p> 1 } } ; DROP GRAPH <http://e/g1>",
+        "CLEAR GRAPH <http://e/g1> ; CREATE SILENT GRAPH <http://e/g1> ; DROP GRAPH <http://e/g1>",
+    ] {
+        run(fill)?;
+        run(text).map_err(|e| format!("{text}: {e}"))?;
+        run("DROP SILENT GRAPH <http://e/g1>")?;
+    }
+    // Existing when the request began, so CREATE (without SILENT) is refused after CLEAR.
+    run(fill)?;
+    let error = run("CLEAR GRAPH <http://e/g1> ; CREATE GRAPH <http://e/g1>")
+        .expect_err("the graph exists")
+        .to_string();
+    assert!(error.contains("already exists"), "{error}");
+    // Dropped, it is gone: a second DROP, or DROP ALL then CLEAR, fails.
+    for text in [
+        "DROP GRAPH <http://e/g1> ; DROP GRAPH <http://e/g1>",
+        "DROP ALL ; CLEAR GRAPH <http://e/g1>",
+        "MOVE <http://e/g1> TO <http://e/g2> ; COPY <http://e/g1> TO <http://e/g3>",
+    ] {
+        let error = run(text).expect_err(text).to_string();
+        assert!(error.contains("does not exist"), "{text}: {error}");
+    }
+    Ok(())
+}
+
+/// Every operation of an update may start with its own prologue (SPARQL 1.1 grammar
+/// rule 29; rdflib joins a batch of updates so): its prefixes and base hold from there
+/// on, and an operation before it still reads the earlier ones.
+#[test]
+fn each_operation_of_an_update_may_declare_prefixes() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    let graph = engine.graph_or_create("main")?;
+    graph.update(
+        "PREFIX e: <http://e/> INSERT DATA { e:a e:p 1 } ;\n\
+         PREFIX f: <http://f/>\nINSERT DATA { e:b f:p 2 } ;\n\
+         PREFIX e: <http://e2/> BASE <http://base/> INSERT DATA { e:c <p> \"; PREFIX\" } ;",
+        None,
+        &UpdateOptions::default(),
+        &CommitRequest::default(),
+    )?;
+    let answer = graph.read_at(graph.head_seq()).query(
+        "SELECT ?s ?p WHERE { ?s ?p ?o } ORDER BY ?s",
+        &ReadOptions::default(),
+    )?;
+    let QueryResults::Solutions(rows) = answer.results else {
+        return Err("not solutions".into());
+    };
+    let mut pairs = Vec::new();
+    for row in rows {
+        let row = row?;
+        pairs.push(format!(
+            "{} {}",
+            row.get("s").ok_or("s")?,
+            row.get("p").ok_or("p")?
+        ));
+    }
+    assert_eq!(
+        pairs,
+        [
+            "<http://e/a> <http://e/p>",
+            "<http://e/b> <http://f/p>",
+            "<http://e2/c> <http://base/p>",
+        ]
+    );
+    // A real syntax error is still reported as one.
+    let error = graph
+        .update(
+            "INSERT DATA { <http://e/a> <http://e/p> 1 } ; PREFIX e: <http://e/> INSERT DATA { e:a }",
+            None,
+            &UpdateOptions::default(),
+            &CommitRequest::default(),
+        )
+        .expect_err("does not parse")
+        .to_string();
+    assert!(error.contains("invalid SPARQL"), "{error}");
+    Ok(())
+}

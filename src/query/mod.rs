@@ -20,6 +20,7 @@ pub mod envelope;
 pub mod index_status;
 pub mod inspect;
 pub mod modes;
+mod moments;
 pub mod render;
 pub mod run;
 pub mod search;

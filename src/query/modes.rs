@@ -346,16 +346,23 @@ pub fn compare(
         None => graph.head_seq(),
     };
     let budget = common.detail.unwrap_or_default().budget();
-    // Rows are compared whole and shown cut to the page's budget: a change past the
-    // cut-off of a long string is still a change.
+    // Rows are compared whole, term by term (as N-Triples: `10.0` and `1.0e1` are two
+    // values although JSON shows both as 10.0), and shown cut to the page's budget: a
+    // change past the cut-off of a long string is still a change.
     let rendered =
         |seq: u64, cancellation: CancellationToken| -> Result<Vec<(String, Value)>, ApiError> {
             let rows = select_rows(ctx, &graph, seq, text, Some(cancellation))?;
             Ok(rows
                 .iter()
                 .map(|row| {
-                    let whole = render::row(row, &[], usize::MAX).0.to_string();
-                    (whole, render::row(row, &[], budget.string_chars).0)
+                    let whole: serde_json::Map<String, Value> = row
+                        .iter()
+                        .map(|(name, term)| (name.clone(), Value::String(term.to_string())))
+                        .collect();
+                    (
+                        Value::Object(whole).to_string(),
+                        render::row(row, &[], budget.string_chars).0,
+                    )
                 })
                 .collect())
         };
@@ -496,7 +503,7 @@ fn links(
     direction: Direction,
     relations: &HashSet<String>,
 ) -> Vec<Hop> {
-    let term: Term = NamedNode::new_unchecked(node).into();
+    let term = node_term(node);
     let keep = |predicate: &NamedNode| {
         predicate.as_str() != RDF_TYPE
             && (relations.is_empty() || relations.contains(predicate.as_str()))
@@ -504,14 +511,16 @@ fn links(
     let mut hops = Vec::new();
     if direction != Direction::In {
         for quad in snapshot.quads_matching(Some(&term), None, None) {
-            if let Term::NamedNode(object) = &quad.object
-                && quad.graph_name.is_default_graph()
-                && keep(&quad.predicate)
-            {
+            let to = match &quad.object {
+                Term::NamedNode(object) => object.as_str().to_owned(),
+                Term::BlankNode(object) => format!("_:{}", object.as_str()),
+                _ => continue,
+            };
+            if quad.graph_name.is_default_graph() && keep(&quad.predicate) {
                 hops.push(Hop {
                     from: node.to_owned(),
                     relation: quad.predicate.as_str().to_owned(),
-                    to: object.as_str().to_owned(),
+                    to,
                     forward: true,
                 });
             }
@@ -519,14 +528,17 @@ fn links(
     }
     if direction != Direction::Out {
         for quad in snapshot.quads_matching(None, None, Some(&term)) {
-            if let crate::model::NamedOrBlankNode::NamedNode(subject) = &quad.subject
-                && quad.graph_name.is_default_graph()
-                && keep(&quad.predicate)
-            {
+            let to = match &quad.subject {
+                crate::model::NamedOrBlankNode::NamedNode(subject) => subject.as_str().to_owned(),
+                crate::model::NamedOrBlankNode::BlankNode(subject) => {
+                    format!("_:{}", subject.as_str())
+                }
+            };
+            if quad.graph_name.is_default_graph() && keep(&quad.predicate) {
                 hops.push(Hop {
                     from: node.to_owned(),
                     relation: quad.predicate.as_str().to_owned(),
-                    to: subject.as_str().to_owned(),
+                    to,
                     forward: false,
                 });
             }
@@ -537,8 +549,25 @@ fn links(
     hops
 }
 
+/// The term of a node of a walk: an IRI, or `_:label` for a blank node (no IRI starts
+/// with `_:`: a scheme starts with a letter).
+fn node_term(node: &str) -> Term {
+    match node.strip_prefix("_:") {
+        Some(label) => crate::model::BlankNode::new_unchecked(label).into(),
+        None => NamedNode::new_unchecked(node).into(),
+    }
+}
+
+/// A walk's node as answers show terms: `{"iri"}` or `{"bnode"}`.
+fn node_json(node: &str) -> Value {
+    match node.strip_prefix("_:") {
+        Some(label) => json!({ "bnode": label }),
+        None => json!({ "iri": node }),
+    }
+}
+
 fn label(snapshot: &crate::store::Snapshot, node: &str) -> Option<String> {
-    let term: Term = NamedNode::new_unchecked(node).into();
+    let term = node_term(node);
     let predicate: Term = NamedNode::new_unchecked(RDFS_LABEL).into();
     snapshot
         .quads_matching(Some(&term), Some(&predicate), None)
@@ -719,7 +748,12 @@ pub fn neighborhood(
     edges.dedup();
     let nodes: Vec<Value> = order
         .iter()
-        .map(|iri| json!({ "iri": iri, "label": label(&snapshot, iri), "depth": depth_of[iri] }))
+        .map(|node| {
+            let mut shown = node_json(node);
+            shown["label"] = json!(label(&snapshot, node));
+            shown["depth"] = json!(depth_of[node]);
+            shown
+        })
         .collect();
     let links: Vec<Value> = edges
         .iter()
@@ -948,7 +982,7 @@ pub fn describe(
                 iri.as_str()
             ))?;
             let object_kinds = select(format!(
-                "SELECT ?kind (COUNT(*) AS ?n) (SAMPLE(?o) AS ?example) WHERE {{ ?s <{}> ?o . OPTIONAL {{ ?o <{RDF_TYPE}> ?type }} BIND(COALESCE(?type, IF(isIRI(?o), \"iri\", STR(DATATYPE(?o)))) AS ?kind) }} GROUP BY ?kind ORDER BY DESC(?n) LIMIT 10",
+                "SELECT ?kind (COUNT(*) AS ?n) (SAMPLE(?o) AS ?example) WHERE {{ ?s <{}> ?o . OPTIONAL {{ ?o <{RDF_TYPE}> ?type }} BIND(COALESCE(?type, IF(isIRI(?o), \"iri\", IF(isBlank(?o), \"bnode\", STR(DATATYPE(?o))))) AS ?kind) }} GROUP BY ?kind ORDER BY DESC(?n) LIMIT 10",
                 iri.as_str()
             ))?;
             let totals = rows.first().cloned().unwrap_or_default();

@@ -144,7 +144,7 @@ fn analyze(
         ),
         "relation" => (
             format!(
-                "SELECT ?category (COUNT(*) AS ?count) WHERE {{ ?s ?category ?o . FILTER(isIRI(?o) && ?category != <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>) }} GROUP BY ?category ORDER BY DESC(?count) ?category LIMIT {}",
+                "SELECT ?category (COUNT(*) AS ?count) WHERE {{ ?s ?category ?o . FILTER(!isLiteral(?o) && ?category != <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>) }} GROUP BY ?category ORDER BY DESC(?count) ?category LIMIT {}",
                 CHART_GROUPS + 1
             ),
             "category".to_owned(),

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::args::{Common, SearchQuery};
+use super::moments::Op;
 use super::{Context, graph_name};
 use crate::engine::{
     CommitRequest, EXACT_MAX_CANDIDATES, Graph, IndexStatus, ReadOptions, SearchRequest,
@@ -676,36 +677,46 @@ fn candidates(
                         "give the value to compare with",
                     )
                 })?;
-                let literal = |value: &Value, at: &str| -> Result<Box<Expression>, ApiError> {
-                    Ok(Box::new(Expression::Literal(literal_for(
-                        value, value_type, at,
-                    )?)))
+                let literal = |value: &Value, at: &str| -> Result<Expression, ApiError> {
+                    Ok(Expression::Literal(literal_for(value, value_type, at)?))
                 };
-                let it = || Box::new(Expression::Variable(v.clone()));
+                let it = Expression::Variable(v.clone());
+                // A date alone against moments is the whole day (`moments`); a field
+                // outside the ontology may also hold it as a string.
+                let compare = |op: Op, value: &Value, at: &str| -> Result<Expression, ApiError> {
+                    let dated = matches!(value_type, None | Some(ontology::ValueType::DateTime));
+                    if let (true, Value::String(text)) = (dated, value)
+                        && let Some(day) = super::moments::compare_with_day(&it, op, text)
+                    {
+                        if value_type.is_some() {
+                            return Ok(day);
+                        }
+                        // An error (a value that is no text) is "not that text".
+                        let as_text = Expression::Coalesce(vec![
+                            op.apply(
+                                it.clone(),
+                                Expression::Literal(Literal::new_simple_literal(text)),
+                            ),
+                            Expression::Literal(Literal::from(op == Op::Ne)),
+                        ]);
+                        return Ok(if op == Op::Ne {
+                            Expression::And(Box::new(day), Box::new(as_text))
+                        } else {
+                            Expression::Or(Box::new(day), Box::new(as_text))
+                        });
+                    }
+                    Ok(op.apply(it.clone(), literal(value, at)?))
+                };
                 let at = format!("{param}.value");
                 let condition = match op {
-                    "eq" => Expression::Equal(it(), literal(value, &at)?),
-                    "ne" => {
-                        Expression::Not(Box::new(Expression::Equal(it(), literal(value, &at)?)))
-                    }
-                    "lt" => Expression::Less(it(), literal(value, &at)?),
-                    "le" => Expression::LessOrEqual(it(), literal(value, &at)?),
-                    "gt" => Expression::Greater(it(), literal(value, &at)?),
-                    "ge" => Expression::GreaterOrEqual(it(), literal(value, &at)?),
                     "between" => {
                         let bounds =
                             value.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
                                 ApiError::invalid_argument(&at, "between takes [low, high]")
                             })?;
                         Expression::And(
-                            Box::new(Expression::GreaterOrEqual(
-                                it(),
-                                literal(&bounds[0], &format!("{param}.value[0]"))?,
-                            )),
-                            Box::new(Expression::LessOrEqual(
-                                it(),
-                                literal(&bounds[1], &format!("{param}.value[1]"))?,
-                            )),
+                            Box::new(compare(Op::Ge, &bounds[0], &format!("{param}.value[0]"))?),
+                            Box::new(compare(Op::Le, &bounds[1], &format!("{param}.value[1]"))?),
                         )
                     }
                     "any_of" => {
@@ -713,21 +724,26 @@ fn candidates(
                             value.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
                                 ApiError::invalid_argument(&at, "any_of takes a non-empty list")
                             })?;
-                        let items = values
+                        values
                             .iter()
                             .enumerate()
-                            .map(|(j, x)| literal(x, &format!("{param}.value[{j}]")).map(|l| *l))
-                            .collect::<Result<Vec<_>, ApiError>>()?;
-                        Expression::In(it(), items)
+                            .map(|(j, x)| compare(Op::Eq, x, &format!("{param}.value[{j}]")))
+                            .collect::<Result<Vec<_>, ApiError>>()?
+                            .into_iter()
+                            .reduce(|a, b| Expression::Or(Box::new(a), Box::new(b)))
+                            .unwrap_or(Expression::Literal(Literal::from(false)))
                     }
-                    other => {
-                        return Err(ApiError::invalid_argument(
-                            &format!("{param}.op"),
-                            format!(
-                                "unknown op {other:?}: use eq, ne, lt, le, gt, ge, between, any_of"
-                            ),
-                        ));
-                    }
+                    name => match Op::from_name(name).filter(|_| !name.contains(['<', '>', '='])) {
+                        Some(op) => compare(op, value, &at)?,
+                        None => {
+                            return Err(ApiError::invalid_argument(
+                                &format!("{param}.op"),
+                                format!(
+                                    "unknown op {name:?}: use eq, ne, lt, le, gt, ge, between, any_of"
+                                ),
+                            ));
+                        }
+                    },
                 };
                 conditions.push(condition);
             }
@@ -823,6 +839,7 @@ fn literal_for(
                 && s.as_bytes()[7] == b'-'
                 && s[..4].chars().all(|c| c.is_ascii_digit());
             if looks_like_date {
+                // A moment (a date alone is the whole day: `moments`, before this).
                 super::structured::moment(s, param)?
             } else {
                 Literal::new_simple_literal(s)

@@ -496,6 +496,17 @@ impl Compiler<'_> {
             Filter::Compare { op, left, right } => {
                 let fields_before = self.extra.len();
                 let left = Box::new(self.operand(left, &format!("{path}.left"))?);
+                // `{"value": "2021-01-01", "datatype": "date_time"}`: that whole day.
+                let day = match (
+                    super::moments::Op::from_name(op),
+                    right.get("datatype").and_then(Value::as_str),
+                    right.get("value").and_then(Value::as_str),
+                ) {
+                    (Some(op), Some("date_time"), Some(text)) => {
+                        super::moments::compare_with_day(&left, op, text)
+                    }
+                    _ => None,
+                };
                 let right = Box::new(self.operand(right, &format!("{path}.right"))?);
                 // A field operand asks whether the record has a value of the field that
                 // passes: `EXISTS { ?x <field> ?v FILTER(?v > 2) }`. Joining the field's
@@ -515,6 +526,7 @@ impl Compiler<'_> {
                         ));
                     }
                 };
+                let comparison = day.unwrap_or(comparison);
                 if fields.is_empty() {
                     comparison
                 } else {

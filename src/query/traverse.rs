@@ -319,6 +319,14 @@ impl Walk<'_> {
             Ok(terms)
         };
         let one = std::slice::from_ref(value);
+        // A date alone against moments is the whole day (`moments`); the field may also
+        // hold it as text, which the comparison below still matches.
+        let day = match (super::moments::Op::from_name(op), value) {
+            (Some(op), Value::String(text)) => {
+                super::moments::compare_with_day(&Expression::Variable(var.clone()), op, text)
+            }
+            _ => None,
+        };
         let test = match (op, value) {
             ("==", Value::Array(list)) => Expression::In(it, values(list)?),
             ("!=", Value::Array(list)) => {
@@ -341,6 +349,24 @@ impl Walk<'_> {
                     format!("unknown operator {other:?}; use ==, !=, <, <=, >, >="),
                 ));
             }
+        };
+        let test = match day {
+            // `!=`: a value that is neither that text nor within that day.
+            Some(day) if op == "!=" => Expression::And(
+                Box::new(Expression::Coalesce(vec![
+                    test,
+                    Expression::Literal(Literal::from(true)),
+                ])),
+                Box::new(day),
+            ),
+            Some(day) => Expression::Or(
+                Box::new(Expression::Coalesce(vec![
+                    test,
+                    Expression::Literal(Literal::from(false)),
+                ])),
+                Box::new(day),
+            ),
+            None => test,
         };
         let mut group = Group::default();
         group.triple(current.clone(), predicate, var);
@@ -690,9 +716,18 @@ pub fn compile(
                 name: AggregateFunction::GroupConcat {
                     separator: Some(" ".into()),
                 },
-                expr: Expression::FunctionCall(
-                    Function::Str,
-                    vec![Expression::Variable(current.clone())],
+                // STR of a blank node is an error, which would unbind the whole list: a
+                // blank node is listed as `_:blank` (SPARQL cannot name its label).
+                expr: Expression::If(
+                    Box::new(Expression::FunctionCall(
+                        Function::IsBlank,
+                        vec![Expression::Variable(current.clone())],
+                    )),
+                    Box::new(Expression::Literal(Literal::new_simple_literal("_:blank"))),
+                    Box::new(Expression::FunctionCall(
+                        Function::Str,
+                        vec![Expression::Variable(current.clone())],
+                    )),
                 ),
                 distinct: true,
             };

@@ -40,46 +40,86 @@ fn string_len(text: &str) -> usize {
     text.len()
 }
 
+/// One operation of an update text, with its prologue (`PREFIX`, `BASE`) if it has one.
+#[derive(Debug, PartialEq)]
+pub struct Operation<'a> {
+    /// Its text, from the end of the `;` before it to the `;` after it.
+    pub text: &'a str,
+    /// Its words outside braces (keywords, prefixed names, variables and IRIs), in order:
+    /// slices of `text`.
+    pub words: Vec<&'a str>,
+}
+
 /// The operations of an update text, split at each `;` outside braces, strings, comments
-/// and IRIs; each with its words outside braces (keywords, prefixed names, variables and
-/// IRIs) in order.
-pub fn update_operation_words(text: &str) -> Vec<Vec<&str>> {
-    let mut operations = vec![Vec::new()];
+/// and IRIs.
+pub fn update_operations(text: &str) -> Vec<Operation<'_>> {
+    let mut operations = Vec::new();
+    let mut words = Vec::new();
+    let mut start = 0;
     let mut depth = 0usize;
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
+    let mut at = 0;
+    while let Some(c) = text[at..].chars().next() {
+        let rest = &text[at..];
         if let Some(len) = opaque_len(rest) {
             if depth == 0 && c == '<' {
-                operations
-                    .last_mut()
-                    .expect("never empty")
-                    .push(&rest[..len]);
+                words.push(&rest[..len]);
             }
-            rest = &rest[len..];
+            at += len;
             continue;
         }
         let is_word = |c: char| c.is_alphanumeric() || matches!(c, '_' | ':' | '?' | '$' | '-');
-        let len = if is_word(c) {
+        if is_word(c) {
             let len = rest.find(|c: char| !is_word(c)).unwrap_or(rest.len());
             if depth == 0 {
-                operations
-                    .last_mut()
-                    .expect("never empty")
-                    .push(&rest[..len]);
+                words.push(&rest[..len]);
             }
-            len
-        } else {
-            match c {
-                '{' => depth += 1,
-                '}' => depth = depth.saturating_sub(1),
-                ';' if depth == 0 => operations.push(Vec::new()),
-                _ => {}
+            at += len;
+            continue;
+        }
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ';' if depth == 0 => {
+                operations.push(Operation {
+                    text: &text[start..at],
+                    words: std::mem::take(&mut words),
+                });
+                start = at + 1;
             }
-            c.len_utf8()
-        };
-        rest = &rest[len..];
+            _ => {}
+        }
+        at += c.len_utf8();
     }
+    operations.push(Operation {
+        text: &text[start..],
+        words,
+    });
     operations
+}
+
+impl<'a> Operation<'a> {
+    /// Its words after its prologue: the operation's keyword first.
+    pub fn body_words(&self) -> &[&'a str] {
+        let mut i = 0;
+        while let Some(word) = self.words.get(i) {
+            if word.eq_ignore_ascii_case("PREFIX") {
+                i += 3;
+            } else if word.eq_ignore_ascii_case("BASE") {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        self.words.get(i..).unwrap_or_default()
+    }
+
+    /// Its prologue's text (empty without one).
+    pub fn prologue(&self) -> &'a str {
+        match self.body_words().first() {
+            Some(first) => &self.text[..first.as_ptr() as usize - self.text.as_ptr() as usize],
+            None => self.text,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -98,17 +138,30 @@ mod tests {
 
     #[test]
     fn operations_split_at_top_level_semicolons_only() {
-        let ops = update_operation_words(
-            "PREFIX e: <http://e/> INSERT DATA { e:a e:p 1 ; e:q \"x ; y\" } ; \
-             # COPY ; MOVE\n copy silent <http://e/g> TO default ;",
-        );
+        let text = "PREFIX e: <http://e/> INSERT DATA { e:a e:p 1 ; e:q \"x ; y\" } ; \
+             # COPY ; MOVE\n BASE <http://b/> copy silent <g> TO default ;";
+        let ops = update_operations(text);
+        let words: Vec<&[&str]> = ops.iter().map(|o| o.words.as_slice()).collect();
         assert_eq!(
-            ops,
-            vec![
-                vec!["PREFIX", "e:", "<http://e/>", "INSERT", "DATA"],
-                vec!["copy", "silent", "<http://e/g>", "TO", "default"],
-                vec![],
+            words,
+            [
+                &["PREFIX", "e:", "<http://e/>", "INSERT", "DATA"][..],
+                &[
+                    "BASE",
+                    "<http://b/>",
+                    "copy",
+                    "silent",
+                    "<g>",
+                    "TO",
+                    "default"
+                ],
+                &[],
             ]
         );
+        assert_eq!(ops[0].body_words(), ["INSERT", "DATA"]);
+        assert_eq!(ops[0].prologue(), "PREFIX e: <http://e/> ");
+        assert_eq!(ops[1].body_words()[0], "copy");
+        assert_eq!(ops[1].prologue(), " # COPY ; MOVE\n BASE <http://b/> ");
+        assert_eq!(ops[2].prologue(), "");
     }
 }

@@ -17,7 +17,7 @@ use super::QueryError;
 use super::dataset::SnapshotDataset;
 use super::query::evaluation_error;
 use crate::model::{BlankNode, NamedNode, Quad, RdfGraphName, Term, with_fresh_blank_nodes};
-use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Transaction};
+use crate::store::{DEFAULT_GRAPH, GraphFilter, Pattern, QuadKey, Snapshot, Transaction};
 
 /// How to run an update beyond its text.
 #[derive(Clone, Default)]
@@ -58,10 +58,19 @@ struct GraphCopy {
 pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryError> {
     super::limits::check_text(text)?;
     let parser = super::query::parser(base_iri)?;
-    let update = parser.clone().parse_update(text).map_err(|e| {
-        let query = parser.parse_query(text).is_ok();
-        super::query::syntax_error(e, query.then_some(super::query::SENT_AS_UPDATE))
-    })?;
+    let update = match parser.clone().parse_update(text) {
+        Ok(update) => update,
+        Err(error) => match parse_with_later_prologues(text, &parser) {
+            Some(update) => update,
+            None => {
+                let query = parser.parse_query(text).is_ok();
+                return Err(super::query::syntax_error(
+                    error,
+                    query.then_some(super::query::SENT_AS_UPDATE),
+                ));
+            }
+        },
+    };
     super::limits::check_update(&update)?;
     let graph_copies = graph_copies(text, &update.operations);
     Ok(Update {
@@ -70,27 +79,48 @@ pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryE
     })
 }
 
-/// Matches the operations of the text (`lexer::update_operation_words`) to spargebra's
+/// SPARQL lets every operation of an update start with a prologue (`…; PREFIX e: <…>
+/// INSERT …`, as rdflib writes a batch of updates), which spargebra's parser takes only at
+/// the start. Such a text is parsed an operation at a time, each after the prologues
+/// before it. `None` when that is not the problem (or does not help).
+fn parse_with_later_prologues(
+    text: &str,
+    parser: &spargebra::SparqlParser,
+) -> Option<spargebra::Update> {
+    let operations = super::lexer::update_operations(text);
+    if !operations
+        .iter()
+        .skip(1)
+        .any(|o| !o.prologue().trim().is_empty())
+    {
+        return None;
+    }
+    let mut prologues = String::new();
+    let mut whole = spargebra::Update {
+        base_iri: None,
+        operations: Vec::new(),
+    };
+    for operation in &operations {
+        let part = format!("{prologues}{}", operation.text);
+        let parsed = parser.clone().parse_update(&part).ok()?;
+        whole.base_iri = parsed.base_iri;
+        whole.operations.extend(parsed.operations);
+        prologues.push_str(operation.prologue());
+        prologues.push('\n');
+    }
+    Some(whole)
+}
+
+/// Matches the operations of the text (`lexer::update_operations`) to spargebra's
 /// rewriting of them: `ADD` is one copy step, `COPY` a silent `DROP` of the target and a
 /// copy, `MOVE` those and a `DROP` of the source; from a graph to itself, nothing. If the
 /// two ever disagree, no copy is marked (the lenient reading of before).
 fn graph_copies(text: &str, operations: &[GraphUpdateOperation]) -> Vec<Option<GraphCopy>> {
     let mut marks = vec![None; operations.len()];
     let mut next = 0;
-    for words in super::lexer::update_operation_words(text) {
-        let mut words = words.into_iter();
-        let verb = loop {
-            match words.next() {
-                Some(w) if w.eq_ignore_ascii_case("PREFIX") => {
-                    words.nth(1);
-                }
-                Some(w) if w.eq_ignore_ascii_case("BASE") => {
-                    words.next();
-                }
-                other => break other,
-            }
-        };
-        let Some(verb) = verb else { continue };
+    for operation in super::lexer::update_operations(text) {
+        let mut words = operation.body_words().iter().copied();
+        let Some(verb) = words.next() else { continue };
         let (verb, drop_before, drop_after) = match verb.to_ascii_uppercase().as_str() {
             "ADD" => ("ADD", false, false),
             "COPY" => ("COPY", true, false),
@@ -168,8 +198,7 @@ pub fn apply_update(
     update: &Update,
     options: &UpdateOptions,
 ) -> Result<(), QueryError> {
-    // Graphs created by CREATE in this request: they exist although they hold no quads.
-    let mut created: FxHashSet<NamedNode> = FxHashSet::default();
+    let mut graphs = KnownGraphs::default();
     for (operation, copy) in update.operations.iter().zip(&update.graph_copies) {
         if options.cancellation.is_cancelled() {
             return Err(QueryError::Cancelled);
@@ -179,8 +208,7 @@ pub fn apply_update(
             silent: false,
         }) = copy
             && let Some(Some(source)) = copy_source(operation)
-            && !created.contains(source)
-            && !graph_has_quads(txn, source)
+            && !graphs.exists(txn, source)
         {
             return Err(QueryError::Update(format!(
                 "{verb} GRAPH <{}>: the source graph does not exist",
@@ -274,27 +302,22 @@ pub fn apply_update(
                 }
             }
             GraphUpdateOperation::Clear { silent, graph } => {
-                check_graph_exists(txn, graph, *silent, &created, "CLEAR")?;
+                check_graph_exists(txn, graph, *silent, &graphs, "CLEAR")?;
                 clear(txn, graph);
             }
             GraphUpdateOperation::Create { silent, graph } => {
-                let exists = created.contains(graph) || graph_has_quads(txn, graph);
-                if exists && !silent {
+                if graphs.exists(txn, graph) && !silent {
                     return Err(QueryError::Update(format!(
                         "CREATE GRAPH <{}>: the graph already exists",
                         graph.as_str()
                     )));
                 }
-                created.insert(graph.clone());
+                graphs.create(graph);
             }
             GraphUpdateOperation::Drop { silent, graph } => {
-                check_graph_exists(txn, graph, *silent, &created, "DROP")?;
+                check_graph_exists(txn, graph, *silent, &graphs, "DROP")?;
                 clear(txn, graph);
-                if let GraphTarget::NamedNode(name) = graph {
-                    created.remove(name);
-                } else if matches!(graph, GraphTarget::NamedGraphs | GraphTarget::AllGraphs) {
-                    created.clear();
-                }
+                graphs.drop(graph);
             }
         }
     }
@@ -311,17 +334,59 @@ fn protocol_dataset(options: &UpdateOptions) -> Option<QueryDataset> {
     })
 }
 
+/// Which named graphs exist for the operations of one request. A graph exists while it
+/// holds quads; this store keeps no empty graph between requests, but within one a graph
+/// outlives its quads as SPARQL's do: one the request CREATEd, or one that held quads
+/// when the request began (emptied since by CLEAR or deletes), exists until it is DROPped.
+#[derive(Default)]
+struct KnownGraphs {
+    created: FxHashSet<NamedNode>,
+    dropped: FxHashSet<NamedNode>,
+    /// `DROP NAMED` or `DROP ALL` ran: no graph of the start exists unless made again.
+    all_dropped: bool,
+}
+
+impl KnownGraphs {
+    fn exists(&self, txn: &mut Transaction, graph: &NamedNode) -> bool {
+        if self.created.contains(graph) || graph_has_quads(&txn.snapshot(), txn, graph) {
+            return true;
+        }
+        !self.all_dropped
+            && !self.dropped.contains(graph)
+            && graph_has_quads(txn.base(), txn, graph)
+    }
+
+    fn create(&mut self, graph: &NamedNode) {
+        self.created.insert(graph.clone());
+        self.dropped.remove(graph);
+    }
+
+    fn drop(&mut self, target: &GraphTarget) {
+        match target {
+            GraphTarget::NamedNode(name) => {
+                self.created.remove(name);
+                self.dropped.insert(name.clone());
+            }
+            GraphTarget::NamedGraphs | GraphTarget::AllGraphs => {
+                self.created.clear();
+                self.dropped.clear();
+                self.all_dropped = true;
+            }
+            GraphTarget::DefaultGraph => {}
+        }
+    }
+}
+
 fn check_graph_exists(
     txn: &mut Transaction,
     graph: &GraphTarget,
     silent: bool,
-    created: &FxHashSet<NamedNode>,
+    graphs: &KnownGraphs,
     verb: &str,
 ) -> Result<(), QueryError> {
     if let GraphTarget::NamedNode(name) = graph
         && !silent
-        && !created.contains(name)
-        && !graph_has_quads(txn, name)
+        && !graphs.exists(txn, name)
     {
         return Err(QueryError::Update(format!(
             "{verb} GRAPH <{}>: the graph does not exist",
@@ -331,11 +396,11 @@ fn check_graph_exists(
     Ok(())
 }
 
-fn graph_has_quads(txn: &mut Transaction, graph: &NamedNode) -> bool {
+fn graph_has_quads(snapshot: &Snapshot, txn: &Transaction, graph: &NamedNode) -> bool {
     let Some(id) = txn.lookup(&Term::from(graph.clone())) else {
         return false;
     };
-    txn.snapshot()
+    snapshot
         .quads(Pattern {
             subject: None,
             predicate: None,

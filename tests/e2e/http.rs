@@ -422,6 +422,21 @@ fn graph_store_protocol_round_trips_graphs() {
         default.headers()["content-type"],
         "text/turtle; charset=utf-8"
     );
+    // The default graph always exists: writing it, even when empty, creates nothing.
+    for _ in 0..2 {
+        let put = agent()
+            .put(server.url("/store?default"))
+            .header("content-type", "text/turtle")
+            .send("")
+            .unwrap();
+        assert_eq!(put.status(), 200);
+    }
+    let post = agent()
+        .post(server.url("/store?default"))
+        .header("content-type", "text/turtle")
+        .send("<http://e/d> <http://e/p> 1 .")
+        .unwrap();
+    assert_eq!(post.status(), 200);
     let created = agent()
         .post(server.url("/store"))
         .header("content-type", "text/turtle")
@@ -481,6 +496,7 @@ fn bad_requests_get_coded_errors_and_change_nothing() {
         (415, "unsupported_media_type", agent().post(server.url("/sparql")).header("content-type", "text/plain").send("ASK {}").unwrap()),
         (415, "unsupported_media_type", agent().post(server.url("/update")).header("content-type", "text/plain").send("CLEAR ALL").unwrap()),
         (400, "invalid_sparql", agent().post(server.url("/update")).header("content-type", "application/sparql-update").send("INSERT DATA { <http://e/a> }").unwrap()),
+        (400, "invalid_argument", agent().post(server.url("/update?update=CLEAR%20ALL")).header("content-type", "application/sparql-update").send("INSERT DATA { <http://e/a> <http://e/b> 1 }").unwrap()),
         (413, "payload_too_large", agent().post(server.url("/update")).header("content-type", "application/sparql-update").send(format!("INSERT DATA {{ <http://e/a> <http://e/b> \"{}\" }}", "x".repeat(4096))).unwrap()),
         (415, "unsupported_media_type", agent().put(server.url("/store?default")).header("content-type", "application/pdf").send("%PDF").unwrap()),
         (400, "invalid_rdf", agent().put(server.url("/store?default")).header("content-type", "text/turtle").send("<http://e/a> <http://e/b> .").unwrap()),

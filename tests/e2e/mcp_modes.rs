@@ -1084,6 +1084,81 @@ fn traversal_items_are_one_row_each_with_lists_for_several_values() {
     let _ = child.wait();
 }
 
+/// Blank nodes are records too: `analyze` by relation counts links to them, a
+/// traversal's groups list them (`_:blank`; the list was lost whole), and `neighborhood`
+/// walks through them. `compare` tells a value from another that JSON shows alike.
+#[test]
+fn blank_nodes_and_look_alike_values_are_counted_in_json_modes() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = "@prefix e: <http://e/> .
+        e:carol e:owns e:felix , _:pet . e:felix a e:Cat . _:pet a e:Cat ; e:near e:felix .
+        e:x e:amount 10.0 .";
+    import_first_commit(&mut session, data);
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+    let relations = query(json!({"mode": "analyze", "by": "relation"}));
+    let owns = relations["data"]["values"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{relations}"))
+        .iter()
+        .find(|row| row["category"] == "http://e/owns")
+        .cloned()
+        .unwrap_or_else(|| panic!("{relations}"));
+    assert_eq!(owns["value"], 2.0, "{relations}");
+    let groups = query(json!({"mode": "traverse", "traverse": {"steps": [
+        {"from_type": "http://e/Cat"}, {"group_by": ["http://e/color"]}]}}));
+    let group = &groups["data"]["rows"][0];
+    assert_eq!(group["count"], 2, "{groups}");
+    let mut items: Vec<&str> = group["items"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{groups}"))
+        .split(' ')
+        .collect();
+    items.sort_unstable();
+    assert_eq!(items, ["_:blank", "http://e/felix"], "{groups}");
+    let around =
+        query(json!({"mode": "neighborhood", "source": {"iri": "http://e/carol"}, "max_depth": 2}));
+    let nodes = around["data"]["nodes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{around}"));
+    assert_eq!(nodes.len(), 3, "{around}");
+    assert!(nodes.iter().any(|n| n["bnode"].is_string()), "{around}");
+    // The blank node's link to felix is shown (from `_:label`).
+    let links = around["data"]["links"].as_array().unwrap();
+    assert!(
+        links.iter().any(|l| l["relation"] == "http://e/near"
+            && l["from"].as_str().is_some_and(|f| f.starts_with("_:"))
+            && l["to"] == "http://e/felix"),
+        "{around}"
+    );
+    // At commit 2 the same row's ?a is the double 1.0e1 instead of the decimal 10.0.
+    let imported = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": "<http://e/x> <http://e/new> true ."}),
+        None,
+    );
+    assert!(
+        imported["structuredContent"]["data"]["commit_seq"].is_number(),
+        "{imported}"
+    );
+    let compared = session.tool(
+        "query",
+        json!({"mode": "compare", "sparql": "SELECT ?x ?a WHERE { ?x <http://e/amount> ?v OPTIONAL { ?x <http://e/new> ?n } BIND(IF(BOUND(?n), 1.0e1, ?v) AS ?a) }",
+            "from": {"as_of_commit_seq": 1}, "key": "x"}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(
+        compared["data"]["changed"].as_array().map(Vec::len),
+        Some(1),
+        "{compared}"
+    );
+    drop(session);
+    let _ = child.wait();
+}
+
 /// Issue 27: `subclass` entailment repeated an instance once per path to its class (a
 /// product typed with a class and its parent reached the grandparent twice).
 #[test]

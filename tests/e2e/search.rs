@@ -197,3 +197,105 @@ fn search_by_meaning_over_mcp_and_sparql() {
         "closed tickets are filtered"
     );
 }
+
+/// A date alone compared with moments is that whole day (UTC), in search filters,
+/// traversal filters and structured filters alike: `>=` and `<=` both hold for any moment
+/// of the day (search used its last instant for every operator, structured its first,
+/// traverse compared it as text and matched no moment at all).
+#[test]
+fn a_date_alone_is_the_whole_day_in_every_filter() {
+    if !model_present() {
+        return;
+    }
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let data = r#"@prefix ex: <http://example.org/support/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:e1 a ex:Event ; rdfs:label "e1" ; ex:at "2020-12-31T23:30:00-05:00"^^xsd:dateTime .
+ex:e2 a ex:Event ; rdfs:label "e2" ; ex:at "2021-01-01T01:00:00Z"^^xsd:dateTime .
+ex:e3 a ex:Event ; rdfs:label "e3" ; ex:at "2021-01-02T00:00:00Z"^^xsd:dateTime .
+ex:e4 a ex:Event ; rdfs:label "e4" ; ex:at "2020-12-31T12:00:00Z"^^xsd:dateTime .
+ex:e5 a ex:Event ; rdfs:label "e5" ; ex:at "2021-01-01"^^xsd:date .
+ex:e6 a ex:Event ; rdfs:label "e6" ; ex:at "2021-01-01" .
+"#;
+    let import = session.tool(
+        "rdf",
+        json!({"action": "import", "format": "turtle", "content": data}),
+        None,
+    );
+    assert!(
+        import["structuredContent"]["data"]["commit_seq"].is_number(),
+        "{import}"
+    );
+    let declared = session.tool(
+        "embeddings",
+        json!({"action": "declare", "class": "http://example.org/support/Event", "from": ["http://www.w3.org/2000/01/rdf-schema#label"]}),
+        None,
+    );
+    assert_eq!(
+        declared["structuredContent"]["data"]["records"], 6,
+        "{declared}"
+    );
+    let at = "http://example.org/support/at";
+    let day = "2021-01-01";
+    // e1 and e2 fall on the day (e1 in UTC), e5 is the date, e6 the text; e3 after, e4 before.
+    for (op, symbol, expected, without_text) in [
+        ("ge", ">=", 5, 4),
+        ("le", "<=", 5, 4),
+        ("lt", "<", 1, 1),
+        ("gt", ">", 1, 1),
+        ("eq", "==", 4, 3),
+        // Structured compares with a moment (`date_time`): the text is not one, so it is
+        // "not that day" there, where search and traverse also compare the text.
+        ("ne", "!=", 2, 3),
+    ] {
+        let searched = session.tool(
+            "query",
+            json!({"mode": "search", "text": "e", "explain": true, "consistency": "strong",
+                "filters": [{"field": at, "op": op, "value": day}]}),
+            None,
+        )["structuredContent"]
+            .clone();
+        assert_eq!(
+            searched["data"]["candidates"], expected,
+            "search {op}: {searched}"
+        );
+        let walked = session.tool(
+            "query",
+            json!({"mode": "traverse", "traverse": {"steps": [
+                {"from_type": "http://example.org/support/Event"},
+                {"filter": {"properties": [[{"field": at, "op": symbol, "value": day}]]}},
+                {"count": true}]}}),
+            None,
+        )["structuredContent"]
+            .clone();
+        assert_eq!(
+            walked["data"]["rows"][0]["count"], expected,
+            "traverse {symbol}: {walked}"
+        );
+        let structured = session.tool(
+            "query",
+            json!({"mode": "structured", "structured": {
+                "patterns": [{"subject": {"var": "e"}, "predicate": "type", "object": {"iri": "http://example.org/support/Event"}}],
+                "filters": [{"op": op, "left": {"field": {"var": "e", "name": at}}, "right": {"value": day, "datatype": "date_time"}}],
+                "aggregates": [{"func": "count", "as": "n"}]}}),
+            None,
+        )["structuredContent"]
+            .clone();
+        assert_eq!(
+            structured["data"]["rows"][0]["n"], without_text,
+            "structured {op}: {structured}"
+        );
+    }
+    let between = session.tool(
+        "query",
+        json!({"mode": "search", "text": "e", "explain": true, "consistency": "strong",
+            "filters": [{"field": at, "op": "between", "value": [day, day]}]}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(between["data"]["candidates"], 4, "{between}");
+    drop(session);
+    let _ = child.wait();
+}

@@ -384,7 +384,10 @@ async fn write(
             .commits
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
-    let status = if created || (!existed && mode != GraphWrite::Delete && outcome.inserted > 0) {
+    // The default graph always exists (Graph Store Protocol 5.3): writing it creates nothing.
+    let status = if created
+        || (!existed && name.is_some() && mode != GraphWrite::Delete && outcome.inserted > 0)
+    {
         StatusCode::CREATED
     } else {
         StatusCode::OK

@@ -102,7 +102,15 @@ pub async fn post(
     let mut params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let body = read_body(body, state.config.body_limit_bytes).await?;
     let text = match content_type(&headers).as_deref() {
-        Some("application/sparql-update") => utf8_body(&body, "update")?,
+        Some("application/sparql-update") => {
+            if params.contains("update") {
+                return Err(HttpError::bad_param(
+                    "update",
+                    "the update is the body; do not also pass update=",
+                ));
+            }
+            utf8_body(&body, "update")?
+        }
         Some("application/x-www-form-urlencoded") => {
             params.extend(Params::parse(&body)?);
             if params.contains("query") {
