@@ -385,14 +385,7 @@ fn add_copy_and_move_from_a_missing_graph_fail_unless_silent() -> TestResult {
     let dir = tempfile::tempdir()?;
     let engine = Engine::open(dir.path(), EngineConfig::default())?;
     let graph = engine.graph_or_create("main")?;
-    let run = |text: &str| {
-        graph.update(
-            text,
-            None,
-            &UpdateOptions::default(),
-            &CommitRequest::default(),
-        )
-    };
+    let run = |text: &str| update(&graph, text);
     run("INSERT DATA { GRAPH <http://e/a> { <http://e/s> <http://e/p> 1 } }")?;
     let head = graph.head_seq();
     for verb in ["ADD", "COPY", "MOVE"] {
@@ -459,14 +452,7 @@ fn a_graph_emptied_in_a_request_exists_until_it_is_dropped() -> TestResult {
     let dir = tempfile::tempdir()?;
     let engine = Engine::open(dir.path(), EngineConfig::default())?;
     let graph = engine.graph_or_create("main")?;
-    let run = |text: &str| {
-        graph.update(
-            text,
-            None,
-            &UpdateOptions::default(),
-            &CommitRequest::default(),
-        )
-    };
+    let run = |text: &str| update(&graph, text);
     let fill = "INSERT DATA { GRAPH <http://e/g1> { <http://e/s> <http://e/p> 1 } }";
     for text in [
         "CLEAR GRAPH <http://e/g1> ; DROP GRAPH <http://e/g1>",
@@ -551,4 +537,14 @@ fn each_operation_of_an_update_may_declare_prefixes() -> TestResult {
         .to_string();
     assert!(error.contains("invalid SPARQL"), "{error}");
     Ok(())
+}
+
+/// Runs `text` on `graph` as one commit, with default options.
+fn update(graph: &super::Graph, text: &str) -> Result<super::CommitOutcome, super::EngineError> {
+    graph.update(
+        text,
+        None,
+        &UpdateOptions::default(),
+        &CommitRequest::default(),
+    )
 }

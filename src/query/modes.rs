@@ -441,7 +441,11 @@ pub fn compare(
         .chain(added.into_iter().map(|r| ("added", r)))
         .chain(removed.into_iter().map(|r| ("removed", r)))
         .collect();
-    let page: Vec<&(&str, Value)> = all.iter().skip(offset).take(budget.rows).collect();
+    let page_rows = common
+        .row_limit
+        .unwrap_or(budget.rows)
+        .clamp(1, budget.rows);
+    let page: Vec<&(&str, Value)> = all.iter().skip(offset).take(page_rows).collect();
     let pick = |kind: &str| -> Vec<Value> {
         page.iter()
             .filter(|(k, _)| *k == kind)
@@ -479,6 +483,9 @@ pub fn compare(
         }
         if let Some(detail) = common.detail {
             next["detail"] = serde_json::to_value(detail).unwrap_or(Value::Null);
+        }
+        if let Some(limit) = common.row_limit {
+            next["row_limit"] = limit.into();
         }
         envelope.next = Some(next);
     }

@@ -518,6 +518,11 @@ fn sparql(
                 .collect();
             let mut item: Option<Item> = None;
             let mut index = position;
+            let mut page = Page {
+                rows: Vec::new(),
+                bytes: 0,
+                budget: budget.bytes,
+            };
             for solution in solutions {
                 let solution = solution.map_err(eval_error)?;
                 if skipped < position {
@@ -535,17 +540,13 @@ fn sparql(
                     }
                     if let Some(done) = item.take() {
                         let start = done.start;
-                        let row = done.row();
-                        let size = row.to_string().len();
-                        if bytes + size > budget.bytes && !rows.is_empty() {
+                        if !page.take(done.row()) {
                             more = true;
                             next_position = start;
                             break;
                         }
-                        bytes += size;
-                        rows.push(row);
                     }
-                    if rows.len() == row_limit {
+                    if page.rows.len() == row_limit {
                         more = true;
                         next_position = index;
                         break;
@@ -556,7 +557,7 @@ fn sparql(
                     index += 1;
                     continue;
                 }
-                if rows.len() == row_limit {
+                if page.rows.len() == row_limit {
                     more = true;
                     break;
                 }
@@ -566,26 +567,19 @@ fn sparql(
                     truncated |= was_cut;
                     row.insert(variable.as_str().to_owned(), value);
                 }
-                let row = Value::Object(row);
-                let size = row.to_string().len();
-                if bytes + size > budget.bytes && !rows.is_empty() {
+                if !page.take(Value::Object(row)) {
                     more = true;
                     break;
                 }
-                bytes += size;
-                rows.push(row);
             }
             if let Some(done) = item.take() {
                 let start = done.start;
-                let row = done.row();
-                let size = row.to_string().len();
-                if bytes + size > budget.bytes && !rows.is_empty() {
+                if !page.take(done.row()) {
                     more = true;
                     next_position = start;
-                } else {
-                    rows.push(row);
                 }
             }
+            rows = page.rows;
             json!({ "variables": variables, "rows": rows })
         }
         QueryResults::Graph(triples) => {
@@ -698,6 +692,27 @@ fn sparql(
         envelope.next = Some(next);
     }
     Ok(envelope)
+}
+
+/// The rows of a page and the bytes they take.
+struct Page {
+    rows: Vec<Value>,
+    bytes: usize,
+    budget: usize,
+}
+
+impl Page {
+    /// Adds `row` if the page's byte budget holds it (a page takes at least one row);
+    /// false when it does not fit.
+    fn take(&mut self, row: Value) -> bool {
+        let size = row.to_string().len();
+        if self.bytes + size > self.budget && !self.rows.is_empty() {
+            return false;
+        }
+        self.bytes += size;
+        self.rows.push(row);
+        true
+    }
 }
 
 /// A traversal item being read: the values of each column over its solutions.

@@ -63,6 +63,19 @@ fn names_commit_at_compare_paths_and_neighborhood_on_the_demo_graph() {
         .collect();
     assert_eq!(changed, ["T-1002", "T-1003"]);
     assert_eq!(compared["data"]["changed"][0]["before"]["status"], "open");
+    // row_limit pages the changes; `next` keeps it.
+    let first = query(
+        json!({"mode": "compare", "sparql": statuses, "from": {"as_of_commit_seq": 1}, "key": "ticket", "row_limit": 1}),
+    );
+    assert_eq!(
+        first["data"]["changed"].as_array().map(Vec::len),
+        Some(1),
+        "{first}"
+    );
+    assert_eq!(first["next"]["row_limit"], 1, "{first}");
+    let second = query(first["next"].clone());
+    assert_eq!(second["data"]["changed"][0]["key"], "T-1003", "{second}");
+    assert!(second.get("next").is_none_or(Value::is_null), "{second}");
     let unkeyed =
         query(json!({"mode": "compare", "sparql": statuses, "from": {"as_of_commit_seq": 1}}));
     assert_eq!(
