@@ -1,0 +1,3 @@
+mod regex;
+
+pub use regex::{RDFRegex, RDFRegexError};

@@ -1,0 +1,3 @@
+mod usage_count;
+
+pub use usage_count::UsageCount;
