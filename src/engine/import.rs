@@ -145,7 +145,7 @@ impl Graph {
         let mut fresh: HashMap<BlankNode, BlankNode> = HashMap::new();
         // The digest of the source bytes identifies the content for idempotent retries.
         let mut reader = HashingReader {
-            inner: reader,
+            inner: SkipBom::new(reader),
             hasher: Sha256::new(),
         };
         let dict = self.store.dict();
@@ -401,7 +401,7 @@ pub fn parse_triples(
 ) -> Result<Vec<crate::model::Triple>, EngineError> {
     let mut fresh = fresh;
     let mut triples = Vec::new();
-    for quad in quads(reader, options)? {
+    for quad in quads(SkipBom::new(reader), options)? {
         let quad = quad?;
         let quad = match fresh.as_deref_mut() {
             Some(map) => with_fresh_blank_nodes(quad, map),
@@ -570,6 +570,56 @@ pub fn read_ahead<R: Read + Send + 'static>(reader: R) -> impl Read {
         current: Vec::new(),
         at: 0,
         done: false,
+    }
+}
+
+/// A document without the UTF-8 byte order mark some tools write first (Windows
+/// editors, spreadsheet exports): the parsers would read it as a stray character.
+struct SkipBom<R> {
+    inner: R,
+    checked: bool,
+    /// The first bytes read while looking for the mark, when they were not it.
+    head: [u8; 3],
+    at: usize,
+    len: usize,
+}
+
+impl<R: Read> SkipBom<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            checked: false,
+            head: [0; 3],
+            at: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for SkipBom<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.checked {
+            let mut n = 0;
+            while n < 3 {
+                match self.inner.read(&mut self.head[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            self.checked = true;
+            if self.head[..n] != [0xEF, 0xBB, 0xBF] {
+                self.len = n;
+            }
+        }
+        if self.at < self.len {
+            let k = (self.len - self.at).min(buf.len());
+            buf[..k].copy_from_slice(&self.head[self.at..self.at + k]);
+            self.at += k;
+            return Ok(k);
+        }
+        self.inner.read(buf)
     }
 }
 
@@ -769,6 +819,27 @@ mod tests {
             into_graph: None,
             one_graph: false,
             source_name: name.into(),
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_nothing_else() {
+        let turtle = "\u{feff}<http://e/a> <http://e/b> \"\u{feff}x\" .";
+        let triples = parse_triples(
+            turtle.as_bytes(),
+            &options(RdfFormat::Turtle, "t.ttl"),
+            None,
+        )
+        .expect("a Turtle file that starts with a byte order mark");
+        assert_eq!(triples.len(), 1);
+        // Only the first three bytes are the mark; a mark inside the text is kept.
+        assert_eq!(triples[0].object.to_string(), "\"\u{feff}x\"");
+        for short in ["", "<", "\u{feff}"] {
+            let mut read = String::new();
+            SkipBom::new(short.as_bytes())
+                .read_to_string(&mut read)
+                .unwrap();
+            assert_eq!(read, short.trim_start_matches('\u{feff}'));
         }
     }
 

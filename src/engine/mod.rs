@@ -42,7 +42,9 @@ pub use search::{
     SearchRequest, VECTORS_GRAPH, declarations_in, embedder_for, vector_predicate, vector_quad,
 };
 pub use validation::{ActiveShapes, CommitValidation, Conformance, ShapesPreview};
-pub use write::{CONTROL_GRAPHS, CommitOutcome, CommitRequest, UpdatePreview};
+pub use write::{
+    AUTOMATIC_KEY_PREFIX, CONTROL_GRAPHS, CommitOutcome, CommitRequest, UpdatePreview,
+};
 
 use std::collections::BTreeMap;
 use std::fs::File;

@@ -46,6 +46,10 @@ pub(crate) struct PipelineCounters {
     pipelined: AtomicU64,
     /// Commits refused that were built on a commit still unanswered (the pipeline broke).
     refused: AtomicU64,
+    /// Commits sent and not yet answered, as of the last change under the writer lock:
+    /// `/healthz` and `/metrics` read it without that lock, which a catch-up holds for
+    /// as long as a big commit takes to download and apply.
+    depth: AtomicU64,
 }
 
 /// What the pipeline is doing now and did since the graph opened.
@@ -74,7 +78,7 @@ impl Graph {
         Some(PipelineStatus {
             messages,
             messages_commits,
-            depth: self.writer.lock().in_flight.len() as u64,
+            depth: self.pipeline.depth.load(Ordering::Relaxed),
             pipelined: self.pipeline.pipelined.load(Ordering::Relaxed),
             refused: self.pipeline.refused.load(Ordering::Relaxed),
         })
@@ -182,6 +186,7 @@ impl Graph {
                 built,
                 idempotency_key: request.idempotency_key.clone(),
             });
+            self.note_depth(&writer);
             drop(writer);
             let answer = sent
                 .wait()
@@ -330,6 +335,13 @@ impl Graph {
             unapplied.push(&commit.built.inserts, &commit.built.deletes);
         }
         writer.unapplied = unapplied;
+        self.note_depth(writer);
+    }
+
+    fn note_depth(&self, writer: &WriterState) {
+        self.pipeline
+            .depth
+            .store(writer.in_flight.len() as u64, Ordering::Relaxed);
     }
 
     /// Waits until commit `seq`, in flight, has landed (true) or was dropped (false).

@@ -56,6 +56,11 @@ pub(crate) const TURN_AFTER_CONFLICTS: usize = 2;
 /// writers supply (MCP `commit` → `entity_embeddings`).
 pub const CONTROL_GRAPHS: [&str; 2] = [SHAPES_GRAPH, EMBEDDINGS_GRAPH];
 
+/// Idempotency keys with this start are made by the server from a request's content
+/// (the MCP `commit` tool without a key): one is replayed only while its commit is the
+/// graph's newest.
+pub const AUTOMATIC_KEY_PREFIX: &str = "auto-";
+
 /// Who writes, why, and how to recognize a retry.
 #[derive(Clone, Debug, Default)]
 pub struct CommitRequest {
@@ -1028,6 +1033,12 @@ impl Graph {
             return Ok(None);
         };
         let commits = self.commits.read();
+        // A key made up from the content alone stands for a retry only while its commit
+        // is the newest: the same content after another commit is a new write (a value
+        // set back, a link added again after it was retracted).
+        if key.starts_with(AUTOMATIC_KEY_PREFIX) && seq != commits.len() as CommitSeq {
+            return Ok(None);
+        }
         let entry = &commits[seq as usize - 1];
         if entry.header.request_digest != Some(digest) {
             return Err(EngineError::IdempotencyConflict {

@@ -9,7 +9,7 @@
 mod iris;
 mod values;
 
-pub use iris::RecordIris;
+pub use iris::{RecordIris, local as local_name};
 pub use values::{FieldValueError, ValueType, convert_value};
 
 use std::collections::BTreeMap;
@@ -39,6 +39,9 @@ pub struct TypeDef {
     pub name: String,
     pub super_types: Vec<String>,
     pub description: Option<String>,
+    /// The local names the type had before it was renamed (`strata:formerName`): its
+    /// records keep their IRIs, which were made from those names.
+    pub former_names: Vec<String>,
 }
 
 /// A relation between records.
@@ -129,6 +132,13 @@ pub fn definition_quads(
                 &class,
                 RDFS_COMMENT,
                 Literal::new_simple_literal(description).into(),
+            );
+        }
+        for former in &type_def.former_names {
+            add(
+                &class,
+                &format!("{STRATA}formerName"),
+                Literal::new_simple_literal(former).into(),
             );
         }
     }
@@ -244,6 +254,106 @@ pub fn definition_quads(
     Ok(quads)
 }
 
+/// What makes a whole ontology inconsistent, one sentence each: a relation or field on a
+/// type that is not defined, an inverse that is no relation, a super type that is not
+/// defined, a cycle of super types, a name that is both a relation and a field.
+pub fn problems(ontology: &Ontology) -> Vec<String> {
+    let mut problems = Vec::new();
+    let defined = |name: &str| ontology.types.contains_key(&iris::local(name));
+    for t in ontology.types.values() {
+        for super_type in &t.super_types {
+            if !defined(super_type) {
+                problems.push(format!(
+                    "type {} has super type {super_type}, which is not defined",
+                    t.name
+                ));
+            }
+        }
+    }
+    if let Some(cycle) = super_type_cycle(ontology) {
+        problems.push(format!("the super types go round: {}", cycle.join(" ⊂ ")));
+    }
+    for r in ontology.relations.values() {
+        for (end, name) in [("domain", &r.domain), ("range", &r.range)] {
+            if !defined(name) {
+                problems.push(format!(
+                    "relation {} has {end} {name}, which is not defined",
+                    r.name
+                ));
+            }
+        }
+        if let Some(inverse) = &r.inverse
+            && !ontology.relations.contains_key(&iris::local(inverse))
+        {
+            problems.push(format!(
+                "relation {} has inverse {inverse}, which is not a relation",
+                r.name
+            ));
+        }
+    }
+    for (local, f) in &ontology.fields {
+        if !defined(&f.type_name) {
+            problems.push(format!(
+                "field {} is of type {}, which is not defined",
+                f.name, f.type_name
+            ));
+        }
+        if ontology.relations.contains_key(local) {
+            problems.push(format!(
+                "{} is the name of a relation and of a field",
+                f.name
+            ));
+        }
+    }
+    problems
+}
+
+/// A cycle of super types (as local names, the first again at the end), if any.
+pub fn super_type_cycle(ontology: &Ontology) -> Option<Vec<String>> {
+    // Depth-first from each type; `path` is the chain being walked.
+    fn walk(
+        ontology: &Ontology,
+        local: &str,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == local) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(local.to_owned());
+            return Some(cycle);
+        }
+        if !done.insert(local.to_owned()) {
+            return None;
+        }
+        path.push(local.to_owned());
+        for super_type in ontology
+            .types
+            .get(local)
+            .map(|t| t.super_types.as_slice())
+            .unwrap_or_default()
+        {
+            if let Some(cycle) = walk(ontology, &iris::local(super_type), path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    for local in ontology.types.keys() {
+        if let Some(cycle) = walk(ontology, local, &mut Vec::new(), &mut done) {
+            return Some(cycle);
+        }
+    }
+    None
+}
+
+/// `name` as the name of a `what` (type, relation or field): letters, digits, `_`, `-`
+/// or spaces, at most 128 bytes.
+pub fn check_name_of(what: &'static str, name: &str) -> Result<(), OntologyError> {
+    check_name(what, name)
+}
+
 fn check_name(what: &'static str, name: &str) -> Result<(), OntologyError> {
     let ok = !name.is_empty()
         && name.len() <= 128
@@ -357,6 +467,13 @@ pub fn read(snapshot: &Snapshot, iris: &RecordIris) -> Ontology {
                             name,
                             super_types,
                             description: comment(&subject),
+                            former_names: objects(&subject, &format!("{STRATA}formerName"))
+                                .into_iter()
+                                .filter_map(|t| match t {
+                                    Term::Literal(l) => Some(l.value().to_owned()),
+                                    _ => None,
+                                })
+                                .collect(),
                         },
                     );
                 }

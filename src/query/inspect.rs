@@ -124,6 +124,12 @@ fn graphs(ctx: &Context, sees: &dyn Fn(&str) -> bool) -> Result<Envelope, ApiErr
 }
 
 fn publication(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
+    if args.as_of_commit_seq.is_some() {
+        return Err(ApiError::invalid_argument(
+            "as_of_commit_seq",
+            "publication is how far the search indexes are now, at the head; leave out as_of_commit_seq",
+        ));
+    }
     let name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&name)?;
     let head = graph.head_seq();
@@ -277,7 +283,7 @@ fn log(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             let state = ctx.cursors.open(cursor, "inspect.log", &name, &digest)?;
             (state.seq, state.position)
         }
-        None => (graph.head_seq(), 0),
+        None => (graph.resolve_seq(args.as_of_commit_seq, None)?, 0),
     };
     let skip = (graph.head_seq() - head) as usize + offset as usize;
     let commits = graph.commits_newest_first(skip, budget.rows);
@@ -760,7 +766,10 @@ fn conformance(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> 
                 .open(cursor, "inspect.conformance", &name, &digest)?;
             Some((state.seq, state.position as usize))
         }
-        None => None,
+        None => match args.as_of_commit_seq {
+            Some(seq) => Some((graph.resolve_seq(Some(seq), None)?, 0)),
+            None => None,
+        },
     };
     let current = graph.conformance()?;
     // A later page reads the report of page 1's commit, recomputed if commits moved on.
@@ -779,12 +788,21 @@ fn conformance(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> 
         (Some((seq, _)), Some(c)) if c.validated_at_seq == seq => c,
         (Some((seq, _)), _) => {
             let reader = graph.reader(crate::engine::ReadAt::commit(seq))?;
-            let active = reader.shapes()?.ok_or_else(|| ApiError {
-                code: ErrorCode::CursorMismatch,
-                message: format!("graph {name} had no shapes at commit {seq}"),
-                param: Some("cursor".into()),
-                validation: None,
-            })?;
+            let Some(active) = reader.shapes()? else {
+                if args.cursor.is_some() {
+                    return Err(ApiError {
+                        code: ErrorCode::CursorMismatch,
+                        message: format!("graph {name} had no shapes at commit {seq}"),
+                        param: Some("cursor".into()),
+                        validation: None,
+                    });
+                }
+                return Ok(Envelope::new(
+                    format!("graph {name} had no SHACL shapes at commit {seq}"),
+                    json!({ "published": false, "conforms": true, "result_count": 0, "results": [] }),
+                    seq,
+                ));
+            };
             std::sync::Arc::new(crate::engine::Conformance {
                 report: reader.validate(&active.shapes)?,
                 validated_at_seq: seq,

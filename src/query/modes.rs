@@ -225,10 +225,15 @@ pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envel
     }
     let n_names = groups.len();
     let budget = common.detail.unwrap_or_default().budget();
+    // `row_limit` counts names here (a name's records come whole), within the detail's.
+    let shown = common
+        .row_limit
+        .unwrap_or(budget.rows)
+        .clamp(1, budget.rows);
     let kinds = ["exact", "case_insensitive", "prefix", "contains"];
     let candidates: Vec<Value> = groups
         .iter()
-        .take(budget.rows)
+        .take(shown)
         .map(|((rank, label), records)| {
             json!({
                 "name": label,
@@ -255,7 +260,7 @@ pub fn names(ctx: &Context, common: &Common, query: &NamesQuery) -> Result<Envel
     } else if n_names > candidates.len() {
         envelope.truncated = Some(true);
         envelope = envelope.note(format!(
-            "{} more names matched; use a longer name or a larger detail",
+            "{} more names matched; use a longer name, a larger row_limit or a larger detail",
             n_names - candidates.len()
         ));
     }

@@ -1038,33 +1038,22 @@ fn compile_algebra(
             &serde_json::json!({ "field": { "var": key.field.var, "name": key.field.name } }),
             &path,
         )?;
-        let prefix = |n: i64| {
-            Expression::FunctionCall(
-                Function::SubStr,
-                vec![
-                    Expression::FunctionCall(Function::Str, vec![value.clone()]),
-                    Expression::Literal(Literal::from(1)),
-                    Expression::Literal(Literal::from(n)),
-                ],
-            )
-        };
-        let expression = match key.bucket.as_deref() {
-            None => value.clone(),
-            Some("year") => prefix(4),
-            Some("month") => prefix(7),
-            Some("day") => prefix(10),
-            Some("hour") => prefix(13),
-            Some("week") => Expression::FunctionCall(
-                Function::Custom(NamedNode::new_unchecked(crate::sparql::ISO_WEEK)),
-                vec![value.clone()],
-            ),
-            Some(other) => {
-                return Err(bad(
-                    &format!("{path}.bucket"),
-                    format!("unknown bucket {other:?}; use year, month, week, day or hour"),
-                ));
-            }
-        };
+        let unit = key.bucket.as_deref().unwrap_or_default();
+        if !["year", "month", "week", "day", "hour"].contains(&unit) {
+            return Err(bad(
+                &format!("{path}.bucket"),
+                format!("unknown bucket {unit:?}; use year, month, week, day or hour"),
+            ));
+        }
+        // In UTC, of dates and moments only (`strata:dateBucket`): a value of another
+        // kind has no bucket, and its rows group under an unbound key.
+        let expression = Expression::FunctionCall(
+            Function::Custom(NamedNode::new_unchecked(crate::sparql::DATE_BUCKET)),
+            vec![
+                value,
+                Expression::Literal(Literal::new_simple_literal(unit)),
+            ],
+        );
         keys.push((alias, expression));
     }
     let mut group_vars = Vec::new();

@@ -52,7 +52,7 @@ pub struct CommitArgs {
     /// When the facts were observed (RFC 3339).
     #[serde(default)]
     pub observed_at: Option<String>,
-    /// A retry with the same key returns the first commit (default: from the content).
+    /// A retry with the same key returns the first commit (default: the content).
     #[serde(default)]
     pub idempotency_key: Option<String>,
     #[serde(default)]
@@ -212,6 +212,75 @@ struct Plan {
     destructive: bool,
 }
 
+impl Plan {
+    /// A record this commit makes (or first gives a type) holds every required field of
+    /// its type and super types, given here or already held.
+    fn check_required(&self, at: Reading<'_>) -> Result<(), ApiError> {
+        let required: Vec<&ontology::FieldDef> =
+            at.ontology.fields.values().filter(|f| f.required).collect();
+        if required.is_empty() {
+            return Ok(());
+        }
+        let rdf_type = NamedNode::new_unchecked(RDF_TYPE);
+        let given: std::collections::HashSet<(&crate::model::NamedOrBlankNode, &NamedNode)> = self
+            .inserts
+            .iter()
+            .map(|q| (&q.subject, &q.predicate))
+            .collect();
+        let class_prefix = at.iris.class_prefix();
+        for insert in self.inserts.iter().filter(|q| q.predicate == rdf_type) {
+            let Term::NamedNode(class) = &insert.object else {
+                continue;
+            };
+            let Some(type_local) = class.as_str().strip_prefix(&class_prefix) else {
+                continue;
+            };
+            let subject: Term = insert.subject.clone().into();
+            let typed_before = !at
+                .snapshot
+                .quads_matching(
+                    Some(&subject),
+                    Some(&rdf_type.clone().into()),
+                    Some(&insert.object),
+                )
+                .is_empty();
+            if typed_before {
+                continue;
+            }
+            for field in &required {
+                if !is_a(
+                    at.ontology,
+                    type_local,
+                    &ontology::local_name(&field.type_name),
+                ) {
+                    continue;
+                }
+                let predicate = at.iris.field(&field.name);
+                let held = given.contains(&(&insert.subject, &predicate))
+                    || !at
+                        .snapshot
+                        .quads_matching(Some(&subject), Some(&predicate.clone().into()), None)
+                        .is_empty();
+                if !held {
+                    let type_name = at
+                        .ontology
+                        .types
+                        .get(type_local)
+                        .map_or(type_local, |t| t.name.as_str());
+                    return Err(ApiError::invalid_argument(
+                        "entity_properties",
+                        format!(
+                            "{} is a new {type_name} and lacks its required field {}: give it in entity_properties",
+                            insert.subject, field.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 fn quad(s: &NamedNode, p: &str, o: impl Into<Term>) -> Quad {
     Quad::new(
         s.clone(),
@@ -263,10 +332,37 @@ fn resolve(
             ))
         }
     };
+    // After a rename, a record written under an earlier name of its type keeps the IRI
+    // made from that name: the first of those that is a record of the type is it.
+    let existing = |local: &str, minted: NamedNode, name: &str| -> NamedNode {
+        let Some(def) = ontology.types.get(local) else {
+            return minted;
+        };
+        if def.former_names.is_empty() {
+            return minted;
+        }
+        let typed = |iri: &NamedNode| {
+            !snapshot
+                .quads_matching(
+                    Some(&iri.clone().into()),
+                    Some(&NamedNode::new_unchecked(RDF_TYPE).into()),
+                    Some(&iris.class(local).into()),
+                )
+                .is_empty()
+        };
+        if typed(&minted) {
+            return minted;
+        }
+        def.former_names
+            .iter()
+            .map(|former| iris.entity(former, name))
+            .find(typed)
+            .unwrap_or(minted)
+    };
     match (&record.type_name, &record.name, &record.key) {
         (Some(type_name), Some(name), None) => {
             let local = check_type(type_name)?;
-            let iri = iris.entity(type_name, name);
+            let iri = existing(&local, iris.entity(type_name, name), name);
             if let Some(inserts) = inserts {
                 inserts.push(quad(&iri, RDF_TYPE, iris.class(type_name)));
                 inserts.push(quad(&iri, RDFS_LABEL, Literal::new_simple_literal(name)));
@@ -275,7 +371,7 @@ fn resolve(
         }
         (Some(type_name), None, Some(key)) => {
             let local = check_type(type_name)?;
-            let iri = iris.entity(type_name, key);
+            let iri = existing(&local, iris.entity(type_name, key), key);
             if let Some(inserts) = inserts {
                 inserts.push(quad(&iri, RDF_TYPE, iris.class(type_name)));
             }
@@ -404,7 +500,45 @@ fn plan(
     if !args.entity_embeddings.is_empty() {
         plan.vectors(at, &args.entity_embeddings)?;
     }
+    plan.check_required(at)?;
     Ok(plan)
+}
+
+/// Up to `limit` records of `field`'s type (or a subtype) that hold no value of it.
+pub(crate) fn lacking_field(
+    snapshot: &Snapshot,
+    iris: &RecordIris,
+    ontology: &Ontology,
+    field: &ontology::FieldDef,
+    limit: usize,
+) -> Vec<String> {
+    let owner = ontology::local_name(&field.type_name);
+    let predicate: Term = iris.field(&field.name).into();
+    let mut lacking = Vec::new();
+    for (local, _) in ontology
+        .types
+        .iter()
+        .filter(|(t, _)| is_a(ontology, t, &owner))
+    {
+        let instances = snapshot.quads_matching(
+            None,
+            Some(&NamedNode::new_unchecked(RDF_TYPE).into()),
+            Some(&iris.class(local).into()),
+        );
+        for instance in instances {
+            let subject: Term = instance.subject.clone().into();
+            if snapshot
+                .quads_matching(Some(&subject), Some(&predicate), None)
+                .is_empty()
+            {
+                lacking.push(instance.subject.to_string());
+                if lacking.len() == limit {
+                    return lacking;
+                }
+            }
+        }
+    }
+    lacking
 }
 
 impl Plan {
@@ -874,7 +1008,8 @@ pub fn prepare(
         .into();
     let idempotency_key = args.idempotency_key.clone().or_else(|| {
         Some(format!(
-            "auto-{}",
+            "{}{}",
+            crate::engine::AUTOMATIC_KEY_PREFIX,
             digest[..12]
                 .iter()
                 .map(|b| format!("{b:02x}"))

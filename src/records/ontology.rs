@@ -483,8 +483,13 @@ fn plan_evolution(
         relations,
         fields,
     } = definitions(args)?;
-    for t in types {
-        evolving.new.types.insert(type_local(iris, &t.name), t);
+    for mut t in types {
+        let local = type_local(iris, &t.name);
+        // A definition replaces the type's, not the names its records were made from.
+        if let Some(known) = evolving.new.types.get(&local) {
+            t.former_names.clone_from(&known.former_names);
+        }
+        evolving.new.types.insert(local, t);
     }
     for r in relations {
         evolving.new.relations.insert(type_local(iris, &r.name), r);
@@ -593,8 +598,31 @@ fn plan_evolution(
                         )
                     })?;
                 def.required = *required;
+                if *required {
+                    let def = def.clone();
+                    evolving.conflicts.extend(
+                        super::commit::lacking_field(snapshot, iris, &evolving.new, &def, 20)
+                            .into_iter()
+                            .map(|record| format!("{record} has no {field}")),
+                    );
+                }
             }
         }
+    }
+    // The ontology the changes make must hold together; what does not is a conflict
+    // (reported by a dry run, refused otherwise), and its definitions are not written.
+    let problems = ontology::problems(&evolving.new);
+    if !problems.is_empty() {
+        evolving.conflicts.extend(problems);
+        return Ok((
+            Evolution {
+                inserts: evolving.inserts,
+                deletes: evolving.deletes,
+                conflicts: evolving.conflicts,
+                destructive: evolving.destructive,
+            },
+            evolving.new,
+        ));
     }
     let as_lists = |o: &ontology::Ontology| {
         (
@@ -666,6 +694,7 @@ fn definitions(args: &ConfigureArgs) -> Result<Definitions, ApiError> {
             name: t.name.clone(),
             super_types: t.super_types.clone(),
             description: t.description.clone(),
+            former_names: Vec::new(),
         })
         .collect();
     let relations = args
@@ -941,6 +970,7 @@ fn define(
     }
     let graph = engine.graph_to_write(&name, admin)?;
     let known = ontology::read(&graph.snapshot(graph.head_seq()), &iris);
+    check_definitions(&known, &types, &relations, &fields)?;
     let quads = ontology::definition_quads(&iris, &known, &types, &relations, &fields).map_err(
         |e| match e {
             ontology::OntologyError::UnknownType(t) => ApiError {
@@ -999,6 +1029,270 @@ fn define(
     ))
 }
 
+/// `define_ontology` only adds: a definition that names what is not defined, contradicts
+/// another, or changes what `known` already defines (that is `evolve_ontology`'s) is
+/// refused, naming the argument.
+fn check_definitions(
+    known: &ontology::Ontology,
+    types: &[TypeDef],
+    relations: &[RelationDef],
+    fields: &[FieldDef],
+) -> Result<(), ApiError> {
+    use ontology::local_name as local;
+    let conflict = |param: String, message: String| ApiError {
+        code: ErrorCode::OntologyConflict,
+        message,
+        param: Some(param),
+        validation: None,
+    };
+    let evolve = "; change it with evolve_ontology";
+    // The ontology with this call's definitions added: what names must resolve against.
+    let mut merged = known.clone();
+    for (idx, t) in types.iter().enumerate() {
+        let param = format!("types[{idx}]");
+        let entry = merged
+            .types
+            .entry(local(&t.name))
+            .or_insert_with(|| TypeDef {
+                name: t.name.clone(),
+                ..TypeDef::default()
+            });
+        if entry.name != t.name {
+            return Err(ApiError::invalid_argument(
+                &format!("{param}.name"),
+                format!(
+                    "type {} is already defined as {} (names are compared without case); use that name",
+                    t.name, entry.name
+                ),
+            ));
+        }
+        if let (Some(old), Some(new)) = (&entry.description, &t.description)
+            && old != new
+        {
+            return Err(conflict(
+                format!("{param}.description"),
+                format!("type {} already has another description{evolve}", t.name),
+            ));
+        }
+        for super_type in &t.super_types {
+            if !entry
+                .super_types
+                .iter()
+                .any(|s| local(s) == local(super_type))
+            {
+                entry.super_types.push(super_type.clone());
+            }
+        }
+    }
+    for (idx, t) in types.iter().enumerate() {
+        for (at, super_type) in t.super_types.iter().enumerate() {
+            if !merged.types.contains_key(&local(super_type)) {
+                return Err(unknown(
+                    ErrorCode::UnknownType,
+                    format!("types[{idx}].super_types[{at}]"),
+                    "type",
+                    super_type,
+                ));
+            }
+        }
+    }
+    if let Some(cycle) = ontology::super_type_cycle(&merged) {
+        let idx = types
+            .iter()
+            .position(|t| cycle.contains(&local(&t.name)))
+            .unwrap_or(0);
+        return Err(ApiError::invalid_argument(
+            &format!("types[{idx}].super_types"),
+            format!("the super types would go round: {}", cycle.join(" ⊂ ")),
+        ));
+    }
+    let defined = |param: String, name: &str| -> Result<(), ApiError> {
+        if merged.types.contains_key(&local(name)) {
+            Ok(())
+        } else {
+            Err(ApiError {
+                code: ErrorCode::UnknownType,
+                message: format!("type {name:?} is defined neither in this call nor in the graph"),
+                param: Some(param),
+                validation: None,
+            })
+        }
+    };
+    for (idx, r) in relations.iter().enumerate() {
+        let param = format!("relations[{idx}]");
+        defined(format!("{param}.domain"), &r.domain)?;
+        defined(format!("{param}.range"), &r.range)?;
+        let named = |name: &str| {
+            local(name) == local(&r.name)
+                || relations.iter().any(|o| local(&o.name) == local(name))
+                || known.relations.contains_key(&local(name))
+        };
+        if let Some(inverse) = &r.inverse
+            && !named(inverse)
+        {
+            return Err(unknown(
+                ErrorCode::UnknownRelation,
+                format!("{param}.inverse"),
+                "relation",
+                inverse,
+            ));
+        }
+        if known.fields.contains_key(&local(&r.name))
+            || fields.iter().any(|f| local(&f.name) == local(&r.name))
+        {
+            return Err(ApiError::invalid_argument(
+                &format!("{param}.name"),
+                format!(
+                    "{} is already the name of a field; relations and fields need names of their own",
+                    r.name
+                ),
+            ));
+        }
+        let Some(old) = known.relations.get(&local(&r.name)) else {
+            continue;
+        };
+        let what = format!("relation {}", old.name);
+        if old.name != r.name {
+            return Err(ApiError::invalid_argument(
+                &format!("{param}.name"),
+                format!(
+                    "{what} is already defined under that name (names are compared without case); use it"
+                ),
+            ));
+        }
+        for (end, was, now) in [
+            ("domain", &old.domain, &r.domain),
+            ("range", &old.range, &r.range),
+        ] {
+            if local(was) != local(now) {
+                return Err(conflict(
+                    format!("{param}.{end}"),
+                    format!("{what} already has {end} {was}{evolve}"),
+                ));
+            }
+        }
+        let changed = |flag: &str, was: bool, now: bool| {
+            (now && !was).then(|| {
+                conflict(
+                    format!("{param}.{flag}"),
+                    format!("{what} is not {flag}{evolve}"),
+                )
+            })
+        };
+        if let Some(error) = changed("symmetric", old.symmetric, r.symmetric)
+            .or_else(|| changed("transitive", old.transitive, r.transitive))
+        {
+            return Err(error);
+        }
+        if r.functional && !old.functional {
+            return Err(conflict(
+                format!("{param}.cardinality"),
+                format!(
+                    "{what} has cardinality many; change it with evolve_ontology set_cardinality"
+                ),
+            ));
+        }
+        if let (Some(was), Some(now)) = (&old.inverse, &r.inverse)
+            && local(was) != local(now)
+        {
+            return Err(conflict(
+                format!("{param}.inverse"),
+                format!(
+                    "{what} already has inverse {was}; change it with evolve_ontology set_inverse"
+                ),
+            ));
+        }
+        if let (Some(was), Some(now)) = (&old.description, &r.description)
+            && was != now
+        {
+            return Err(conflict(
+                format!("{param}.description"),
+                format!("{what} already has another description{evolve}"),
+            ));
+        }
+    }
+    for (idx, f) in fields.iter().enumerate() {
+        let param = format!("fields[{idx}]");
+        defined(format!("{param}.type"), &f.type_name)?;
+        if known.relations.contains_key(&local(&f.name)) {
+            return Err(ApiError::invalid_argument(
+                &format!("{param}.name"),
+                format!(
+                    "{} is already the name of a relation; relations and fields need names of their own",
+                    f.name
+                ),
+            ));
+        }
+        for (at, value) in f.allowed_values.iter().enumerate() {
+            if let Err(e) =
+                ontology::convert_value(&serde_json::Value::String(value.clone()), f.value_type)
+            {
+                return Err(ApiError::invalid_argument(
+                    &format!("{param}.allowed_values[{at}]"),
+                    format!("not a value of the field's type: {e}"),
+                ));
+            }
+        }
+        let Some(old) = known.fields.get(&local(&f.name)) else {
+            continue;
+        };
+        let what = format!("field {}", old.name);
+        if old.name != f.name {
+            return Err(ApiError::invalid_argument(
+                &format!("{param}.name"),
+                format!(
+                    "{what} is already defined under that name (names are compared without case); use it"
+                ),
+            ));
+        }
+        if local(&old.type_name) != local(&f.type_name) {
+            return Err(conflict(
+                format!("{param}.type"),
+                format!("{what} already belongs to type {}{evolve}", old.type_name),
+            ));
+        }
+        if old.value_type != f.value_type {
+            return Err(conflict(
+                format!("{param}.value_type"),
+                format!(
+                    "{what} is already {}; change it with evolve_ontology set_value_type",
+                    old.value_type.name()
+                ),
+            ));
+        }
+        let same_values =
+            |a: &[String], b: &[String]| a.len() == b.len() && a.iter().all(|v| b.contains(v));
+        if !f.allowed_values.is_empty() && !same_values(&old.allowed_values, &f.allowed_values) {
+            return Err(conflict(
+                format!("{param}.allowed_values"),
+                format!(
+                    "{what} has other allowed values; change them with evolve_ontology set_allowed_values"
+                ),
+            ));
+        }
+        if f.required && !old.required {
+            return Err(conflict(
+                format!("{param}.required"),
+                format!("{what} is not required; change it with evolve_ontology set_required"),
+            ));
+        }
+        for (name, was, now) in [
+            ("unit", &old.unit, &f.unit),
+            ("description", &old.description, &f.description),
+        ] {
+            if let (Some(was), Some(now)) = (was, now)
+                && was != now
+            {
+                return Err(conflict(
+                    format!("{param}.{name}"),
+                    format!("{what} already has another {name}{evolve}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// An ontology being evolved, and the data changes that follow it.
 struct Evolving<'a> {
     snapshot: &'a crate::store::Snapshot,
@@ -1016,6 +1310,14 @@ fn unknown(code: ErrorCode, param: String, what: &str, name: &str) -> ApiError {
         message: format!("unknown {what} {name:?}"),
         param: Some(param),
         validation: None,
+    }
+}
+
+fn kind_name(kind: TermKind) -> &'static str {
+    match kind {
+        TermKind::Type => "type",
+        TermKind::Relation => "relation",
+        TermKind::Field => "field",
     }
 }
 
@@ -1038,6 +1340,28 @@ impl Evolving<'_> {
         let (snapshot, iris) = (self.snapshot, self.iris);
         let to = &to.to_owned();
         let (from_local, to_local) = (type_local(iris, from), type_local(iris, to));
+        // Onto another term's name would merge the two (and drop one's definition).
+        if to_local != from_local {
+            let taken = match kind {
+                TermKind::Type => self.new.types.get(&to_local).map(|t| ("type", &t.name)),
+                TermKind::Relation | TermKind::Field => self
+                    .new
+                    .relations
+                    .get(&to_local)
+                    .map(|r| ("relation", &r.name))
+                    .or_else(|| self.new.fields.get(&to_local).map(|f| ("field", &f.name))),
+            };
+            if let Some((what, name)) = taken {
+                return Err(ApiError::invalid_argument(
+                    &format!("{param}.to"),
+                    format!(
+                        "{what} {name} already exists (names are compared without case); remove it first or choose another name"
+                    ),
+                ));
+            }
+        }
+        ontology::check_name_of(kind_name(kind), to)
+            .map_err(|e| ApiError::invalid_argument(&format!("{param}.to"), e.to_string()))?;
         match kind {
             TermKind::Type => {
                 let mut def = self.new.types.remove(&from_local).ok_or_else(|| {
@@ -1048,6 +1372,11 @@ impl Evolving<'_> {
                         from,
                     )
                 })?;
+                // Its records keep their IRIs, made from the name they were written under.
+                if to_local != from_local && !def.former_names.contains(&from_local) {
+                    def.former_names.push(from_local.clone());
+                }
+                def.former_names.retain(|f| *f != to_local);
                 def.name = to.clone();
                 self.new.types.insert(to_local, def);
                 let rename = |name: &mut String| {
@@ -1090,6 +1419,15 @@ impl Evolving<'_> {
                 })?;
                 def.name = to.clone();
                 self.new.relations.insert(to_local, def);
+                for relation in self.new.relations.values_mut() {
+                    if relation
+                        .inverse
+                        .as_deref()
+                        .is_some_and(|i| type_local(iris, i) == from_local)
+                    {
+                        relation.inverse = Some(to.clone());
+                    }
+                }
                 rename_predicate(
                     snapshot,
                     &iris.relation(from),
@@ -1180,6 +1518,16 @@ impl Evolving<'_> {
                         name,
                     )
                 })?;
+                // A relation that named it as its inverse has none any more.
+                for relation in self.new.relations.values_mut() {
+                    if relation
+                        .inverse
+                        .as_deref()
+                        .is_some_and(|i| type_local(iris, i) == local)
+                    {
+                        relation.inverse = None;
+                    }
+                }
                 self.deletes.extend(snapshot.quads_matching(
                     None,
                     Some(&iris.relation(name).into()),

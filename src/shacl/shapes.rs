@@ -82,6 +82,7 @@ impl Shapes {
     /// the problem (an unknown constraint value, a malformed list, a bad path...).
     pub fn from_triples(triples: Vec<Triple>) -> Result<Self, ShaclError> {
         check_property_paths(&triples)?;
+        check_counts_and_extensions(&triples)?;
         let mut graph = OxigraphInMemory::new();
         for triple in &triples {
             graph
@@ -132,6 +133,44 @@ impl Shapes {
 /// Every property shape (a value of `sh:property`, or a node typed `sh:PropertyShape`)
 /// names exactly one `sh:path` (SHACL 2.3.1). The shapes parser skips one without a path
 /// silently, so its constraints would never run: a shapes graph holding one is refused.
+/// Counts and lengths are non-negative integers (a negative one would be read as a huge
+/// count), and constraints of SHACL-SPARQL are refused rather than silently skipped:
+/// only SHACL Core is checked.
+fn check_counts_and_extensions(triples: &[Triple]) -> Result<(), ShaclError> {
+    const COUNTS: [&str; 6] = [
+        "minCount",
+        "maxCount",
+        "minLength",
+        "maxLength",
+        "qualifiedMinCount",
+        "qualifiedMaxCount",
+    ];
+    for triple in triples {
+        let Some(local) = triple.predicate.as_str().strip_prefix(SH) else {
+            continue;
+        };
+        if local == "sparql" {
+            return Err(ShaclError::InvalidShapes(format!(
+                "{} has an sh:sparql constraint: SHACL-SPARQL is not supported, only SHACL Core",
+                triple.subject
+            )));
+        }
+        if COUNTS.contains(&local) {
+            let count = match &triple.object {
+                Term::Literal(l) => l.value().trim().parse::<i128>().ok(),
+                _ => None,
+            };
+            if count.is_none_or(|n| n < 0) {
+                return Err(ShaclError::InvalidShapes(format!(
+                    "sh:{local} {} of {} is not a non-negative integer",
+                    triple.object, triple.subject
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_property_paths(triples: &[Triple]) -> Result<(), ShaclError> {
     let property = format!("{SH}property");
     let path = format!("{SH}path");

@@ -28,7 +28,9 @@ pub use governor::{
     QueryLimits,
 };
 pub use lexer::opaque_len;
-pub use query::{Deadline, ISO_WEEK, QueryOptions, evaluate_query, evaluation_error, parse_query};
+pub use query::{
+    DATE_BUCKET, Deadline, ISO_WEEK, QueryOptions, evaluate_query, evaluation_error, parse_query,
+};
 pub use results::{EscapeCarriageReturns, ResultsFormat, write_results};
 pub use update::{Update, UpdateOptions, apply_update, parse_update};
 

@@ -36,18 +36,71 @@ pub struct QueryOptions {
     pub threads: usize,
 }
 
-/// `strata:isoWeek(?dateTime)`: the ISO 8601 week of a moment, as `"2026-W05"` (used by
-/// the week bucket of structured queries).
+/// `strata:isoWeek(?dateTime)`: the ISO 8601 week of a moment (in UTC) or a date, as
+/// `"2026-W05"`. A simple literal is read as a date or moment too.
 pub const ISO_WEEK: &str = "https://strata.dev/ns#isoWeek";
+
+/// `strata:dateBucket(?value, "month")`: the UTC year (`"2026"`), month (`"2026-01"`),
+/// ISO week (`"2026-W05"`), day (`"2026-01-31"`) or hour (`"2026-01-31T13"`) of an
+/// `xsd:dateTime` (one without a time zone is taken as UTC) or of an `xsd:date` (its own
+/// day, whatever its zone). Anything else is unbound: text that merely looks like a date
+/// is not bucketed. The group keys of structured queries.
+pub const DATE_BUCKET: &str = "https://strata.dev/ns#dateBucket";
+
+/// Year, month, day and (for a moment) hour of a date or moment literal, in UTC;
+/// `simple_too` also reads a simple literal's text.
+fn calendar_of(
+    literal: &oxrdf::LiteralRef<'_>,
+    simple_too: bool,
+) -> Option<(i64, u8, u8, Option<u8>)> {
+    use oxrdf::vocab::xsd;
+    use std::str::FromStr;
+    let datatype = literal.datatype();
+    let text = literal.value().trim();
+    let simple = simple_too && datatype == xsd::STRING;
+    if (datatype == xsd::DATE_TIME || datatype == xsd::DATE_TIME_STAMP || simple)
+        && let Ok(moment) = oxsdatatypes::DateTime::from_str(text)
+    {
+        let utc = moment.adjust(Some(oxsdatatypes::TimezoneOffset::UTC))?;
+        return Some((utc.year(), utc.month(), utc.day(), Some(utc.hour())));
+    }
+    if datatype == xsd::DATE || simple {
+        let date = oxsdatatypes::Date::from_str(text).ok()?;
+        return Some((date.year(), date.month(), date.day(), None));
+    }
+    None
+}
+
+fn iso_week_of(year: i64, month: u8, day: u8) -> Option<String> {
+    let month = time::Month::try_from(month).ok()?;
+    let date = time::Date::from_calendar_date(i32::try_from(year).ok()?, month, day).ok()?;
+    let (year, week, _) = date.to_iso_week_date();
+    Some(format!("{year}-W{week:02}"))
+}
 
 fn iso_week(args: &[oxrdf::Term]) -> Option<oxrdf::Term> {
     let [oxrdf::Term::Literal(literal)] = args else {
         return None;
     };
-    let text = literal.value();
-    let moment = crate::model::parse_date_or_moment(text, crate::model::DayEdge::Start)?;
-    let (year, week, _) = moment.to_iso_week_date();
-    Some(oxrdf::Literal::new_simple_literal(format!("{year}-W{week:02}")).into())
+    let (year, month, day, _) = calendar_of(&literal.as_ref(), true)?;
+    Some(oxrdf::Literal::new_simple_literal(iso_week_of(year, month, day)?).into())
+}
+
+fn date_bucket(args: &[oxrdf::Term]) -> Option<oxrdf::Term> {
+    let [oxrdf::Term::Literal(literal), oxrdf::Term::Literal(unit)] = args else {
+        return None;
+    };
+    let (year, month, day, hour) = calendar_of(&literal.as_ref(), false)?;
+    let bucket = match unit.value() {
+        "year" => format!("{year:04}"),
+        "month" => format!("{year:04}-{month:02}"),
+        "week" => iso_week_of(year, month, day)?,
+        "day" => format!("{year:04}-{month:02}-{day:02}"),
+        // A date has no hour: it is not put in the day's first.
+        "hour" => format!("{year:04}-{month:02}-{day:02}T{:02}", hour?),
+        _ => return None,
+    };
+    Some(oxrdf::Literal::new_simple_literal(bucket).into())
 }
 
 /// Time limit of one remote `SERVICE` call.
@@ -115,7 +168,9 @@ pub fn evaluate_query(
         query
     };
     let mut evaluator = QueryEvaluator::new().with_cancellation_token(options.cancellation.clone());
-    evaluator = evaluator.with_custom_function(NamedNode::new_unchecked(ISO_WEEK), iso_week);
+    evaluator = evaluator
+        .with_custom_function(NamedNode::new_unchecked(ISO_WEEK), iso_week)
+        .with_custom_function(NamedNode::new_unchecked(DATE_BUCKET), date_bucket);
     for endpoint in &options.allowed_services {
         evaluator = evaluator.with_service_handler(
             endpoint.clone(),
@@ -410,5 +465,66 @@ mod tests {
         assert!(!dropped.is_cancelled());
         std::thread::sleep(Duration::from_millis(300));
         assert!(slow.is_cancelled() && slow_deadline.fired());
+    }
+
+    #[test]
+    fn date_buckets_are_utc_and_only_of_dates_and_moments() {
+        use oxrdf::vocab::xsd;
+        let bucket = |value: &str, datatype, unit: &str| {
+            date_bucket(&[
+                oxrdf::Literal::new_typed_literal(value, datatype).into(),
+                oxrdf::Literal::new_simple_literal(unit).into(),
+            ])
+            .map(|t| match t {
+                oxrdf::Term::Literal(l) => l.value().to_owned(),
+                other => panic!("{other}"),
+            })
+        };
+        // 23:30 at -05:00 is the next day (and year) in UTC.
+        let late = "2020-12-31T23:30:00-05:00";
+        assert_eq!(
+            bucket(late, xsd::DATE_TIME, "year").as_deref(),
+            Some("2021")
+        );
+        assert_eq!(
+            bucket(late, xsd::DATE_TIME, "month").as_deref(),
+            Some("2021-01")
+        );
+        assert_eq!(
+            bucket(late, xsd::DATE_TIME, "day").as_deref(),
+            Some("2021-01-01")
+        );
+        assert_eq!(
+            bucket(late, xsd::DATE_TIME, "hour").as_deref(),
+            Some("2021-01-01T04")
+        );
+        assert_eq!(
+            bucket(late, xsd::DATE_TIME, "week").as_deref(),
+            Some("2020-W53")
+        );
+        // No zone: taken as UTC.
+        let floating = "2021-03-04T05:06:07";
+        assert_eq!(
+            bucket(floating, xsd::DATE_TIME, "hour").as_deref(),
+            Some("2021-03-04T05")
+        );
+        // A date keeps its day whatever its zone, and has no hour.
+        assert_eq!(
+            bucket("2021-03-04+09:00", xsd::DATE, "day").as_deref(),
+            Some("2021-03-04")
+        );
+        assert_eq!(bucket("2021-03-04", xsd::DATE, "hour"), None);
+        // Text that looks like a date, an invalid date, a number, an unknown unit: none.
+        assert_eq!(bucket("2021-03-04", xsd::STRING, "day"), None);
+        assert_eq!(bucket("2021-02-30", xsd::DATE, "day"), None);
+        assert_eq!(bucket("2021", xsd::INTEGER, "year"), None);
+        assert_eq!(bucket(floating, xsd::DATE_TIME, "decade"), None);
+        // isoWeek reads a simple literal too, in UTC.
+        let week =
+            iso_week(&[oxrdf::Literal::new_simple_literal("2021-01-03T23:30:00-05:00").into()]);
+        assert_eq!(
+            week,
+            Some(oxrdf::Literal::new_simple_literal("2021-W01").into())
+        );
     }
 }

@@ -247,11 +247,36 @@ fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 
 /// Prints a node's health, cluster metrics and threads' stacks (with gdb, when there).
 fn describe_stuck(node: &Server) {
-    eprintln!("healthz: {}", health(node));
-    for line in metrics(node).lines() {
-        if line.starts_with("strata_cluster") || line.starts_with("strata_store") {
-            eprintln!("{line}");
+    // A stuck node may not answer at all: each read has a short limit, and a failure is
+    // reported, not unwrapped, so the stacks below are still printed.
+    let read = |path: &str| -> Result<String, String> {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(5)))
+            .build()
+            .into();
+        let mut response = agent
+            .get(node.url(path))
+            .call()
+            .map_err(|e| e.to_string())?;
+        response
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| e.to_string())
+    };
+    match read("/healthz") {
+        Ok(body) => eprintln!("healthz: {body}"),
+        Err(error) => eprintln!("healthz did not answer: {error}"),
+    }
+    match read("/metrics") {
+        Ok(text) => {
+            for line in text.lines() {
+                if line.starts_with("strata_cluster") || line.starts_with("strata_store") {
+                    eprintln!("{line}");
+                }
+            }
         }
+        Err(error) => eprintln!("metrics did not answer: {error}"),
     }
     let stacks = std::process::Command::new("gdb")
         .args(["-p", &node.child.id().to_string(), "-batch", "-ex"])

@@ -232,3 +232,134 @@ fn raw_protocol_errors_for_timeouts_and_reused_idempotency_keys() {
     drop(session);
     let _ = child.wait();
 }
+
+/// An argument a tool's action does not take is refused, naming it, never ignored (an
+/// update given `into_graph` would land in the default graph); `inspect` reads `log` and
+/// `conformance` at `as_of_commit_seq`, and refuses it for `publication` (head only).
+#[test]
+fn arguments_of_another_action_are_refused_and_inspect_reads_at_the_pin() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    let error_of = |result: &Value| {
+        (
+            result["isError"].clone(),
+            result["structuredContent"]["error"]["code"].clone(),
+            result["structuredContent"]["error"]["param"].clone(),
+        )
+    };
+    let import = |content: &str| json!({"action": "import", "graph": "g", "format": "turtle", "content": content});
+    let first = session.tool(
+        "rdf",
+        import("<http://ex.org/a> a <http://ex.org/T> ."),
+        None,
+    );
+    assert_eq!(
+        first["structuredContent"]["data"]["commit_seq"], 1,
+        "{first}"
+    );
+    let shapes = "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://ex.org/> . \
+                  ex:S a sh:NodeShape ; sh:targetClass ex:T ; sh:property [ sh:path ex:name ; sh:minCount 1 ] .";
+    let published = session.tool(
+        "configure",
+        json!({"action": "publish_schema", "graph": "g", "shapes": shapes, "desired_mode": "warn"}),
+        None,
+    );
+    assert_eq!(published["isError"], json!(false), "{published}");
+    session.tool(
+        "rdf",
+        import("<http://ex.org/b> a <http://ex.org/T> ."),
+        None,
+    );
+
+    for (arguments, param) in [
+        (
+            json!({"action": "update", "graph": "g", "into_graph": "http://ex.org/named",
+                   "sparql": "INSERT DATA { <http://ex.org/u> <http://ex.org/p> 1 }"}),
+            "into_graph",
+        ),
+        (
+            json!({"action": "update", "graph": "g", "format": "turtle",
+                   "sparql": "INSERT DATA { <http://ex.org/u> <http://ex.org/p> 1 }"}),
+            "format",
+        ),
+        (
+            json!({"action": "import", "graph": "g", "format": "turtle", "content": "",
+                   "sparql": "INSERT DATA { <http://ex.org/u> <http://ex.org/p> 1 }"}),
+            "sparql",
+        ),
+        (
+            json!({"action": "import", "graph": "g", "format": "turtle", "content": "<a> <b"}),
+            "content",
+        ),
+    ] {
+        let refused = session.tool("rdf", arguments.clone(), None);
+        assert_eq!(
+            error_of(&refused),
+            (
+                json!(true),
+                json!(if param == "content" {
+                    "invalid_rdf"
+                } else {
+                    "invalid_argument"
+                }),
+                json!(param)
+            ),
+            "{arguments}: {refused}"
+        );
+    }
+
+    let inspect = |session: &mut Session, action: &str| {
+        session.tool(
+            "inspect",
+            json!({"action": action, "graph": "g", "as_of_commit_seq": 1}),
+            None,
+        )["structuredContent"]
+            .clone()
+    };
+    let log = inspect(&mut session, "log");
+    assert_eq!(log["served_at_seq"], 1, "{log}");
+    assert_eq!(
+        log["data"]["commits"].as_array().map(Vec::len),
+        Some(1),
+        "{log}"
+    );
+    let conformance = inspect(&mut session, "conformance");
+    assert_eq!(
+        (
+            conformance["served_at_seq"].clone(),
+            conformance["data"]["published"].clone()
+        ),
+        (json!(1), json!(false)),
+        "no shapes at commit 1: {conformance}"
+    );
+    let at_three = session.tool(
+        "inspect",
+        json!({"action": "conformance", "graph": "g", "as_of_commit_seq": 3}),
+        None,
+    )["structuredContent"]
+        .clone();
+    assert_eq!(
+        (
+            at_three["served_at_seq"].clone(),
+            at_three["data"]["result_count"].clone()
+        ),
+        (json!(3), json!(2)),
+        "{at_three}"
+    );
+    let publication = session.tool(
+        "inspect",
+        json!({"action": "publication", "graph": "g", "as_of_commit_seq": 1}),
+        None,
+    );
+    assert_eq!(
+        error_of(&publication),
+        (
+            json!(true),
+            json!("invalid_argument"),
+            json!("as_of_commit_seq")
+        ),
+        "{publication}"
+    );
+    drop(session);
+    let _ = child.wait();
+}

@@ -383,3 +383,194 @@ fn records_and_json_queries_from_the_cli() {
     );
     assert_eq!(strata.n_commits("main"), 3);
 }
+
+/// The error of a refused JSON write: (status, code, param).
+fn refusal(answer: (u16, Option<u64>, Value)) -> (u16, String, String) {
+    let (status, _, json) = answer;
+    let error = &json["error"];
+    (
+        status,
+        error["code"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{json}"))
+            .to_owned(),
+        error["param"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+/// What an agent's writes against an evolving ontology must get right: a value set back
+/// or a link added again after its retraction lands (a content-derived key is a retry
+/// only right after its commit); definitions that contradict the ontology are refused,
+/// naming the argument; renames never merge two terms; records written under a type's
+/// old name are found under the new; required fields are required of new records.
+#[test]
+fn writes_and_definitions_against_an_evolving_ontology() {
+    let strata = Strata::new();
+    let server = strata.serve(&[]);
+    let ontology = |body: Value| json_post(&server, "/graphs/g/ontology", &body.to_string());
+    let records = |body: Value| json_post(&server, "/graphs/g/records", &body.to_string());
+    let (status, _, defined) = ontology(json!({"action": "define_ontology",
+        "types": [{"name": "Bug"}, {"name": "Release"}, {"name": "Team"}],
+        "relations": [{"name": "FIXED_IN", "domain": "Bug", "range": "Release"},
+                      {"name": "OWNED_BY", "domain": "Bug", "range": "Team"}],
+        "fields": [{"name": "status", "type": "Bug", "value_type": "keyword"},
+                   {"name": "sev", "type": "Bug", "value_type": "i64"}]}));
+    assert_eq!(status, 200, "{defined}");
+
+    // open → closed → open: the third lands; the same again right after is a retry.
+    let status_of = |value: &str| json!({"entity_properties": [{"entity": {"type": "Bug", "name": "B1"}, "properties": {"status": value}}]});
+    let mut commits = Vec::new();
+    for value in ["open", "closed", "open", "open"] {
+        let (status, commit, answer) = records(status_of(value));
+        assert_eq!(status, 200, "{answer}");
+        commits.push((commit, answer["data"]["idempotent_replay"].clone()));
+    }
+    assert_eq!(
+        commits,
+        vec![
+            (Some(2), json!(false)),
+            (Some(3), json!(false)),
+            (Some(4), json!(false)),
+            (Some(4), json!(true)),
+        ]
+    );
+    let link = json!([{"source": {"type": "Bug", "name": "B1"}, "relation": "FIXED_IN",
+                       "target": {"type": "Release", "name": "1.0"}}]);
+    assert_eq!(records(json!({"triplets": link})).1, Some(5));
+    assert_eq!(records(json!({"retract_edges": link})).1, Some(6));
+    let (_, commit, relinked) = records(json!({"triplets": link}));
+    assert_eq!(
+        (commit, relinked["data"]["idempotent_replay"].clone()),
+        (Some(7), json!(false)),
+        "{relinked}"
+    );
+
+    // Definitions that contradict the ontology, each refused at its argument.
+    for (body, code, param) in [
+        (
+            json!({"action": "define_ontology", "fields": [{"name": "sev", "type": "Bug", "value_type": "text"}]}),
+            "ontology_conflict",
+            "fields[0].value_type",
+        ),
+        (
+            json!({"action": "define_ontology", "relations": [{"name": "R", "domain": "Bug", "range": "Team", "inverse": "NOPE"}]}),
+            "unknown_relation",
+            "relations[0].inverse",
+        ),
+        (
+            json!({"action": "define_ontology", "relations": [{"name": "R", "domain": "Nope", "range": "Team"}]}),
+            "unknown_type",
+            "relations[0].domain",
+        ),
+        (
+            json!({"action": "define_ontology", "fields": [{"name": "n", "type": "Bug", "value_type": "i64", "allowed_values": ["x"]}]}),
+            "invalid_argument",
+            "fields[0].allowed_values[0]",
+        ),
+        (
+            json!({"action": "define_ontology", "fields": [{"name": "FIXED_IN", "type": "Bug", "value_type": "text"}]}),
+            "invalid_argument",
+            "fields[0].name",
+        ),
+        (
+            json!({"action": "define_ontology", "types": [{"name": "P", "super_types": ["Q"]}, {"name": "Q", "super_types": ["P"]}]}),
+            "invalid_argument",
+            "types[0].super_types",
+        ),
+        (
+            json!({"action": "evolve_ontology", "changes": [{"op": "rename", "kind": "type", "from": "Bug", "to": "Team"}]}),
+            "invalid_argument",
+            "changes[0].to",
+        ),
+        (
+            json!({"action": "evolve_ontology", "changes": [{"op": "rename", "kind": "field", "from": "sev", "to": "status"}]}),
+            "invalid_argument",
+            "changes[0].to",
+        ),
+        (
+            json!({"action": "evolve_ontology", "changes": [{"op": "remove", "kind": "type", "name": "Team"}]}),
+            "ontology_conflict",
+            "changes",
+        ),
+    ] {
+        assert_eq!(
+            refusal(ontology(body.clone())),
+            (400, code.to_owned(), param.to_owned()),
+            "{body}"
+        );
+    }
+    // Nothing of those was written; the same definitions again change nothing.
+    let (_, commit, again) = ontology(json!({"action": "define_ontology",
+        "types": [{"name": "Bug"}], "fields": [{"name": "sev", "type": "Bug", "value_type": "i64"}]}));
+    assert_eq!(
+        (commit, again["data"]["changed"].clone()),
+        (Some(7), json!(false)),
+        "{again}"
+    );
+    // A dry run of a removal others depend on names them.
+    let (_, _, planned) = ontology(json!({"action": "evolve_ontology", "dry_run": true,
+        "changes": [{"op": "remove", "kind": "type", "name": "Team"}]}));
+    let conflicts = planned["data"]["conflicts"].to_string();
+    assert!(conflicts.contains("OWNED_BY"), "{planned}");
+
+    // A renamed type: its records are found under the new name, not made again.
+    let (status, _, renamed) = ontology(json!({"action": "evolve_ontology",
+        "changes": [{"op": "rename", "kind": "type", "from": "Release", "to": "Version"}]}));
+    assert_eq!(status, 200, "{renamed}");
+    let (status, _, linked) = records(
+        json!({"triplets": [{"source": {"type": "Bug", "name": "B3"},
+        "relation": "FIXED_IN", "target": {"type": "Version", "name": "1.0"}}]}),
+    );
+    assert_eq!(status, 200, "{linked}");
+    let (_, _, named) = json_post(
+        &server,
+        "/graphs/g/query",
+        r#"{"mode": "names", "name": "1.0"}"#,
+    );
+    let iris: Vec<&str> = named["data"]["candidates"][0]["records"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{named}"))
+        .iter()
+        .filter_map(|r| r["iri"].as_str())
+        .collect();
+    assert_eq!(
+        iris,
+        vec!["http://strata.local/graphs/g/entity/release/1.0"],
+        "{named}"
+    );
+
+    // Required fields: asked of new records, and a dry run of set_required names those
+    // that lack it.
+    let (_, _, planned) = ontology(json!({"action": "evolve_ontology", "dry_run": true,
+        "changes": [{"op": "set_required", "field": "sev", "required": true}]}));
+    assert!(
+        planned["data"]["conflicts"]
+            .to_string()
+            .contains("entity/bug/B1"),
+        "{planned}"
+    );
+    let (status, _, _) = ontology(json!({"action": "define_ontology",
+        "fields": [{"name": "prio", "type": "Team", "value_type": "i64", "required": true}]}));
+    assert_eq!(status, 200);
+    let owned = json!([{"source": {"type": "Bug", "name": "B1"}, "relation": "OWNED_BY",
+                        "target": {"type": "Team", "name": "Core"}}]);
+    assert_eq!(
+        refusal(records(json!({"triplets": owned}))),
+        (
+            400,
+            "invalid_argument".to_owned(),
+            "entity_properties".to_owned()
+        )
+    );
+    let (status, _, written) = records(json!({"triplets": owned, "entity_properties":
+        [{"entity": {"type": "Team", "name": "Core"}, "properties": {"prio": 1}}]}));
+    assert_eq!(status, 200, "{written}");
+    let (status, _, written) = records(
+        json!({"triplets": [{"source": {"type": "Bug", "name": "B3"},
+        "relation": "OWNED_BY", "target": {"type": "Team", "name": "Core"}}]}),
+    );
+    assert_eq!(
+        status, 200,
+        "an existing record is not asked again: {written}"
+    );
+}

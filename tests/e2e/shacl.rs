@@ -131,6 +131,103 @@ fn validate_files_exit_codes_and_reports() {
 
 /// Reads a JUnit file with a JUnit parser (junitparser when installed, as in CI; else the
 /// standard library's XML parser) and returns `(tests, failures, failure names)`.
+/// What a CI gate must not get wrong: blank node labels are each file's own (two files
+/// that both say `_:x` hold two nodes, as when imported); doubles compare as numbers at
+/// any magnitude; ill-formed `xsd:int`/`xsd:double`/`xsd:date` values are no match;
+/// shapes files that define no shapes, a negative count or an `sh:sparql` constraint
+/// are unusable input, not a pass.
+#[test]
+fn validate_reads_files_apart_and_compares_numbers_as_xpath_does() {
+    let strata = Strata::new();
+    let path = |name: &str, text: &str| strata.file(name, text).to_str().unwrap().to_owned();
+    let person = path(
+        "person.ttl",
+        "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .\n\
+         ex:S a sh:NodeShape ; sh:targetClass ex:Person ; sh:property [ sh:path ex:name ; sh:minCount 1 ] .",
+    );
+    let typed = path(
+        "typed.ttl",
+        "@prefix ex: <http://example.org/> . _:x a ex:Person .",
+    );
+    let named = path(
+        "named.ttl",
+        "@prefix ex: <http://example.org/> . _:x ex:name \"n\" .",
+    );
+    let out = strata.run(&["validate", "--shapes", &person, "--data", &typed, &named]);
+    out.fails_with(1);
+    assert!(out.stdout.contains("[MinCount]"), "{}", out.stdout);
+
+    let ranges = path(
+        "ranges.ttl",
+        "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix ex: <http://example.org/> .\n\
+         ex:N a sh:NodeShape ; sh:targetClass ex:Body ; sh:property [ sh:path ex:mass ; sh:minExclusive 0 ] .\n\
+         ex:M a sh:NodeShape ; sh:targetNode ex:t ; sh:property [ sh:path ex:d ; sh:minInclusive \"10\"^^xsd:double ] ;\n\
+           sh:property [ sh:path ex:i ; sh:datatype xsd:int ] ; sh:property [ sh:path ex:f ; sh:datatype xsd:double ] ;\n\
+           sh:property [ sh:path ex:day ; sh:datatype xsd:date ] .",
+    );
+    let values = path(
+        "values.ttl",
+        "@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n\
+         ex:sun a ex:Body ; ex:mass 1.989e30 . ex:electron a ex:Body ; ex:mass 9.109e-31 . ex:hole a ex:Body ; ex:mass -1e-300 .\n\
+         ex:t ex:d 1e30, \"INF\"^^xsd:double ; ex:i \"42\"^^xsd:int, \"3000000000\"^^xsd:int ;\n\
+           ex:f \"+INF\"^^xsd:double, \"inf\"^^xsd:double ; ex:day \"2021-12-01\"^^xsd:date, \"2021-13-01\"^^xsd:date .",
+    );
+    let out = strata.run(&[
+        "validate", "--shapes", &ranges, "--data", &values, "--format", "json", "--mode", "warn",
+    ]);
+    let report: Value = serde_json::from_str(out.ok()).expect("one JSON object");
+    let mut found: Vec<(String, String)> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["focus_node"].as_str().unwrap_or_default().to_owned(),
+                r["value"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    found.sort();
+    let expected: Vec<(String, String)> = [
+        ("http://example.org/hole", "-1e-300"),
+        ("http://example.org/t", "2021-13-01"),
+        ("http://example.org/t", "3000000000"),
+        ("http://example.org/t", "inf"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(found, expected, "{report}");
+
+    for (name, shapes, says) in [
+        (
+            "none.ttl",
+            "<http://e/a> <http://e/b> <http://e/c> .",
+            "no shapes",
+        ),
+        (
+            "negative.ttl",
+            "@prefix sh: <http://www.w3.org/ns/shacl#> . <http://e/S> sh:targetClass <http://e/T> ; sh:property [ sh:path <http://e/p> ; sh:minCount -1 ] .",
+            "sh:minCount",
+        ),
+        (
+            "sparql.ttl",
+            "@prefix sh: <http://www.w3.org/ns/shacl#> . <http://e/S> sh:targetClass <http://e/T> ; sh:sparql [ sh:select \"SELECT $this WHERE {}\" ] .",
+            "SHACL-SPARQL",
+        ),
+    ] {
+        let shapes = path(name, shapes);
+        let err = strata
+            .run(&["validate", "--shapes", &shapes, "--data", &typed])
+            .fails_with(2)
+            .to_owned();
+        assert!(
+            err.contains("--shapes") && err.contains(says),
+            "{name}: {err}"
+        );
+    }
+}
+
 fn parse_junit(path: &std::path::Path) -> Option<(u64, u64, Vec<String>)> {
     let script = r#"
 import json, sys

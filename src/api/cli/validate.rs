@@ -87,7 +87,14 @@ fn validate_and_report(cli: &Cli, args: &ValidateArgs) -> Result<ExitCode, ApiEr
     })
 }
 
-fn read_file(path: &Path, param: &str) -> Result<(Vec<Triple>, String), ApiError> {
+/// The triples of one file. Blank node labels belong to their document: from the second
+/// file on (`own_blank_nodes`), each file's are renamed apart, so `_:b0` of two files is
+/// two nodes, as when the files are imported.
+fn read_file(
+    path: &Path,
+    param: &str,
+    own_blank_nodes: bool,
+) -> Result<(Vec<Triple>, String), ApiError> {
     let name = path.display().to_string();
     let (format, compression) = ImportFormat::from_path(path).ok_or_else(|| {
         ApiError::invalid_argument(
@@ -112,8 +119,9 @@ fn read_file(path: &Path, param: &str) -> Result<(Vec<Triple>, String), ApiError
         one_graph: false,
         source_name: name.clone(),
     };
-    let triples =
-        parse_triples(reader, &options, None).map_err(|e| ApiError::from(e).with_param(param))?;
+    let mut fresh = HashMap::new();
+    let triples = parse_triples(reader, &options, own_blank_nodes.then_some(&mut fresh))
+        .map_err(|e| ApiError::from(e).with_param(param))?;
     Ok((triples, name))
 }
 
@@ -122,12 +130,20 @@ fn load_shapes(args: &ValidateArgs) -> Result<Option<Shapes>, ApiError> {
         return Ok(None);
     }
     let mut triples = Vec::new();
-    for path in &args.shapes {
-        triples.extend(read_file(path, "--shapes")?.0);
+    for (idx, path) in args.shapes.iter().enumerate() {
+        triples.extend(read_file(path, "--shapes", idx > 0)?.0);
     }
-    Shapes::from_triples(triples)
-        .map(Some)
-        .map_err(|e| ApiError::from(crate::engine::EngineError::from(e)).with_param("--shapes"))
+    let shapes = Shapes::from_triples(triples)
+        .map_err(|e| ApiError::from(crate::engine::EngineError::from(e)).with_param("--shapes"))?;
+    // No shapes checks nothing: a CI gate would pass anything (e.g. with --shapes and
+    // --data swapped).
+    if shapes.shape_count == 0 {
+        return Err(ApiError::invalid_argument(
+            "--shapes",
+            "the --shapes files define no shapes (no sh:NodeShape or sh:PropertyShape, no targets): nothing would be checked",
+        ));
+    }
+    Ok(Some(shapes))
 }
 
 fn shape_names(shapes: &Shapes) -> Vec<String> {
@@ -157,8 +173,8 @@ fn validate_files(args: &ValidateArgs) -> Result<Validated, ApiError> {
     })?;
     let mut data = Vec::new();
     let mut sources = HashMap::new();
-    for path in &args.data {
-        let (triples, name) = read_file(path, "--data")?;
+    for (idx, path) in args.data.iter().enumerate() {
+        let (triples, name) = read_file(path, "--data", idx > 0)?;
         for t in &triples {
             sources
                 .entry(Term::from(t.subject.clone()))

@@ -94,8 +94,10 @@ fn describe(url: &str, endpoint: Endpoint, federated: bool) -> Vec<Triple> {
         if federated {
             add(&service, sd("feature"), sd("BasicFederatedQuery").into());
         }
-        let week = NamedNode::new_unchecked(crate::sparql::ISO_WEEK);
-        add(&service, sd("extensionFunction"), week.into());
+        for function in [crate::sparql::ISO_WEEK, crate::sparql::DATE_BUCKET] {
+            let function = NamedNode::new_unchecked(function);
+            add(&service, sd("extensionFunction"), function.into());
+        }
     }
     // No `sd:EmptyGraphs`: a named graph exists while it holds a triple.
     let dataset = NamedOrBlankNode::from(BlankNode::default());
@@ -105,8 +107,14 @@ fn describe(url: &str, endpoint: Endpoint, federated: bool) -> Vec<Triple> {
     add(&dataset, sd("defaultGraph"), default_graph.clone().into());
     add(&default_graph, rdf::TYPE.into_owned(), sd("Graph").into());
     if endpoint == Endpoint::Query {
-        let week = NamedNode::new_unchecked(crate::sparql::ISO_WEEK);
-        add(&week.into(), rdf::TYPE.into_owned(), sd("Function").into());
+        for function in [crate::sparql::ISO_WEEK, crate::sparql::DATE_BUCKET] {
+            let function = NamedNode::new_unchecked(function);
+            add(
+                &function.into(),
+                rdf::TYPE.into_owned(),
+                sd("Function").into(),
+            );
+        }
     }
     triples
 }

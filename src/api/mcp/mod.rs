@@ -320,7 +320,7 @@ impl StrataMcp {
 
     #[tool(
         name = "commit",
-        description = "Write records against the ontology (see `configure`); one call is one commit, and the same content again returns the first commit. `triplets` add links (with optional `evidence`, `confidence`, `valid_time`); `entity_properties` set field values; `retract_edges` and `retract_entities` remove (asks the person first). Records are {type, name}, {type, key} or {key}. `dry_run` shows the change and its SHACL report. Under `reject` shapes a violating commit fails with `shacl_violation` and the report; under `warn` it lands with the report. Example: {\"triplets\": [{\"source\": {\"type\": \"Bug\", \"name\": \"BUG-7\"}, \"relation\": \"FIXED_IN\", \"target\": {\"type\": \"Release\", \"name\": \"2.1\"}}]}",
+        description = "Write records against the ontology (see `configure`); one call is one commit; a retry (same content, no commit since) returns it. `triplets` add links (with optional `evidence`, `confidence`, `valid_time`); `entity_properties` set field values; `retract_edges` and `retract_entities` remove (asks the person first). Records are {type, name}, {type, key} or {key}. `dry_run` shows the change and its SHACL report. Under `reject` shapes a violating commit fails with `shacl_violation` and the report; under `warn` it lands with the report. Example: {\"triplets\": [{\"source\": {\"type\": \"Bug\", \"name\": \"BUG-7\"}, \"relation\": \"FIXED_IN\", \"target\": {\"type\": \"Release\", \"name\": \"2.1\"}}]}",
         input_schema = schema::input_schema::<CommitArgs>(),
         output_schema = schema::output_schema(),
         annotations(read_only_hint = false, idempotent_hint = true, destructive_hint = true, open_world_hint = false)

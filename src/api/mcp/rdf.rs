@@ -110,6 +110,31 @@ pub async fn run(
     retry: approval::Retry,
     admin: bool,
 ) -> Result<Step, ApiError> {
+    // An argument of the other action is refused, never ignored: an update given
+    // `into_graph` would otherwise write to the default graph without a word.
+    let (given, other): (&[(&str, bool)], &str) = match args.action {
+        RdfAction::Import => (&[("sparql", args.sparql.is_some())], "update"),
+        RdfAction::Update => (
+            &[
+                ("content", args.content.is_some()),
+                ("format", args.format.is_some()),
+                ("base_iri", args.base_iri.is_some()),
+                ("into_graph", args.into_graph.is_some()),
+            ],
+            "import",
+        ),
+    };
+    if let Some((name, _)) = given.iter().find(|(_, present)| *present) {
+        let hint = if *name == "into_graph" {
+            "; name the graph in the update itself (INSERT DATA { GRAPH <g> { … } })"
+        } else {
+            ""
+        };
+        return Err(ApiError::invalid_argument(
+            name,
+            format!("`{name}` belongs to action {other}, not to this one{hint}"),
+        ));
+    }
     match args.action {
         RdfAction::Import => import(ctx, request_ctx, args, admin)
             .await
@@ -195,7 +220,11 @@ async fn import(
         // that arrives in the same read as the result: a short pause keeps them apart.
         tokio::time::sleep(PROGRESS_SETTLE).await;
     }
-    Ok(outcome_envelope(&graph, &outcome?, "import"))
+    let outcome = outcome.map_err(|error| match error.param {
+        None if error.code == ErrorCode::InvalidRdf => error.with_param("content"),
+        _ => error,
+    })?;
+    Ok(outcome_envelope(&graph, &outcome, "import"))
 }
 
 async fn update(

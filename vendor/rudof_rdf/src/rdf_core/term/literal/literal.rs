@@ -896,12 +896,13 @@ impl ConcreteLiteral {
     ///
     /// Returns an error if the string cannot be parsed as a `f64`.
     pub fn parse_double(s: &str) -> Result<f64, String> {
-        // XSD double lexical space does not include "+INF"; only "INF", "-INF", "NaN"
-        if s.eq_ignore_ascii_case("+INF") || s.eq_ignore_ascii_case("+infinity") {
-            return Err(format!("{s} is not a valid xsd:double lexical form"));
+        // Strata patch: the XSD 1.1 lexical space (`INF`, `+INF`, `-INF`, `NaN`, decimal
+        // digits with an optional exponent), not everything Rust's parser takes (`inf`,
+        // `nan`, `Infinity`).
+        match xsd_floating_value(s) {
+            Some(value) => Ok(value),
+            None => Err(format!("{s} is not a valid xsd:double lexical form")),
         }
-        s.parse::<f64>()
-            .map_err(|e| format!("Cannot convert {s} to double: {e}"))
     }
 
     /// Parses a long integer (64-bit signed) from its string representation.
@@ -924,8 +925,9 @@ impl ConcreteLiteral {
     ///
     /// Returns an error if the string cannot be parsed as a `Decimal`.
     pub fn parse_decimal(s: &str) -> Result<Decimal, String> {
-        if s.contains('e') || s.contains('E') {
-            return Err("Invalid decimal: unknown character".to_string());
+        // Strata patch: digits, one optional point and sign only (`1_000` is no decimal).
+        if !xsd_decimal_lexical(s) {
+            return Err(format!("{s} is not a valid xsd:decimal lexical form"));
         }
         s.parse::<Decimal>()
             .map_err(|e| format!("Cannot convert {s} to decimal: {e}"))
@@ -937,12 +939,11 @@ impl ConcreteLiteral {
     ///
     /// Returns an error if the string cannot be parsed as a float.
     pub fn parse_float(s: &str) -> Result<f32, String> {
-        // XSD float lexical space does not include "+INF"; only "INF", "-INF", "NaN"
-        if s.eq_ignore_ascii_case("+INF") || s.eq_ignore_ascii_case("+infinity") {
-            return Err(format!("{s} is not a valid xsd:float lexical form"));
+        // Strata patch: the XSD 1.1 lexical space, as `parse_double`.
+        match xsd_floating_value(s) {
+            Some(value) => Ok(value as f32),
+            None => Err(format!("{s} is not a valid xsd:float lexical form")),
         }
-        s.parse::<f32>()
-            .map_err(|e| format!("Cannot convert {s} to float: {e}"))
     }
 
     /// Parses a signed byte (-128 to 127) from its string representation.
@@ -1342,6 +1343,34 @@ fn check_literal_datatype(lexical_form: &str, datatype: &IriRef) -> Result<Concr
         ConcreteLiteral::datetime
     );
 
+    // Strata patch: types the published crate left unchecked are checked against their
+    // lexical space (SHACL 4.1.1: an ill-formed literal has no datatype match), and kept
+    // as datatype literals when well-formed.
+    use std::str::FromStr;
+    const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
+    let well_formed = match iri_str.strip_prefix(XSD) {
+        Some("int") => Some(lexical_form.parse::<i32>().is_ok()),
+        Some("date") => Some(oxsdatatypes::Date::from_str(lexical_form).is_ok()),
+        Some("time") => Some(oxsdatatypes::Time::from_str(lexical_form).is_ok()),
+        Some("gYear") => Some(oxsdatatypes::GYear::from_str(lexical_form).is_ok()),
+        Some("gYearMonth") => Some(oxsdatatypes::GYearMonth::from_str(lexical_form).is_ok()),
+        Some("gMonth") => Some(oxsdatatypes::GMonth::from_str(lexical_form).is_ok()),
+        Some("gMonthDay") => Some(oxsdatatypes::GMonthDay::from_str(lexical_form).is_ok()),
+        Some("gDay") => Some(oxsdatatypes::GDay::from_str(lexical_form).is_ok()),
+        Some("duration") => Some(oxsdatatypes::Duration::from_str(lexical_form).is_ok()),
+        Some("dayTimeDuration") => Some(oxsdatatypes::DayTimeDuration::from_str(lexical_form).is_ok()),
+        Some("yearMonthDuration") => Some(oxsdatatypes::YearMonthDuration::from_str(lexical_form).is_ok()),
+        Some("dateTimeStamp") => Some(oxsdatatypes::DateTime::from_str(lexical_form).is_ok_and(|d| d.timezone().is_some())),
+        _ => None,
+    };
+    if well_formed == Some(false) {
+        return Ok(ConcreteLiteral::WrongDatatypeLiteral {
+            lexical_form: lexical_form.to_string(),
+            datatype: datatype.clone(),
+            error: format!("{lexical_form} is not a valid {iri_str} lexical form"),
+        });
+    }
+
     // Unknown or custom datatype: do not validate lexical form
     Ok(ConcreteLiteral::DatatypeLiteral {
         lexical_form: lexical_form.to_string(),
@@ -1401,4 +1430,37 @@ where
             error: err.to_string(),
         },
     }
+}
+
+/// Strata patch: whether `s` is in the lexical space of `xsd:decimal`.
+fn xsd_decimal_lexical(s: &str) -> bool {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let (whole, fraction) = match digits.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (digits, None),
+    };
+    let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+    all_digits(whole) && fraction.is_none_or(all_digits) && (whole.len() + fraction.map_or(0, str::len)) > 0
+}
+
+/// Strata patch: the value of an `xsd:double`/`xsd:float` lexical form (XSD 1.1).
+fn xsd_floating_value(s: &str) -> Option<f64> {
+    match s {
+        "INF" | "+INF" => return Some(f64::INFINITY),
+        "-INF" => return Some(f64::NEG_INFINITY),
+        "NaN" => return Some(f64::NAN),
+        _ => {}
+    }
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(at) => (&s[..at], Some(&s[at + 1..])),
+        None => (s, None),
+    };
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
+    });
+    if !(xsd_decimal_lexical(mantissa) && exponent_ok) {
+        return None;
+    }
+    s.parse::<f64>().ok()
 }

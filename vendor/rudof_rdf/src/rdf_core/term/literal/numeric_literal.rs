@@ -248,20 +248,14 @@ impl NumericLiteral {
     /// Optimized for integer comparisons; falls back to decimal conversion
     /// for mixed-type comparisons.
     pub fn less_than(&self, other: &NumericLiteral) -> bool {
-        match (self, other) {
-            // Fast path: direct integer comparison
-            (NumericLiteral::Integer(n1), NumericLiteral::Integer(n2)) => n1 < n2,
-            // Generic path: convert to decimal for comparison
-            (v1, v2) => v1.to_decimal() < v2.to_decimal(),
-        }
+        // Strata patch: XPath numeric comparison (see `numeric_cmp`).
+        numeric_cmp(self, other).is_some_and(|o| o.is_lt())
     }
 
     /// Checks if this numeric literal is less than or equal to another.
     pub fn less_than_or_eq(&self, other: &NumericLiteral) -> bool {
-        match (self, other) {
-            (NumericLiteral::Integer(n1), NumericLiteral::Integer(n2)) => n1 <= n2,
-            (v1, v2) => v1.to_decimal() <= v2.to_decimal(),
-        }
+        // Strata patch: XPath numeric comparison (see `numeric_cmp`).
+        numeric_cmp(self, other).is_some_and(|o| o.is_le())
     }
 
     /// Returns the total number of digits in the literal.
@@ -640,9 +634,56 @@ impl PartialOrd for NumericLiteral {
     // Convert both to Decimal and compare
     // Returns None if conversion fails (e.g., NaN)
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        let self_decimal = self.to_decimal()?;
-        let other_decimal = other.to_decimal()?;
-        self_decimal.partial_cmp(&other_decimal)
+        // Strata patch: XPath numeric comparison (see `numeric_cmp`).
+        numeric_cmp(self, other)
+    }
+}
+
+/// Strata patch. XPath `op:numeric-less-than` and friends, with type promotion: when
+/// either side is an `xsd:double` or `xsd:float`, both compare as doubles (so
+/// `1.989e30 > 0`, `INF >= 10`, `NaN` compares with nothing); two integers compare
+/// exactly; otherwise as decimals, and as doubles when a value is out of the decimal's
+/// range (the published crate converted everything to a 28-digit decimal, so large and
+/// tiny doubles and infinities compared with nothing and failed every range).
+fn numeric_cmp(a: &NumericLiteral, b: &NumericLiteral) -> Option<std::cmp::Ordering> {
+    fn as_double(n: &NumericLiteral) -> Option<f64> {
+        match n {
+            NumericLiteral::Double(d) => Some(*d),
+            NumericLiteral::Float(f) => Some(f64::from(*f)),
+            NumericLiteral::Integer(i)
+            | NumericLiteral::NegativeInteger(i)
+            | NumericLiteral::NonPositiveInteger(i) => Some(*i as f64),
+            NumericLiteral::NonNegativeInteger(u) | NumericLiteral::PositiveInteger(u) => Some(*u as f64),
+            NumericLiteral::Long(l) => Some(*l as f64),
+            other => other.to_decimal().and_then(|d| d.to_f64()),
+        }
+    }
+    fn as_integer(n: &NumericLiteral) -> Option<i128> {
+        match n {
+            NumericLiteral::Integer(i)
+            | NumericLiteral::NegativeInteger(i)
+            | NumericLiteral::NonPositiveInteger(i) => Some(*i),
+            NumericLiteral::NonNegativeInteger(u) | NumericLiteral::PositiveInteger(u) => i128::try_from(*u).ok(),
+            NumericLiteral::Long(l) => Some(i128::from(*l)),
+            NumericLiteral::Byte(b) => Some(i128::from(*b)),
+            NumericLiteral::Short(s) => Some(i128::from(*s)),
+            NumericLiteral::UnsignedLong(u) => Some(i128::from(*u)),
+            NumericLiteral::UnsignedInt(u) => Some(i128::from(*u)),
+            NumericLiteral::UnsignedShort(u) => Some(i128::from(*u)),
+            NumericLiteral::UnsignedByte(u) => Some(i128::from(*u)),
+            NumericLiteral::Decimal(_) | NumericLiteral::Double(_) | NumericLiteral::Float(_) => None,
+        }
+    }
+    let floating = |n: &NumericLiteral| matches!(n, NumericLiteral::Double(_) | NumericLiteral::Float(_));
+    if floating(a) || floating(b) {
+        return as_double(a)?.partial_cmp(&as_double(b)?);
+    }
+    if let (Some(x), Some(y)) = (as_integer(a), as_integer(b)) {
+        return Some(x.cmp(&y));
+    }
+    match (a.to_decimal(), b.to_decimal()) {
+        (Some(x), Some(y)) => x.partial_cmp(&y),
+        _ => as_double(a)?.partial_cmp(&as_double(b)?),
     }
 }
 
