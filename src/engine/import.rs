@@ -822,6 +822,23 @@ mod tests {
         }
     }
 
+    /// RDF/XML 6.1.2: `xml:lang=""` is no language, and ends an inherited one (the
+    /// vendored oxrdfxml's patch).
+    #[test]
+    fn an_empty_xml_lang_is_no_language() {
+        let document = format!(
+            "{RDF_XML_HEAD}<rdf:Description rdf:about=\"http://e/a\" xml:lang=\"de\"><ex:l>de</ex:l><ex:m xml:lang=\"\">plain</ex:m></rdf:Description></rdf:RDF>"
+        );
+        let triples = parse_triples(
+            document.as_bytes(),
+            &options(RdfFormat::RdfXml, "doc.rdf"),
+            None,
+        )
+        .expect("an empty xml:lang is allowed");
+        let objects: Vec<String> = triples.iter().map(|t| t.object.to_string()).collect();
+        assert_eq!(objects, ["\"de\"@de", "\"plain\""]);
+    }
+
     #[test]
     fn a_byte_order_mark_is_skipped_and_nothing_else() {
         let turtle = "\u{feff}<http://e/a> <http://e/b> \"\u{feff}x\" .";

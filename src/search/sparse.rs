@@ -117,9 +117,12 @@ impl SparseIndex {
             return Ok(Vec::new());
         }
         let parser = QueryParser::for_index(&self.index, vec![self.body]);
-        // Free text: every token is optional (OR), no query syntax errors.
+        // Free text: every token is optional (OR), no query syntax errors. Lowercased, so
+        // the words AND, OR, NOT and IN stay words and never become the query parser's
+        // operators (the body's tokenizer lowercases anyway).
         let cleaned: String = text
             .chars()
+            .flat_map(char::to_lowercase)
             .map(|c| if c.is_alphanumeric() { c } else { ' ' })
             .collect();
         let (text_query, _) = parser.parse_query_lenient(&cleaned);
@@ -187,5 +190,10 @@ mod tests {
         assert!(hits.iter().any(|h| &*h.record == "b"));
         // Query syntax in user text is just text.
         assert!(index.search("title:(( AND", 5, None).is_ok());
+        // Operator words are words: "NOT page" still finds b (it has "page").
+        let hits = index.search("blank NOT page", 10, None).unwrap();
+        assert!(hits.iter().any(|h| &*h.record == "b"), "{hits:?}");
+        let hits = index.search("nobody AND page", 10, None).unwrap();
+        assert_eq!(hits.len(), 2, "{hits:?}");
     }
 }

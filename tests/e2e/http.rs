@@ -514,6 +514,8 @@ fn bad_requests_get_coded_errors_and_change_nothing() {
         (403, "service_not_allowed", agent().get(server.url("/sparql")).query("query", "SELECT * WHERE { SERVICE <http://169.254.169.254/latest/meta-data/> { ?s ?p ?o } }").call().unwrap()),
         (403, "host_not_allowed", agent().get(server.url("/sparql?query=ASK%7B%7D")).header("host", "attacker.example").call().unwrap()),
         (403, "origin_not_allowed", agent().post(server.url("/update")).header("origin", "http://attacker.example").header("content-type", "application/sparql-update").send("CLEAR ALL").unwrap()),
+        // A page on another port of this host is another origin: its form post is refused.
+        (403, "origin_not_allowed", agent().post(server.url("/update")).header("origin", "http://127.0.0.1:1").header("content-type", "application/x-www-form-urlencoded").send("update=CLEAR%20ALL").unwrap()),
     ];
     for (status, code, mut response) in cases {
         assert_eq!(response.status(), status, "expected {status} {code}");
@@ -524,6 +526,16 @@ fn bad_requests_get_coded_errors_and_change_nothing() {
         1,
         "rejected requests changed nothing"
     );
+    // The server's own pages (the console) send its own origin: allowed.
+    let own = server.url("");
+    let own = own.trim_end_matches('/');
+    let response = agent()
+        .post(server.url("/sparql"))
+        .header("origin", own)
+        .header("content-type", "application/sparql-query")
+        .send("ASK {}")
+        .unwrap();
+    assert_eq!(response.status(), 200, "origin {own}");
 }
 
 #[test]

@@ -483,6 +483,10 @@ fn opaque_tokens_are_introspected_and_a_revoked_one_is_refused() {
         Some("https://other.example.com"),
     );
     assert_eq!(call(&server, Some(&other), "GET", READ, None).0, 401);
+    // One issued for no audience at all is not known to be for this server either.
+    let anyone = auth.token("opaque-client", "opaque-secret", "strata:read", None);
+    let (status, _, body) = call(&server, Some(&anyone), "GET", READ, None);
+    assert_eq!(status, 401, "a token for no audience was accepted: {body}");
     auth.revoke("opaque-client", "opaque-secret", &token);
     let (status, challenge, body) = call(&server, Some(&token), "GET", READ, None);
     assert_eq!(status, 401, "a revoked token was accepted: {body}");

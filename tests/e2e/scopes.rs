@@ -1198,6 +1198,8 @@ fn graph_limited_key_sees_only_its_graphs_on_http_and_mcp() {
         Some(vec![
             key("admin", &["read", "write", "admin"], None),
             key("notes", &["read"], Some(&["notes", "ghost"])),
+            key("noteswriter", &["read", "write"], Some(&["notes", "ghost"])),
+            key("notesadmin", &["read", "write", "admin"], Some(&["notes"])),
         ]),
     );
     let (status, body) = http(&server, Some("notes-key"), "GET", "/graphs", None);
@@ -1246,6 +1248,58 @@ fn graph_limited_key_sees_only_its_graphs_on_http_and_mcp() {
         .as_str()
         .unwrap_or_default();
     assert!(message.ends_with("existing graphs: notes"), "{missing}");
+    // So do the JSON query and records routes, and the MCP commit tool.
+    for (key, path, body) in [
+        (
+            "notes-key",
+            "/graphs/ghost/query",
+            r#"{"mode": "names", "name": "x"}"#,
+        ),
+        (
+            "noteswriter-key",
+            "/graphs/ghost/records",
+            r#"{"triplets": [{"source": {"key": "a"}, "relation": "R", "target": {"key": "b"}}]}"#,
+        ),
+    ] {
+        let (status, body) = http(
+            &server,
+            Some(key),
+            "POST",
+            path,
+            Some(("application/json", body)),
+        );
+        assert_eq!(status, 404, "{path}: {body}");
+        assert!(body.contains("existing graphs: notes\""), "{path}: {body}");
+    }
+    let writer = Mcp::open(&server, "noteswriter-key");
+    let missing = writer.call(
+        "commit",
+        json!({"graph": "ghost", "triplets": [{"source": {"key": "a"}, "relation": "R", "target": {"key": "b"}}]}),
+    );
+    let message = missing["structuredContent"]["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.ends_with("existing graphs: notes"), "{missing}");
+    // An admin key limited to some graphs creates only those (and hears nothing of
+    // whether another exists); a caller without a key is refused before its body is read.
+    for name in ["outside", "secret"] {
+        let (status, body) = http(
+            &server,
+            Some("notesadmin-key"),
+            "POST",
+            "/graphs",
+            Some(("application/json", &json!({ "name": name }).to_string())),
+        );
+        assert_eq!(status, 403, "{name}: {body}");
+    }
+    let (status, body) = http(
+        &server,
+        None,
+        "POST",
+        "/sparql",
+        Some(("application/pdf", "%PDF")),
+    );
+    assert_eq!(status, 401, "{body}");
     // The admin still hears of every graph.
     let (_, body) = http(
         &server,

@@ -47,6 +47,23 @@ impl MissingGraph {
 }
 
 impl HttpError {
+    /// A `graph_not_found` that came through an `ApiError` (which keeps no list of
+    /// graphs) for `graph`, with the graphs that exist, so `hide_other_graphs` narrows
+    /// the answer to the caller's graphs. Any other error as it is.
+    pub fn naming_missing(self, engine: &crate::engine::Engine, graph: &str) -> Self {
+        if self.code != ErrorCode::GraphNotFound || self.missing_graph.is_some() {
+            return self;
+        }
+        HttpError::from(EngineError::GraphNotFound {
+            name: graph.to_owned(),
+            existing: engine
+                .graph_names()
+                .iter()
+                .map(|g| g.as_str().to_owned())
+                .collect(),
+        })
+    }
+
     /// An error with `code`, answered with the code's status (`ErrorCode::http_status`).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {

@@ -108,6 +108,10 @@ pub async fn create_graph(
             format!("expected a JSON body {{\"name\": \"...\"}}: {e}"),
         )
     })?;
+    // A graph-limited admin key creates only graphs of its list (and hears nothing of
+    // whether another exists).
+    super::check_graph_name(&request.name)?;
+    authorize(&caller, Right::Admin, Some(&request.name))?;
     let engine = state.engine.clone();
     let name = request.name.clone();
     let head = blocking(move || Ok(engine.create_graph(&name)?.head_seq())).await?;

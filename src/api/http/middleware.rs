@@ -166,10 +166,10 @@ fn check_host_and_origin(state: &AppState, request: &Request) -> Result<(), Http
             .split_once("://")
             .map(|(_, rest)| rest.trim_end_matches('/'))
             .unwrap_or("");
-        let same_site = state
-            .allowed_hosts
-            .iter()
-            .any(|allowed| allowed == origin_host || allowed == strip_port(origin_host));
+        // The page's own server: the same host *and port* the request was sent to (the
+        // Host header, checked above). A page on another port of the same host is another
+        // origin (RFC 6454) and must not write here through a form post.
+        let same_site = !origin_host.is_empty() && origin_host.eq_ignore_ascii_case(host);
         let listed = state
             .config
             .allowed_origins

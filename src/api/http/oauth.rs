@@ -651,21 +651,26 @@ impl Validator {
         {
             return Err(refused(format!("the token was issued by {iss:?}")));
         }
-        if let Some(aud) = answer.get("aud") {
-            let audiences = self.config.audiences();
-            let named: Vec<&str> = match aud {
-                serde_json::Value::String(s) => vec![s.as_str()],
-                serde_json::Value::Array(items) => {
-                    items.iter().filter_map(|v| v.as_str()).collect()
-                }
-                _ => Vec::new(),
-            };
-            if !named.iter().any(|a| audiences.iter().any(|b| a == b)) {
-                return Err(refused(format!(
-                    "the token is for {named:?}, not for {}",
-                    self.config.resource
-                )));
-            }
+        // A token must be issued for this server (RFC 8707; the MCP authorization spec):
+        // an introspection answer that names no audience says nothing of that, so it is
+        // refused, as a JWT without `aud` is.
+        let Some(aud) = answer.get("aud") else {
+            return Err(refused(format!(
+                "the introspected token names no audience (\"aud\"); ask for it with resource={}",
+                self.config.resource
+            )));
+        };
+        let audiences = self.config.audiences();
+        let named: Vec<&str> = match aud {
+            serde_json::Value::String(s) => vec![s.as_str()],
+            serde_json::Value::Array(items) => items.iter().filter_map(|v| v.as_str()).collect(),
+            _ => Vec::new(),
+        };
+        if !named.iter().any(|a| audiences.iter().any(|b| a == b)) {
+            return Err(refused(format!(
+                "the token is for {named:?}, not for {}",
+                self.config.resource
+            )));
         }
         Ok(self.identity(answer))
     }

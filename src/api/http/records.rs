@@ -65,6 +65,7 @@ async fn write<A: WriteArgs>(
     // The write headers every HTTP write takes, for what the body leaves out.
     let request = commit_request(&headers, &rights, &graph)?;
     let admin = rights.admin_on(&graph);
+    let path_graph = graph.clone();
     *args.graph_mut() = Some(graph);
     args.fill_from(&request);
     let author = request.author;
@@ -73,7 +74,8 @@ async fn write<A: WriteArgs>(
         let prepared = args.prepare(&engine, admin)?;
         Ok(crate::records::commit_as_requested(prepared, author)?)
     })
-    .await?;
+    .await
+    .map_err(|e| e.naming_missing(&state.engine, &path_graph))?;
     Ok(with_envelope(envelope))
 }
 
@@ -89,14 +91,15 @@ pub async fn post_query(
     authorize(&caller, Right::Read, Some(&graph))?;
     super::wait_for_min_commit(&state, &graph, &headers).await?;
     let mut args: QueryArgs = json_body(&state, &headers, body, &graph).await?;
-    args.graph = Some(graph);
+    args.graph = Some(graph.clone());
     let context = state.mcp.clone();
     // A client that goes away cancels its query: dropping this future drops the guard.
     let cancellation = crate::sparql::CancellationToken::new();
     let _cancel_on_drop = CancelOnDrop(cancellation.clone());
     let envelope =
         super::stream::blocking(move || Ok(crate::query::run(&context, args, cancellation)?))
-            .await?;
+            .await
+            .map_err(|e| e.naming_missing(&state.engine, &graph))?;
     Ok(with_envelope(envelope))
 }
 

@@ -93,6 +93,10 @@ pub async fn post(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, HttpError> {
+    // Who may read comes before the body: a caller without the right must not make the
+    // server buffer (and decompress) up to the body limit first.
+    super::check_graph_name(&graph)?;
+    authorize(&caller, Right::Read, Some(&graph))?;
     let mut params = Params::parse(raw.unwrap_or_default().as_bytes())?;
     let body = read_body(body, state.config.body_limit_bytes).await?;
     let text = match content_type(&headers).as_deref() {

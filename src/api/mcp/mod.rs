@@ -611,10 +611,30 @@ impl StrataMcp {
         let access = check_access(ctx, &self.context.engine, &graph, need, what).await?;
         let engine = self.context.engine.clone();
         let existed = engine.graph_names().iter().any(|g| g.as_str() == graph);
+        let rights = access.access.rights.clone();
         let result = write(&self.context, ctx, retry, move || {
             args.prepare(&engine, access.admin)
         })
         .await;
+        // The engine's "not found" names every graph; a graph-limited caller hears only
+        // of its own.
+        let result = result.map_err(|error| {
+            if error.code != crate::error::ErrorCode::GraphNotFound || rights.sees_all() {
+                return error;
+            }
+            crate::engine::EngineError::GraphNotFound {
+                name: graph.clone(),
+                existing: self
+                    .context
+                    .engine
+                    .graph_names()
+                    .iter()
+                    .map(|g| g.as_str().to_owned())
+                    .filter(|g| rights.sees(g))
+                    .collect(),
+            }
+            .into()
+        });
         // A write that created the graph and then failed (or committed nothing) leaves
         // no empty graph behind.
         if !existed {

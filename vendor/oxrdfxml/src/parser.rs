@@ -984,7 +984,9 @@ impl<R> InternalRdfXmlParser<R> {
                 match attribute.key.local_name().as_ref() {
                     b"lang" => {
                         let tag = self.convert_attribute(&attribute)?.to_ascii_lowercase();
-                        language = Some(if self.lenient {
+                        // Strata patch: `xml:lang=""` is no language (RDF/XML 6.1.2): kept
+                        // empty, it ends the inherited one (see `current_language`).
+                        language = Some(if self.lenient || tag.is_empty() {
                             tag
                         } else {
                             LanguageTag::parse(tag.clone())
@@ -1812,9 +1814,12 @@ impl<R> InternalRdfXmlParser<R> {
     ) -> Literal {
         if let Some(datatype) = datatype {
             Literal::new_typed_literal(value, datatype)
-        } else if let Some(language) =
-            language.or_else(|| self.current_language().map(ToOwned::to_owned))
-        {
+        } else if let Some(language) = match language {
+            // Strata patch: an empty `xml:lang` is no language.
+            Some(language) if language.is_empty() => None,
+            Some(language) => Some(language),
+            None => self.current_language().map(ToOwned::to_owned),
+        } {
             #[cfg(feature = "rdf-12")]
             if let Some(base_direction) = base_direction {
                 return Literal::new_directional_language_tagged_literal_unchecked(
@@ -1889,7 +1894,12 @@ impl<R> InternalRdfXmlParser<R> {
                 Triple::new(
                     subject.clone(),
                     literal_predicate,
-                    if let Some(language) = language.or_else(|| self.current_language()) {
+                    // Strata patch: an empty `xml:lang` is no language.
+                    if let Some(language) = match language {
+                        Some("") => None,
+                        Some(language) => Some(language),
+                        None => self.current_language(),
+                    } {
                         #[cfg(feature = "rdf-12")]
                         if let Some(base_direction) =
                             base_direction.or_else(|| self.current_base_direction())
@@ -1983,13 +1993,15 @@ impl<R> InternalRdfXmlParser<R> {
                 | RdfXmlState::ParseTypeCollectionPropertyElt { language, .. }
                 | RdfXmlState::ParseTypeLiteralPropertyElt { language, .. } => {
                     if let Some(language) = language {
-                        return Some(language);
+                        // Strata patch: an empty `xml:lang` ends the inherited language.
+                        return (!language.is_empty()).then_some(language.as_str());
                     }
                 }
                 #[cfg(feature = "rdf-12")]
                 RdfXmlState::ParseTypeTriplePropertyElt { language, .. } => {
                     if let Some(language) = language {
-                        return Some(language);
+                        // Strata patch: an empty `xml:lang` ends the inherited language.
+                        return (!language.is_empty()).then_some(language.as_str());
                     }
                 }
             }
