@@ -249,6 +249,11 @@ impl Graph {
                     let leading = matches!(&*graph.lease.view.lock(), Some((LeaseHolder::Me, _)));
                     // The leader's own appends tell it what the stream holds.
                     shared.pause_watching(leading);
+                    // Store files whose publication failed (the log did not answer) are
+                    // published again: no commit may come to ask for it.
+                    if graph.publish_pending.load(Ordering::Acquire) {
+                        graph.request_flush();
+                    }
                     drop(graph);
                     std::thread::sleep(if leading { ttl / 3 } else { ttl / 6 });
                 }

@@ -650,7 +650,9 @@ impl Graph {
         // Derived data: while the log does not answer the next flush publishes (and a node
         // shutting down while the cluster is away does not wait on it).
         if !shared.is_connected() || self.cluster_reachable() == Some(false) {
-            tracing::info!(graph = %self.name, "the shared log does not answer: store files not published");
+            // Tried again at the lease thread's next round (no commit may come to ask).
+            self.publish_pending.store(true, Ordering::Release);
+            tracing::debug!(graph = %self.name, "the shared log does not answer: store files not published yet");
             return;
         }
         let store_dir = self.dir.join(super::graph::STORE_DIR);
@@ -678,7 +680,8 @@ impl Graph {
                 )
             }
             Err(error) => {
-                tracing::warn!(graph = %self.name, %error, "could not publish the store files")
+                self.publish_pending.store(true, Ordering::Release);
+                tracing::warn!(graph = %self.name, %error, "could not publish the store files (will try again)")
             }
         }
     }
