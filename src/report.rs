@@ -105,14 +105,21 @@ pub fn shapes_turtle(triples: &[crate::model::Triple]) -> String {
 }
 
 /// How `search:` patterns were answered, for the `Strata-Search` response header:
-/// `?t plan=search_first asked=40 bound=20 complete=true dropped=0`, comma-separated.
+/// `?t plan=search_first asked=40 bound=20 complete=true dropped=0 exact=true`,
+/// comma-separated.
 pub fn search_header(reports: &[crate::search::sparql_patterns::SearchReport]) -> String {
     reports
         .iter()
         .map(|r| {
             format!(
-                "?{} plan={} asked={} bound={} complete={} dropped={}",
-                r.variable, r.plan, r.asked, r.bound, r.complete, r.dropped_not_at_seq
+                "?{} plan={} asked={} bound={} complete={} dropped={} exact={}",
+                r.variable,
+                r.plan,
+                r.asked,
+                r.bound,
+                r.complete,
+                r.dropped_not_at_seq,
+                r.exact_at_seq
             )
         })
         .collect::<Vec<_>>()
@@ -132,6 +139,7 @@ pub fn search_json(reports: &[crate::search::sparql_patterns::SearchReport]) -> 
                     "hits_bound": r.bound,
                     "complete": r.complete,
                     "dropped_not_at_seq": r.dropped_not_at_seq,
+                    "exact_at_seq": r.exact_at_seq,
                 })
             })
             .collect(),

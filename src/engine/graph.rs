@@ -540,6 +540,12 @@ impl GraphHistory for Graph {
     fn commit_changes(&self, seq: CommitSeq) -> Result<ChangedQuads, EngineError> {
         Graph::commit_changes(self, seq)
     }
+
+    fn commit_size(&self, seq: CommitSeq) -> u64 {
+        self.commit_info(seq).map_or(u64::MAX, |info| {
+            info.header.n_inserted.saturating_add(info.header.n_deleted)
+        })
+    }
 }
 
 /// The search part, as the graph offers it (searches themselves are reads: `GraphReader`).

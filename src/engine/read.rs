@@ -328,22 +328,20 @@ impl GraphReader<'_> {
                 })
                 .collect()
         };
-        let report = |plan, asked, bound, complete, dropped| SearchReport {
+        let report = |plan, asked, bound, complete, outcome: &super::SearchOutcome| SearchReport {
             variable: call.subject.as_str().to_owned(),
             plan,
             asked,
             bound,
             complete,
-            dropped_not_at_seq: dropped,
+            dropped_not_at_seq: outcome.dropped_not_at_seq,
+            exact_at_seq: outcome.exact_at_seq,
         };
         if !mentions {
             let outcome = self.search(&request)?;
             let hits = as_terms(&outcome);
             let n = hits.len();
-            return Ok((
-                hits,
-                report(outcome.plan, call.k, n, true, outcome.dropped_not_at_seq),
-            ));
+            return Ok((hits, report(outcome.plan, call.k, n, true, &outcome)));
         }
         let allowed =
             self.pattern_subjects(call, None, super::EXACT_MAX_CANDIDATES + 1, options)?;
@@ -357,10 +355,7 @@ impl GraphReader<'_> {
             let outcome = self.search(&request)?;
             let hits = as_terms(&outcome);
             let n = hits.len();
-            return Ok((
-                hits,
-                report(plan, call.k, n, true, outcome.dropped_not_at_seq),
-            ));
+            return Ok((hits, report(plan, call.k, n, true, &outcome)));
         }
         let cap = (call.k * 32).min(super::MAX_K).max(call.k);
         let mut asked = call.k;
@@ -380,13 +375,7 @@ impl GraphReader<'_> {
                 let n = kept.len();
                 return Ok((
                     kept,
-                    report(
-                        SearchPlan::SearchFirst,
-                        asked,
-                        n,
-                        complete,
-                        outcome.dropped_not_at_seq,
-                    ),
+                    report(SearchPlan::SearchFirst, asked, n, complete, &outcome),
                 ));
             }
             asked = (asked * 4).min(cap);

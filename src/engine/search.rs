@@ -22,7 +22,8 @@ use super::read::ChangedQuads;
 use crate::model::{CommitSeq, NamedNode, Term};
 use crate::search::embed::{self, Embedder};
 use crate::search::{
-    Candidates, Declaration, EMBEDDINGS_GRAPH, Hit, Lane, Recipe, SearchIndex, SearchPlan,
+    Candidates, Declaration, EMBEDDINGS_GRAPH, Hit, Lane, Recipe, SearchIndex, SearchPlan, StandIn,
+    StandIns,
 };
 use crate::store::{GraphFilter, Pattern, Snapshot, TermId};
 
@@ -31,6 +32,17 @@ const EMBED_BATCH: usize = 64;
 pub use crate::search::EXACT_MAX_CANDIDATES;
 /// The most hits one search may ask an index for.
 pub const MAX_K: usize = 1_000;
+
+/// A search reads its commit exactly when the index reflects another one: the records
+/// whose text differs between the two are scored from their text at the commit read.
+/// That costs a look at the commits in between and an embedding per changed record, so
+/// it is done when they changed at most this many quads...
+const STAND_IN_MAX_QUADS: u64 = 50_000;
+/// ...and at most this many records, for a read pinned before the index's commit...
+const STAND_IN_MAX_RECORDS_PINNED: usize = 1_000;
+/// ...or this many for a read the index has not caught up with yet (every search until
+/// it has pays for them).
+const STAND_IN_MAX_RECORDS_AHEAD: usize = 64;
 
 /// The named graph holding vectors supplied by callers (MCP `commit` → `entity_embeddings`):
 /// `<record> strata:vector/<index> "0.12 -0.5 …"`. A supplied vector replaces the model's
@@ -151,6 +163,8 @@ pub(crate) trait GraphHistory {
     fn head_seq(&self) -> CommitSeq;
     fn snapshot(&self, seq: CommitSeq) -> Snapshot;
     fn commit_changes(&self, seq: CommitSeq) -> Result<ChangedQuads, EngineError>;
+    /// How many quads a commit inserted and deleted (from its header: no log read).
+    fn commit_size(&self, seq: CommitSeq) -> u64;
 }
 
 /// A graph's search part: its indexes, the worker that keeps them following the commits,
@@ -217,6 +231,12 @@ pub struct SearchOutcome {
     /// Hits dropped because the record did not exist at the commit read.
     pub dropped_not_at_seq: usize,
     pub candidates: Option<usize>,
+    /// Records scored from their text at the commit read, because the index holds
+    /// another version of them.
+    pub rescored: usize,
+    /// False when an index reflects another commit and too much changed in between to
+    /// score from the texts at the commit read: scores then use the index's texts.
+    pub exact_at_seq: bool,
 }
 
 impl SearchPart {
@@ -673,12 +693,33 @@ impl SearchPart {
         let mut hits: Vec<SearchHit> = Vec::new();
         let mut index_seq = CommitSeq::MAX;
         let mut dropped = 0;
+        let mut rescored = 0;
+        let mut exact_at_seq = true;
         for entry in &entries {
             let index = entry.index.read();
             index_seq = index_seq.min(index.published_seq());
+            let stand_ins = if index.published_seq() == read_seq {
+                StandIns::default()
+            } else {
+                match self.stand_ins(history, snapshot, entry, &index, needs_vector)? {
+                    Some(stand_ins) => stand_ins,
+                    None => {
+                        exact_at_seq = false;
+                        StandIns::default()
+                    }
+                }
+            };
+            rescored += stand_ins.records.len();
             let found = match (&candidates, plan) {
                 (Some(c), SearchPlan::FilterFirst) => index
-                    .score_candidates(request.lane, vector.as_deref(), &request.text, c, k)
+                    .score_candidates(
+                        request.lane,
+                        vector.as_deref(),
+                        &request.text,
+                        c,
+                        k,
+                        &stand_ins,
+                    )
                     .map_err(search_error)?,
                 (Some(_), _) => {
                     let set = request.candidates.as_ref().expect("candidates");
@@ -689,8 +730,8 @@ impl SearchPart {
                             vector.as_deref(),
                             &request.text,
                             k,
-                            None,
                             Some(&allow),
+                            &stand_ins,
                         )
                         .map_err(search_error)?
                 }
@@ -701,7 +742,7 @@ impl SearchPart {
                         &request.text,
                         k,
                         None,
-                        None,
+                        &stand_ins,
                     )
                     .map_err(search_error)?,
             };
@@ -740,7 +781,103 @@ impl SearchPart {
             },
             dropped_not_at_seq: dropped,
             candidates: candidates.map(|c| c.len()),
+            rescored,
+            exact_at_seq,
         })
+    }
+
+    /// The records whose indexed text is not their text at the commit `snapshot` reads,
+    /// with that text (`StandIns`); `None` when too much changed between the two commits
+    /// to look (`STAND_IN_MAX_QUADS`, `STAND_IN_MAX_RECORDS_*`).
+    fn stand_ins(
+        &self,
+        history: &dyn GraphHistory,
+        snapshot: &Snapshot,
+        entry: &IndexEntry,
+        index: &SearchIndex,
+        needs_vector: bool,
+    ) -> Result<Option<StandIns>, EngineError> {
+        let (read_seq, indexed_seq) = (snapshot.seq(), index.published_seq());
+        let (from, to) = (read_seq.min(indexed_seq), read_seq.max(indexed_seq));
+        let max_records = if read_seq < indexed_seq {
+            STAND_IN_MAX_RECORDS_PINNED
+        } else {
+            STAND_IN_MAX_RECORDS_AHEAD
+        };
+        let mut quads: u64 = 0;
+        for seq in from + 1..=to {
+            quads = quads.saturating_add(history.commit_size(seq));
+            if quads > STAND_IN_MAX_QUADS {
+                return Ok(None);
+            }
+        }
+        // The later snapshot knows every term either commit uses (the dictionary only
+        // grows), so records created in between are found too.
+        let later = if read_seq < indexed_seq {
+            history.snapshot(indexed_seq)
+        } else {
+            snapshot.clone()
+        };
+        let touched = touched_records(
+            history,
+            &later,
+            &Recipe::new(&later, &entry.declaration),
+            from,
+            to,
+        )?;
+        let recipe = Recipe::new(snapshot, &entry.declaration);
+        let vector_pred =
+            snapshot.lookup(&Term::NamedNode(vector_predicate(&entry.declaration.name)));
+        let dim = self.embedder().dim();
+        let mut stand_ins = StandIns::default();
+        let mut to_embed: Vec<usize> = Vec::new();
+        for id in touched {
+            let Some(Term::NamedNode(node)) = later.term(id) else {
+                continue;
+            };
+            let record: Arc<str> = Arc::from(node.as_str());
+            if snapshot.lookup(&Term::NamedNode(node)).is_none()
+                || !recipe.is_instance(snapshot, id)
+            {
+                if index.contains(&record) {
+                    stand_ins.excluded.insert(record);
+                }
+                continue;
+            }
+            let text = recipe.text(snapshot, id);
+            let supplied = supplied_vector(snapshot, id, vector_pred, dim);
+            let hash = match &supplied {
+                Some((literal, _)) => crate::search::text_hash_of(&format!("{text}\u{0}{literal}")),
+                None => crate::search::text_hash_of(&text),
+            };
+            if index.text_hash(&record) == Some(hash) {
+                continue;
+            }
+            if stand_ins.records.len() == max_records {
+                return Ok(None);
+            }
+            if supplied.is_none() && needs_vector {
+                to_embed.push(stand_ins.records.len());
+            }
+            stand_ins.excluded.insert(record.clone());
+            stand_ins.records.push(StandIn {
+                record,
+                text,
+                vector: supplied.map(|(_, v)| v),
+            });
+        }
+        if !to_embed.is_empty() {
+            let texts: Vec<&str> = to_embed
+                .iter()
+                .map(|&i| stand_ins.records[i].text.as_str())
+                .collect();
+            let vectors = embed::embed_parallel(&*self.embedder(), &texts, self.index_threads)
+                .map_err(EngineError::from)?;
+            for (i, vector) in to_embed.into_iter().zip(vectors) {
+                stand_ins.records[i].vector = Some(vector);
+            }
+        }
+        Ok(Some(stand_ins))
     }
 }
 

@@ -115,11 +115,40 @@ fn indexes_follow_commits_and_survive_restarts() {
     assert_eq!(outcome.plan.name(), "filter_first");
     assert!(outcome.hits.iter().all(|h| &*h.hit.record == "http://e/t3"));
 
-    // A read pinned before t3 existed drops it and says so.
+    // A read pinned before t3 existed, t2 changed and t1 was deleted reads the texts of
+    // then: t3 is no hit, t2 is the invoice, t1 is found by its words.
     let pinned = request("password reset", Lane::Sparse);
     let outcome = graph.read_at(first).search(&pinned).unwrap();
     assert!(outcome.hits.iter().all(|h| &*h.hit.record != "http://e/t3"));
-    assert!(outcome.dropped_not_at_seq >= 1);
+    assert!(outcome.exact_at_seq);
+    assert_eq!(outcome.rescored, 2, "t1 and t2 as they were");
+    for lane in [Lane::Dense, Lane::Sparse, Lane::Hybrid] {
+        let at = |text: &str| -> Vec<String> {
+            graph
+                .read_at(first)
+                .search(&request(text, lane))
+                .unwrap()
+                .hits
+                .iter()
+                .map(|h| h.hit.record.to_string())
+                .collect()
+        };
+        assert_eq!(at("sign in")[0], "http://e/t1", "{lane:?}");
+        assert_eq!(at("invoice PDF blank")[0], "http://e/t2", "{lane:?}");
+        if lane == Lane::Sparse {
+            assert_eq!(at("sign in"), vec!["http://e/t1"], "t2 did not say it then");
+            assert!(at("SSO").is_empty(), "t2's words of today are not read");
+        }
+    }
+    // Only the candidates given, as they were.
+    let mut only = request("sign in", Lane::Hybrid);
+    only.candidates = Some(Arc::new(HashSet::from([
+        Arc::<str>::from("http://e/t1"),
+        Arc::<str>::from("http://e/t3"),
+    ])));
+    let outcome = graph.read_at(first).search(&only).unwrap();
+    let hits: Vec<&str> = outcome.hits.iter().map(|h| &*h.hit.record).collect();
+    assert_eq!(hits, vec!["http://e/t1"]);
 
     let head = graph.head_seq();
     drop(graph);

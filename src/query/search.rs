@@ -571,8 +571,15 @@ pub fn search(ctx: &Context, common: &Common, args: &SearchQuery) -> Result<Enve
             text,
             lane.name(),
             outcome.plan,
-            if lag > 0 {
-                format!("; the index is {lag} commit(s) behind (pass consistency: strong to wait)")
+            if !outcome.exact_at_seq {
+                format!(
+                    "; scores use the texts the index holds at commit {}, too much changed since to read the texts of commit {seq} (pass consistency: strong to wait for the head)",
+                    outcome.index_seq
+                )
+            } else if lag > 0 {
+                format!(
+                    "; the index is {lag} commit(s) behind: the records changed since were scored as they are at commit {seq}"
+                )
             } else {
                 String::new()
             }
@@ -584,6 +591,8 @@ pub fn search(ctx: &Context, common: &Common, args: &SearchQuery) -> Result<Enve
             "candidates": outcome.candidates,
             "index_seq": outcome.index_seq,
             "dropped_not_at_seq": outcome.dropped_not_at_seq,
+            "rescored": outcome.rescored,
+            "exact_at_seq": outcome.exact_at_seq,
         }),
         seq,
     );

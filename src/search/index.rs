@@ -15,7 +15,7 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::dense::{DenseIndex, HnswParams, Scored};
+use super::dense::{DenseIndex, HnswParams, Scored, sort_scored};
 use super::sparse::{SparseError, SparseIndex};
 use super::{Hit, Lane, fuse};
 use crate::model::CommitSeq;
@@ -57,6 +57,28 @@ pub struct Upsert {
     pub vector: Vec<f32>,
     /// What the vector was made from, when not the text alone (a supplied vector).
     pub hash: Option<u64>,
+}
+
+/// What a read pinned to an older commit than the index needs: the records whose indexed
+/// text is not their text at the commit read (`excluded`: never answered from the index),
+/// and, among them, those that existed then, with that text (and its vector when a dense
+/// lane ranks). They are scored exactly and ranked with the indexed ones.
+#[derive(Default)]
+pub struct StandIns {
+    pub excluded: std::collections::HashSet<Arc<str>>,
+    pub records: Vec<StandIn>,
+}
+
+pub struct StandIn {
+    pub record: Arc<str>,
+    pub text: String,
+    pub vector: Option<Vec<f32>>,
+}
+
+impl StandIns {
+    pub fn is_empty(&self) -> bool {
+        self.excluded.is_empty()
+    }
 }
 
 pub struct SearchIndex {
@@ -261,32 +283,57 @@ impl SearchIndex {
     }
 
     /// The best `k` hits of a lane over the whole index, restricted by `allow` (a filter
-    /// applied inside the HNSW search, and to BM25 hits afterwards).
+    /// applied inside the HNSW search, and to BM25 hits afterwards), with `stand_ins` in
+    /// place of the indexed texts they replace.
     pub fn search(
         &self,
         lane: Lane,
         query_vector: Option<&[f32]>,
         text: &str,
         k: usize,
-        ef: Option<usize>,
         allow: Option<&dyn Fn(&str) -> bool>,
+        stand_ins: &StandIns,
     ) -> Result<Vec<Hit>, IndexError> {
+        let indexed_and_allowed =
+            |r: &str| !stand_ins.excluded.contains(r) && allow.is_none_or(|a| a(r));
+        let indexed: Option<&dyn Fn(&str) -> bool> = if stand_ins.is_empty() {
+            allow
+        } else {
+            Some(&indexed_and_allowed)
+        };
+        let keep = |r: &str| allow.is_none_or(|a| a(r));
         let dense = || -> Vec<Scored> {
-            query_vector.map_or_else(Vec::new, |q| self.dense.search(q, k, ef, allow))
+            let Some(q) = query_vector else {
+                return Vec::new();
+            };
+            let mut hits = self.dense.search(q, k, None, indexed);
+            if !stand_ins.is_empty() {
+                hits.extend(stand_in_dense(q, stand_ins, &keep));
+                sort_scored(&mut hits);
+                hits.truncate(k);
+            }
+            hits
         };
         let sparse = || -> Result<Vec<Scored>, IndexError> {
-            let widened = if allow.is_some() { k * 10 } else { k };
+            let widened = if indexed.is_some() {
+                k * 10 + stand_ins.excluded.len()
+            } else {
+                k
+            };
             let mut hits = self.sparse.search(text, widened, None)?;
-            if let Some(allow) = allow {
-                hits.retain(|h| allow(&h.record));
+            if let Some(indexed) = indexed {
+                hits.retain(|h| indexed(&h.record));
             }
+            hits.extend(self.stand_in_sparse(text, stand_ins, &keep)?);
+            sort_scored(&mut hits);
             hits.truncate(k);
             Ok(hits)
         };
         self.combine(lane, k, dense, sparse)
     }
 
-    /// Exact scores of the given candidates only (few candidates: no approximation).
+    /// Exact scores of the given candidates only (few candidates: no approximation), with
+    /// `stand_ins` in place of the indexed texts they replace.
     pub fn score_candidates(
         &self,
         lane: Lane,
@@ -294,14 +341,61 @@ impl SearchIndex {
         text: &str,
         candidates: &[Arc<str>],
         k: usize,
+        stand_ins: &StandIns,
     ) -> Result<Vec<Hit>, IndexError> {
+        let indexed: Vec<Arc<str>> = candidates
+            .iter()
+            .filter(|r| !stand_ins.excluded.contains(*r))
+            .cloned()
+            .collect();
+        let listed: std::collections::HashSet<&str> = if stand_ins.is_empty() {
+            Default::default()
+        } else {
+            candidates.iter().map(|r| &**r).collect()
+        };
+        let keep = |r: &str| listed.contains(r);
         let dense = || -> Vec<Scored> {
-            query_vector.map_or_else(Vec::new, |q| self.dense.score_exactly(q, candidates, k))
+            let Some(q) = query_vector else {
+                return Vec::new();
+            };
+            let mut hits = self.dense.score_exactly(q, &indexed, k);
+            if !stand_ins.is_empty() {
+                hits.extend(stand_in_dense(q, stand_ins, &keep));
+                sort_scored(&mut hits);
+                hits.truncate(k);
+            }
+            hits
         };
         let sparse = || -> Result<Vec<Scored>, IndexError> {
-            Ok(self.sparse.search(text, k, Some(candidates))?)
+            let mut hits = self.sparse.search(text, k, Some(&indexed))?;
+            if !stand_ins.is_empty() {
+                hits.extend(self.stand_in_sparse(text, stand_ins, &keep)?);
+                sort_scored(&mut hits);
+                hits.truncate(k);
+            }
+            Ok(hits)
         };
         self.combine(lane, k, dense, sparse)
+    }
+
+    /// BM25 scores of the stand-ins `keep` lets through, with the index's statistics.
+    fn stand_in_sparse(
+        &self,
+        text: &str,
+        stand_ins: &StandIns,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<Scored>, IndexError> {
+        let mut out = Vec::new();
+        for s in stand_ins.records.iter().filter(|s| keep(&s.record)) {
+            let score = self.sparse.score_text(text, &s.text)?;
+            if score > 0.0 {
+                out.push(Scored {
+                    record: s.record.clone(),
+                    score,
+                });
+            }
+        }
+        Ok(out)
     }
 
     fn combine(
@@ -407,6 +501,22 @@ impl SearchIndex {
         .map_err(|e| io(&tmp, e))?;
         std::fs::rename(&tmp, dir.join("meta")).map_err(|e| io(&tmp, e))
     }
+}
+
+/// Cosine similarities of the stand-ins `keep` lets through (vectors are unit length).
+fn stand_in_dense(query: &[f32], stand_ins: &StandIns, keep: &dyn Fn(&str) -> bool) -> Vec<Scored> {
+    stand_ins
+        .records
+        .iter()
+        .filter(|s| keep(&s.record))
+        .filter_map(|s| {
+            let vector = s.vector.as_deref()?;
+            (vector.len() == query.len()).then(|| Scored {
+                record: s.record.clone(),
+                score: super::simd::dot(query, vector),
+            })
+        })
+        .collect()
 }
 
 fn open_log(path: &Path) -> Result<BufWriter<File>, IndexError> {
@@ -529,7 +639,14 @@ mod tests {
         assert_eq!(index.len(), 1);
         assert_eq!(index.text_hash("b"), Some(text_hash("yellow pear")));
         let hits = index
-            .search(Lane::Hybrid, Some(&[0.0, 1.0]), "pear", 5, None, None)
+            .search(
+                Lane::Hybrid,
+                Some(&[0.0, 1.0]),
+                "pear",
+                5,
+                None,
+                &StandIns::default(),
+            )
             .unwrap();
         assert_eq!(hits.len(), 1);
         assert_eq!(&*hits[0].record, "b");

@@ -17,7 +17,7 @@ pub mod sparse;
 
 pub use declaration::{Declaration, EMBEDDINGS_GRAPH};
 pub use dense::{HnswParams, Scored};
-pub use index::{IndexError, SearchIndex, Upsert, text_hash as text_hash_of};
+pub use index::{IndexError, SearchIndex, StandIn, StandIns, Upsert, text_hash as text_hash_of};
 pub use plan::{Candidates, EXACT_MAX_CANDIDATES, SearchPlan};
 pub use recipe::{LABELS, Recipe};
 

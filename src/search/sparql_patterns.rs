@@ -49,6 +49,9 @@ pub struct SearchReport {
     pub complete: bool,
     /// Hits dropped because the record did not exist at the commit read.
     pub dropped_not_at_seq: usize,
+    /// False when the index reflected another commit and too much changed in between to
+    /// score the records as they were at the commit read.
+    pub exact_at_seq: bool,
 }
 
 /// Chooses the hits (record, score) of one call.

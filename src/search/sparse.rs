@@ -6,7 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermSetQuery};
+use tantivy::fieldnorm::FieldNormReader;
+use tantivy::query::{
+    Bm25StatisticsProvider, Bm25Weight, BooleanQuery, Occur, Query, QueryParser, TermSetQuery,
+};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
@@ -117,15 +120,7 @@ impl SparseIndex {
             return Ok(Vec::new());
         }
         let parser = QueryParser::for_index(&self.index, vec![self.body]);
-        // Free text: every token is optional (OR), no query syntax errors. Lowercased, so
-        // the words AND, OR, NOT and IN stay words and never become the query parser's
-        // operators (the body's tokenizer lowercases anyway).
-        let cleaned: String = text
-            .chars()
-            .flat_map(char::to_lowercase)
-            .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-            .collect();
-        let (text_query, _) = parser.parse_query_lenient(&cleaned);
+        let (text_query, _) = parser.parse_query_lenient(&query_words(text));
         let query: Box<dyn Query> = match only {
             None => text_query,
             Some(records) => Box::new(BooleanQuery::new(vec![
@@ -155,6 +150,61 @@ impl SparseIndex {
         sort_scored(&mut out);
         Ok(out)
     }
+
+    /// The BM25 score `body` would get for `text` if it were in the index, with the
+    /// index's statistics (document count, average length, document frequencies): a
+    /// text the index does not hold (a record as it was at an older commit) ranks among
+    /// the indexed ones. 0 when no word of the query is in `body`.
+    pub fn score_text(&self, text: &str, body: &str) -> Result<f32, SparseError> {
+        let mut analyzer = self.index.tokenizer_for_field(self.body)?;
+        let mut tokens = |s: &str| -> Vec<String> {
+            let mut out = Vec::new();
+            let mut stream = analyzer.token_stream(s);
+            while stream.advance() {
+                out.push(stream.token().text.clone());
+            }
+            out
+        };
+        let body_tokens = tokens(body);
+        let mut query_tokens = tokens(&query_words(text));
+        // A word said twice counts once, as in the index's own scoring.
+        query_tokens.sort_unstable();
+        query_tokens.dedup();
+        if body_tokens.is_empty() || query_tokens.is_empty() {
+            return Ok(0.0);
+        }
+        let mut freqs: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        for t in &body_tokens {
+            *freqs.entry(t).or_default() += 1;
+        }
+        let fieldnorm_id = FieldNormReader::fieldnorm_to_id(body_tokens.len() as u32);
+        let searcher = self.reader.searcher();
+        let indexed_docs = searcher.total_num_docs()?;
+        let mut score = 0.0;
+        for word in &query_tokens {
+            let Some(&tf) = freqs.get(word.as_str()) else {
+                continue;
+            };
+            let term = Term::from_field_text(self.body, word);
+            let weight = if indexed_docs == 0 {
+                Bm25Weight::for_one_term(0, 1, body_tokens.len() as f32)
+            } else {
+                Bm25Weight::for_terms(&searcher, std::slice::from_ref(&term))?
+            };
+            score += weight.score(fieldnorm_id, tf);
+        }
+        Ok(score)
+    }
+}
+
+/// Free text as the query parser should read it: every word an optional clause, no
+/// query syntax. Lowercased, so the words AND, OR, NOT and IN stay words and never
+/// become the parser's operators (the body's tokenizer lowercases anyway).
+fn query_words(text: &str) -> String {
+    text.chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect()
 }
 
 #[cfg(test)]
@@ -195,5 +245,40 @@ mod tests {
         assert!(hits.iter().any(|h| &*h.record == "b"), "{hits:?}");
         let hits = index.search("nobody AND page", 10, None).unwrap();
         assert_eq!(hits.len(), 2, "{hits:?}");
+    }
+
+    #[test]
+    fn scores_a_text_it_does_not_hold_as_if_it_did() {
+        let mut index = SparseIndex::open(None).unwrap();
+        for (r, t) in [
+            ("a", "users cannot sign in after the upgrade"),
+            ("b", "invoice PDF is blank"),
+            ("c", "signing is broken: nobody signs in, signs everywhere"),
+            ("d", "the export button does nothing"),
+        ] {
+            index.upsert(r, t).unwrap();
+        }
+        index.commit("1").unwrap();
+        for query in ["sign in", "blank invoices", "signs signs nobody"] {
+            for hit in index.search(query, 10, None).unwrap() {
+                let body = match &*hit.record {
+                    "a" => "users cannot sign in after the upgrade",
+                    "b" => "invoice PDF is blank",
+                    "c" => "signing is broken: nobody signs in, signs everywhere",
+                    _ => "the export button does nothing",
+                };
+                let own = index.score_text(query, body).unwrap();
+                assert!(
+                    (own - hit.score).abs() < 1e-4,
+                    "{query:?} on {}: {own} vs {}",
+                    hit.record,
+                    hit.score
+                );
+            }
+        }
+        assert_eq!(index.score_text("sign in", "invoice PDF").unwrap(), 0.0);
+        assert!(index.score_text("zebra", "a zebra crossing").unwrap() > 0.0);
+        let empty = SparseIndex::open(None).unwrap();
+        assert!(empty.score_text("zebra", "a zebra").unwrap() > 0.0);
     }
 }

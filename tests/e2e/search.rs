@@ -196,6 +196,58 @@ fn search_by_meaning_over_mcp_and_sparql() {
             .all(|r| r["t"]["value"] != "http://example.org/support/t3"),
         "closed tickets are filtered"
     );
+
+    // t1 says something else from now on: a read pinned before reads what it said then.
+    let before: u64 = response.headers()["strata-commit"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let changed = agent()
+        .post(server.url("/graphs/main/update"))
+        .header("content-type", "application/sparql-update")
+        .send("PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> DELETE { <http://example.org/support/t1> rdfs:label ?l } INSERT { <http://example.org/support/t1> rdfs:label \"the office plants need water\" } WHERE { <http://example.org/support/t1> rdfs:label ?l }")
+        .unwrap();
+    assert!(changed.status().is_success());
+    let nearest = "PREFIX search: <https://strata.dev/ns/search#>
+        SELECT ?t WHERE { ?t search:nearest \"login does not work\" ; search:lane \"dense\" ; search:k 1 }";
+    let first_hit = |as_of: Option<u64>| -> (String, String) {
+        let mut request = agent()
+            .get(server.url("/graphs/main/sparql"))
+            .query("query", nearest)
+            .header("accept", "application/sparql-results+json");
+        if let Some(seq) = as_of {
+            request = request.query("as_of", seq.to_string());
+        }
+        let mut response = request.call().unwrap();
+        let header = response.headers()["strata-search"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let body: Value =
+            serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+        let hit = body["results"]["bindings"][0]["t"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        (hit, header)
+    };
+    let (then, header) = first_hit(Some(before));
+    assert_eq!(then, "http://example.org/support/t1", "{header}");
+    assert!(header.contains("exact=true"), "{header}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (now, header) = first_hit(None);
+        if now != "http://example.org/support/t1" {
+            assert!(header.contains("exact=true"), "{header}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "t1 still first: {header}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// A date alone compared with moments is that whole day (UTC), in search filters,
