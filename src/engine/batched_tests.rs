@@ -464,3 +464,72 @@ fn an_order_by_over_a_pattern_is_answered_as_a_block() -> Result<(), Box<dyn std
     }
     Ok(())
 }
+
+/// `STR`, `DATATYPE`, `isNumeric` and `sameTerm` read the stored term (lexical form and
+/// datatype), on both paths, even where a group or a filter would let the batched path
+/// see only values.
+#[test]
+fn term_functions_read_the_stored_lexical_form_and_datatype()
+-> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let engine = Engine::open(dir.path(), EngineConfig::default())?;
+    let graph = engine.graph_or_create("main")?;
+    graph.update(
+        "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> INSERT DATA { <http://e/a> <http://e/v> \"25\"^^xsd:int , \"007\"^^xsd:integer , \"7\"^^xsd:integer , \"1.50\"^^xsd:decimal , \"1\"^^xsd:boolean , \"2020-01-01T00:00:00Z\"^^xsd:dateTimeStamp , \"99999999999999999999999999999999999999999\"^^xsd:integer }",
+        None,
+        &UpdateOptions::default(),
+        &CommitRequest::default(),
+    )?;
+    let head = graph.head_seq();
+    let expectations: [(&str, Vec<&str>); 6] = [
+        (
+            "SELECT ?k (COUNT(*) AS ?n) WHERE { ?s <http://e/v> ?v BIND(CONCAT(STR(?s), STR(?v)) AS ?k) FILTER(STRSTARTS(?k, \"http://e/a0\")) } GROUP BY ?k",
+            vec!["\"http://e/a007\" \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>"],
+        ),
+        (
+            "SELECT (STR(?v) AS ?s) (DATATYPE(?v) AS ?d) WHERE { <http://e/a> <http://e/v> ?v } ORDER BY ?s",
+            vec![
+                "\"007\" <http://www.w3.org/2001/XMLSchema#integer>",
+                "\"1\" <http://www.w3.org/2001/XMLSchema#boolean>",
+                "\"1.50\" <http://www.w3.org/2001/XMLSchema#decimal>",
+                "\"2020-01-01T00:00:00Z\" <http://www.w3.org/2001/XMLSchema#dateTimeStamp>",
+                "\"25\" <http://www.w3.org/2001/XMLSchema#int>",
+                "\"7\" <http://www.w3.org/2001/XMLSchema#integer>",
+                "\"99999999999999999999999999999999999999999\" <http://www.w3.org/2001/XMLSchema#integer>",
+            ],
+        ),
+        (
+            "SELECT ?d (COUNT(*) AS ?n) WHERE { ?s <http://e/v> ?v } GROUP BY (DATATYPE(?v) AS ?d) ORDER BY ?d",
+            vec![
+                "<http://www.w3.org/2001/XMLSchema#boolean> \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>",
+                "<http://www.w3.org/2001/XMLSchema#dateTimeStamp> \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>",
+                "<http://www.w3.org/2001/XMLSchema#decimal> \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>",
+                "<http://www.w3.org/2001/XMLSchema#int> \"1\"^^<http://www.w3.org/2001/XMLSchema#integer>",
+                "<http://www.w3.org/2001/XMLSchema#integer> \"3\"^^<http://www.w3.org/2001/XMLSchema#integer>",
+            ],
+        ),
+        (
+            "SELECT (COUNT(*) AS ?n) WHERE { ?s <http://e/v> ?v FILTER(STR(?v) = \"007\") }",
+            vec!["\"1\"^^<http://www.w3.org/2001/XMLSchema#integer>"],
+        ),
+        (
+            "SELECT (COUNT(*) AS ?n) WHERE { ?s <http://e/v> ?v FILTER(isNumeric(?v)) }",
+            vec!["\"5\"^^<http://www.w3.org/2001/XMLSchema#integer>"],
+        ),
+        (
+            "SELECT (COUNT(*) AS ?n) WHERE { ?s <http://e/v> ?v . ?s <http://e/v> ?w FILTER(?v = ?w && !sameTerm(?v, ?w)) }",
+            // 007 and 7 equal each other, both ways.
+            vec!["\"2\"^^<http://www.w3.org/2001/XMLSchema#integer>"],
+        ),
+    ];
+    for (query, expected) in expectations {
+        for row_at_a_time in [false, true] {
+            assert_eq!(
+                rows(&engine, head, query, row_at_a_time),
+                expected,
+                "{query} (row at a time: {row_at_a_time})"
+            );
+        }
+    }
+    Ok(())
+}

@@ -48,7 +48,14 @@ impl Pushed<'_> {
                 self.row[*layout] = decoder.value(ids[*column]);
             }
             match &self.late[*filter] {
-                Late::Filter(e) => e.effective_boolean_value(self.row) == Some(true),
+                Late::Filter(e) => {
+                    let term_of = |c: usize| {
+                        at.iter()
+                            .find(|(layout, _)| *layout == c)
+                            .and_then(|(_, column)| decoder.term(ids[*column]))
+                    };
+                    e.effective_boolean_value(self.row, term_of) == Some(true)
+                }
                 Late::Bind(_) => true,
             }
         })

@@ -36,7 +36,7 @@ mod top;
 mod values;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use spareval::{Aggregate, ExpressionTerm, Row, RowExpression};
+use spareval::{Aggregate, ExpressionTerm, Row};
 use spargebra::Query;
 use spargebra::algebra::{AggregateExpression, AggregateFunction, Expression, GraphPattern};
 use spargebra::term::{GroundTerm, TriplePattern, Variable};
@@ -52,7 +52,7 @@ use parking_lot::Mutex;
 use spareval::CancellationToken;
 use std::sync::Arc;
 use top::TopCount;
-use values::{BaseIri, Decoder, OneVariable, SharedMemo};
+use values::{BaseIri, Decoder, OneVariable, RowExpr, SharedMemo};
 
 /// Past this many groups the answer goes back to spareval (a `VALUES` block that large
 /// would cost more to build than it saves).
@@ -356,15 +356,15 @@ enum Agg {
 /// per id), or of several (evaluated per row).
 enum Argument {
     One(OneVariable, usize),
-    Row(RowExpression),
+    Row(RowExpr),
 }
 
 /// What runs on each joined row, in the order of the group's body.
 enum Late {
     /// A `FILTER` conjunct of several variables, or of a `BIND`.
-    Filter(RowExpression),
+    Filter(RowExpr),
     /// A `BIND` (its value the next bound column).
-    Bind(RowExpression),
+    Bind(RowExpr),
 }
 
 /// How the batched path answers one group, decided before any scan.
@@ -589,16 +589,17 @@ impl Plan<'_> {
         for c in &self.row_columns {
             row[*c] = decoder.value(ids[at[*c]]);
         }
+        let term_of = |c: usize| (c < n).then(|| decoder.term(ids[at[c]])).flatten();
         let mut k = 0;
         for step in &self.late {
             match step {
                 Late::Filter(e) => {
-                    if e.effective_boolean_value(row) != Some(true) {
+                    if e.effective_boolean_value(row, term_of) != Some(true) {
                         return false;
                     }
                 }
                 Late::Bind(e) => {
-                    row[n + k] = e.evaluate(row);
+                    row[n + k] = e.evaluate(row, term_of);
                     k += 1;
                 }
             }
@@ -897,7 +898,12 @@ impl<'p, 'q> Grouping<'p, 'q> {
                 Agg::Value { argument, .. } => {
                     let value = match argument {
                         Argument::One(e, c) => e.evaluate(ids[self.at[*c]], decoder),
-                        Argument::Row(e) => e.evaluate(&self.row),
+                        Argument::Row(e) => {
+                            let at = &self.at;
+                            e.evaluate(&self.row, |c| {
+                                (c < n).then(|| decoder.term(ids[at[c]])).flatten()
+                            })
+                        }
                     };
                     group.values[v].add(value);
                     v += 1;

@@ -6,7 +6,7 @@
 //! those of the row-at-a-time path.
 
 use rustc_hash::FxHashMap;
-use spareval::{ExpressionTerm, Row, RowExpression};
+use spareval::{ExpressionTerm, Row, RowExpression, TermRow, TermRowExpression};
 use spargebra::algebra::{Expression, Function};
 use spargebra::term::{NamedNode, Variable};
 
@@ -40,6 +40,11 @@ impl<'s> Decoder<'s> {
         self.snapshot.term(id).map(ExpressionTerm::from)
     }
 
+    /// The term of an id as stored (lexical form and datatype kept).
+    pub(super) fn term(&self, id: TermId) -> Option<crate::model::Term> {
+        self.snapshot.term(id)
+    }
+
     pub(super) fn value(&mut self, id: TermId) -> Option<ExpressionTerm> {
         let snapshot = self.snapshot;
         self.values
@@ -52,7 +57,7 @@ impl<'s> Decoder<'s> {
 /// An expression of one variable, evaluated once per id of that variable.
 pub(super) struct OneVariable {
     pub(super) variable: Variable,
-    expression: RowExpression,
+    expression: Compiled,
     row: Row,
     results: Memo,
     /// `holds` of recent ids, direct-mapped by id (`HELD_SLOTS`, 0: empty, 1: false, 2:
@@ -101,6 +106,13 @@ impl ById {
     }
 }
 
+/// An expression compiled over values (most), or over stored terms (one that reads a
+/// lexical form or a datatype).
+enum Compiled {
+    Values(RowExpression),
+    Terms(TermRowExpression),
+}
+
 /// Slots of `OneVariable::held`.
 const HELD_SLOTS: usize = 4096;
 
@@ -139,7 +151,23 @@ impl OneVariable {
         base_iri: Option<&BaseIri>,
     ) -> Option<Self> {
         let by_id = ById::recognize(expression, variable);
-        let expression = compile(expression, |v| (v == variable).then_some(0), base_iri)?;
+        let column = |v: &Variable| (v == variable).then_some(0);
+        let expression = if reads_stored_terms(expression) {
+            if !deterministic(expression) {
+                return None;
+            }
+            Compiled::Terms(TermRowExpression::compile(
+                expression,
+                column,
+                base_iri.cloned(),
+            )?)
+        } else {
+            Compiled::Values(RowExpression::compile(
+                expression,
+                column,
+                base_iri.cloned(),
+            )?)
+        };
         Some(Self {
             variable: variable.clone(),
             expression,
@@ -169,8 +197,13 @@ impl OneVariable {
         }
         // Evaluated once per id: the decoded value is not worth keeping as well. (Two
         // threads may both evaluate a shared id: the same value, kept once.)
-        self.row[0] = decoder.decode(id);
-        let result = self.expression.evaluate(&self.row);
+        let result = match &self.expression {
+            Compiled::Values(expression) => {
+                self.row[0] = decoder.decode(id);
+                expression.evaluate(&self.row)
+            }
+            Compiled::Terms(expression) => expression.evaluate(&vec![decoder.term(id)]),
+        };
         match &mut self.results {
             Memo::Own(results) => {
                 results.insert(id, result.clone());
@@ -208,16 +241,87 @@ impl OneVariable {
 /// Compiles an expression whose variables are read from the columns `column` names.
 /// `None`: it is not deterministic per row (`NOW()`, `RAND()`, `UUID()`, `STRUUID()`,
 /// `BNODE()`: spareval's value for the query would differ from ours), or it needs what a
-/// row cannot give (`EXISTS`, a custom function that is not an XSD cast).
+/// row cannot give (`EXISTS`, a custom function that is not an XSD cast). A row holds
+/// values (`"007"^^xsd:int` is the integer 7 there), so an expression that reads a
+/// lexical form or a datatype (`STR`, `DATATYPE`, `sameTerm`) is compiled over the stored
+/// terms instead (`RowExpr::Terms`). `isNumeric` is fine over values: a number no value
+/// type holds stays its literal.
 pub(super) fn compile(
     expression: &Expression,
     column: impl Fn(&Variable) -> Option<usize>,
     base_iri: Option<&BaseIri>,
-) -> Option<RowExpression> {
+) -> Option<RowExpr> {
     if !deterministic(expression) {
         return None;
     }
-    RowExpression::compile(expression, column, base_iri.cloned())
+    Some(if reads_stored_terms(expression) {
+        RowExpr::Terms(TermRowExpression::compile(
+            expression,
+            column,
+            base_iri.cloned(),
+        )?)
+    } else {
+        RowExpr::Values(RowExpression::compile(
+            expression,
+            column,
+            base_iri.cloned(),
+        )?)
+    })
+}
+
+/// An expression of several variables, over a row of values, or over the stored terms
+/// when it reads a lexical form or a datatype (`reads_stored_terms`).
+pub(super) enum RowExpr {
+    Values(RowExpression),
+    Terms(TermRowExpression),
+}
+
+impl RowExpr {
+    /// Its value on `row`; `term_of(c)` is the stored term of column `c` when the column
+    /// holds a stored term (a computed column's value is its own term).
+    pub(super) fn evaluate(
+        &self,
+        row: &Row,
+        term_of: impl Fn(usize) -> Option<crate::model::Term>,
+    ) -> Option<ExpressionTerm> {
+        match self {
+            Self::Values(e) => e.evaluate(row),
+            Self::Terms(e) => {
+                let terms: TermRow = row
+                    .iter()
+                    .enumerate()
+                    .map(|(c, value)| {
+                        value
+                            .as_ref()
+                            .and_then(|v| term_of(c).or_else(|| Some(v.clone().into())))
+                    })
+                    .collect();
+                e.evaluate(&terms)
+            }
+        }
+    }
+
+    pub(super) fn effective_boolean_value(
+        &self,
+        row: &Row,
+        term_of: impl Fn(usize) -> Option<crate::model::Term>,
+    ) -> Option<bool> {
+        spareval::effective_boolean_value(&self.evaluate(row, term_of)?)
+    }
+}
+
+/// Whether an expression reads a term's lexical form or datatype (`STR`, `DATATYPE`,
+/// `sameTerm`), which a row of values has lost.
+fn reads_stored_terms(expression: &Expression) -> bool {
+    let mut reads = false;
+    visit(expression, &mut |e| {
+        if let Expression::FunctionCall(Function::Str | Function::Datatype, _)
+        | Expression::SameTerm(..) = e
+        {
+            reads = true;
+        }
+    });
+    reads
 }
 
 fn deterministic(expression: &Expression) -> bool {

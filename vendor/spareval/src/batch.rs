@@ -63,6 +63,119 @@ impl RowExpression {
     }
 }
 
+/// One row of RDF terms as stored (`None`: unbound), for `TermRowExpression`.
+pub type TermRow = Vec<Option<Term>>;
+
+/// A compiled expression over rows of stored terms: what `STR`, `DATATYPE` and
+/// `sameTerm` read of a variable is its lexical form and datatype, which a `Row` of values
+/// has lost (`"007"^^xsd:int` is the integer 7 there). Each variable's value is parsed
+/// where it is read, so it suits an expression evaluated once per distinct term.
+#[derive(Clone)]
+pub struct TermRowExpression {
+    evaluator: ExpressionEvaluator<'static, TermRow, ExpressionTerm>,
+}
+
+impl TermRowExpression {
+    /// As `RowExpression::compile`, over rows of terms.
+    pub fn compile(
+        expression: &spargebra::algebra::Expression,
+        column: impl Fn(&Variable) -> Option<usize>,
+        base_iri: Option<Arc<Iri<String>>>,
+    ) -> Option<Self> {
+        let expression = sparopt::algebra::Expression::from(expression);
+        let mut context = TermRowContext {
+            column: &column,
+            now: DateTime::now(),
+            base_iri,
+            custom_functions: CustomFunctionRegistry::default(),
+            failed: false,
+        };
+        let evaluator = build_expression_evaluator(&expression, &mut context).ok()?;
+        (!context.failed).then_some(Self { evaluator })
+    }
+
+    /// The expression's value on a row (`None`: an error).
+    pub fn evaluate(&self, row: &TermRow) -> Option<ExpressionTerm> {
+        (self.evaluator)(row)
+    }
+}
+
+struct TermRowContext<'c, F> {
+    column: &'c F,
+    now: DateTime,
+    base_iri: Option<Arc<Iri<String>>>,
+    custom_functions: CustomFunctionRegistry,
+    failed: bool,
+}
+
+impl<F: Fn(&Variable) -> Option<usize>> ExpressionEvaluatorContext<'static>
+    for TermRowContext<'_, F>
+{
+    type Term = Term;
+    type Tuple = TermRow;
+    type Error = ();
+
+    fn build_variable_lookup(
+        &mut self,
+        variable: &Variable,
+    ) -> impl Fn(&TermRow) -> Option<Term> + 'static {
+        let column = (self.column)(variable);
+        move |row| row.get(column?)?.clone()
+    }
+
+    fn build_is_variable_bound(
+        &mut self,
+        variable: &Variable,
+    ) -> impl Fn(&TermRow) -> bool + 'static {
+        let column = (self.column)(variable);
+        move |row| column.is_some_and(|c| row.get(c).is_some_and(Option::is_some))
+    }
+
+    fn build_exists(
+        &mut self,
+        _: &GraphPattern,
+    ) -> Result<impl Fn(&TermRow) -> bool + 'static, ()> {
+        self.failed = true;
+        Err::<fn(&TermRow) -> bool, ()>(())
+    }
+
+    fn internalize_named_node(&mut self, term: &NamedNode) -> Result<Term, ()> {
+        Ok(term.clone().into())
+    }
+
+    fn internalize_literal(&mut self, term: &Literal) -> Result<Term, ()> {
+        Ok(term.clone().into())
+    }
+
+    fn build_internalize_expression_term(
+        &mut self,
+    ) -> impl Fn(ExpressionTerm) -> Option<Term> + 'static {
+        |t| Some(t.into())
+    }
+
+    fn build_externalize_expression_term(
+        &mut self,
+    ) -> impl Fn(Term) -> Option<ExpressionTerm> + 'static {
+        |t| Some(t.into())
+    }
+
+    fn build_externalize_term(&mut self) -> impl Fn(Term) -> Option<Term> + 'static {
+        Some
+    }
+
+    fn now(&mut self) -> DateTime {
+        self.now
+    }
+
+    fn base_iri(&mut self) -> Option<Arc<Iri<String>>> {
+        self.base_iri.clone()
+    }
+
+    fn custom_functions(&mut self) -> &CustomFunctionRegistry {
+        &self.custom_functions
+    }
+}
+
 struct RowContext<'c, F> {
     column: &'c F,
     now: DateTime,

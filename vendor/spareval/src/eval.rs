@@ -2236,6 +2236,12 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
         move |t| dataset.externalize_expression_term(t).ok()
     }
 
+    // Strata patch: the stored term, lexical form and datatype kept.
+    fn build_externalize_term(&mut self) -> impl Fn(Self::Term) -> Option<Term> + 'a {
+        let dataset = self.evaluator.dataset.clone();
+        move |t| dataset.externalize_term(t).ok()
+    }
+
     fn now(&mut self) -> DateTime {
         self.evaluator.now
     }

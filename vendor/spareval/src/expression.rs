@@ -3,7 +3,7 @@ use crate::ExpressionTriple;
 use crate::dataset::ExpressionTerm;
 use md5::{Digest, Md5};
 use oxiri::Iri;
-use oxrdf::vocab::{rdf, xsd};
+use oxrdf::vocab::xsd;
 #[cfg(feature = "sparql-12")]
 use oxrdf::{BaseDirection, NamedOrBlankNode};
 use oxrdf::{BlankNode, Literal, NamedNode, Term, Variable};
@@ -54,6 +54,13 @@ pub trait ExpressionEvaluatorContext<'a> {
     fn build_externalize_expression_term(
         &mut self,
     ) -> impl Fn(Self::Term) -> Option<ExpressionTerm> + 'a; // TODO: return result
+    /// Strata patch: the RDF term itself, lexical form and datatype as stored (an
+    /// `ExpressionTerm` keeps only the value: `"007"^^xsd:int` is the integer 7). The
+    /// default goes through the value; a context that holds the terms overrides it.
+    fn build_externalize_term(&mut self) -> impl Fn(Self::Term) -> Option<Term> + 'a {
+        let externalize = self.build_externalize_expression_term();
+        move |t| externalize(t).map(Into::into)
+    }
     fn now(&mut self) -> DateTime;
     fn base_iri(&mut self) -> Option<Arc<Iri<String>>>;
     fn custom_functions(&mut self) -> &CustomFunctionRegistry;
@@ -465,9 +472,10 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
         }
         Expression::FunctionCall(function, parameters) => match function {
             Function::Str => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
+                // Strata patch: the stored lexical form, not the value's canonical one.
+                let e = build_term_evaluator(&parameters[0], context)?;
                 Rc::new(move |tuple| {
-                    Some(ExpressionTerm::StringLiteral(match e(tuple)?.into() {
+                    Some(ExpressionTerm::StringLiteral(match e(tuple)? {
                         Term::NamedNode(term) => term.into_string(),
                         Term::BlankNode(_) => return None,
                         Term::Literal(term) => term.destruct().0,
@@ -542,48 +550,14 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 })
             }
             Function::Datatype => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
-                Rc::new(move |tuple| {
-                    Some(ExpressionTerm::NamedNode(match e(tuple)? {
-                        ExpressionTerm::StringLiteral(_) => xsd::STRING.into(),
-                        ExpressionTerm::LangStringLiteral { .. } => rdf::LANG_STRING.into(),
-                        #[cfg(feature = "sparql-12")]
-                        ExpressionTerm::DirLangStringLiteral { .. } => rdf::DIR_LANG_STRING.into(),
-                        ExpressionTerm::BooleanLiteral(_) => xsd::BOOLEAN.into(),
-                        ExpressionTerm::IntegerLiteral(_) => xsd::INTEGER.into(),
-                        ExpressionTerm::DecimalLiteral(_) => xsd::DECIMAL.into(),
-                        ExpressionTerm::FloatLiteral(_) => xsd::FLOAT.into(),
-                        ExpressionTerm::DoubleLiteral(_) => xsd::DOUBLE.into(),
-                        ExpressionTerm::DateTimeLiteral(_) => xsd::DATE_TIME.into(),
-                        #[cfg(feature = "sep-0002")]
-                        ExpressionTerm::DateLiteral(_) => xsd::DATE.into(),
-                        #[cfg(feature = "sep-0002")]
-                        ExpressionTerm::TimeLiteral(_) => xsd::TIME.into(),
-                        #[cfg(feature = "calendar-ext")]
-                        ExpressionTerm::GYearLiteral(_) => xsd::G_YEAR.into(),
-                        #[cfg(feature = "calendar-ext")]
-                        ExpressionTerm::GYearMonthLiteral(_) => xsd::G_YEAR_MONTH.into(),
-                        #[cfg(feature = "calendar-ext")]
-                        ExpressionTerm::GMonthLiteral(_) => xsd::G_MONTH.into(),
-                        #[cfg(feature = "calendar-ext")]
-                        ExpressionTerm::GMonthDayLiteral(_) => xsd::G_MONTH_DAY.into(),
-                        #[cfg(feature = "calendar-ext")]
-                        ExpressionTerm::GDayLiteral(_) => xsd::G_DAY.into(),
-                        #[cfg(feature = "sep-0002")]
-                        ExpressionTerm::DurationLiteral(_) => xsd::DURATION.into(),
-                        #[cfg(feature = "sep-0002")]
-                        ExpressionTerm::YearMonthDurationLiteral(_) => {
-                            xsd::YEAR_MONTH_DURATION.into()
-                        }
-                        #[cfg(feature = "sep-0002")]
-                        ExpressionTerm::DayTimeDurationLiteral(_) => xsd::DAY_TIME_DURATION.into(),
-                        ExpressionTerm::OtherTypedLiteral { datatype, .. } => datatype,
-                        ExpressionTerm::NamedNode(_) | ExpressionTerm::BlankNode(_) => {
-                            return None;
-                        }
-                        #[cfg(feature = "sparql-12")]
-                        ExpressionTerm::Triple(_) => return None,
-                    }))
+                // Strata patch: the literal's own datatype (`xsd:int` stays `xsd:int`,
+                // `xsd:dateTimeStamp` stays itself), not its value's primitive type.
+                let t = build_term_evaluator(&parameters[0], context)?;
+                Rc::new(move |tuple| match t(tuple)? {
+                    Term::Literal(literal) => {
+                        Some(ExpressionTerm::NamedNode(literal.datatype().into_owned()))
+                    }
+                    _ => None,
                 })
             }
             Function::Iri => {
@@ -1211,16 +1185,20 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                 })
             }
             Function::IsNumeric => {
-                let e = build_expression_evaluator(&parameters[0], context)?;
+                // Strata patch: a number too large for the value types is still numeric.
+                let t = build_term_evaluator(&parameters[0], context)?;
                 Rc::new(move |tuple| {
+                    let term = t(tuple)?;
+                    let unbounded = matches!(&term, Term::Literal(l) if is_unbounded_numeric_literal(l));
                     Some(
-                        matches!(
-                            e(tuple)?,
-                            ExpressionTerm::IntegerLiteral(_)
-                                | ExpressionTerm::DecimalLiteral(_)
-                                | ExpressionTerm::FloatLiteral(_)
-                                | ExpressionTerm::DoubleLiteral(_)
-                        )
+                        (unbounded
+                            || matches!(
+                                ExpressionTerm::from(term),
+                                ExpressionTerm::IntegerLiteral(_)
+                                    | ExpressionTerm::DecimalLiteral(_)
+                                    | ExpressionTerm::FloatLiteral(_)
+                                    | ExpressionTerm::DoubleLiteral(_)
+                            ))
                         .into(),
                     )
                 })
@@ -1584,6 +1562,71 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
 /// Evaluates an expression and returns an internal term
 ///
 /// Returns None if building such expression implies to convert into an [`ExpressionTerm`] then back.
+/// Strata patch: evaluates an expression to the RDF term itself. A variable or a constant
+/// keeps its lexical form and datatype (what `STR`, `DATATYPE` and `isNumeric` read); any
+/// other expression is a computed value, whose term is canonical anyway.
+fn build_term_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
+    expression: &Expression,
+    context: &mut C,
+) -> Result<ExpressionEvaluator<'a, C::Tuple, Term>, ExpressionEvaluationError<C::Error>> {
+    Ok(match expression {
+        Expression::Variable(v) => {
+            let lookup = context.build_variable_lookup(v);
+            let externalize = context.build_externalize_term();
+            Rc::new(move |t| externalize(lookup(t)?))
+        }
+        Expression::Literal(t) => {
+            let t = Term::from(t.clone());
+            Rc::new(move |_| Some(t.clone()))
+        }
+        other => {
+            let e = build_expression_evaluator(other, context)?;
+            Rc::new(move |t| e(t).map(Into::into))
+        }
+    })
+}
+
+/// Strata patch: whether a literal is a number by its datatype and lexical form, for the
+/// values an `ExpressionTerm` cannot hold (an `xsd:integer` beyond 128 bits, a decimal
+/// beyond its precision): `isNumeric` is about the lexical space, which is unbounded.
+fn is_unbounded_numeric_literal(literal: &Literal) -> bool {
+    let value = literal.value();
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let integer = |s: &str| digits(s.strip_prefix(['+', '-']).unwrap_or(s));
+    let all_zero = |s: &str| {
+        s.trim_start_matches(['+', '-'])
+            .bytes()
+            .all(|b| b == b'0' || b == b'.')
+    };
+    match literal.datatype().as_str() {
+        "http://www.w3.org/2001/XMLSchema#integer" => integer(value),
+        "http://www.w3.org/2001/XMLSchema#nonNegativeInteger" => {
+            integer(value) && (!value.starts_with('-') || all_zero(value))
+        }
+        "http://www.w3.org/2001/XMLSchema#positiveInteger" => {
+            integer(value) && !value.starts_with('-') && !all_zero(value)
+        }
+        "http://www.w3.org/2001/XMLSchema#nonPositiveInteger" => {
+            integer(value) && (value.starts_with('-') || all_zero(value))
+        }
+        "http://www.w3.org/2001/XMLSchema#negativeInteger" => {
+            integer(value) && value.starts_with('-') && !all_zero(value)
+        }
+        "http://www.w3.org/2001/XMLSchema#decimal" => {
+            let unsigned = value.strip_prefix(['+', '-']).unwrap_or(value);
+            match unsigned.split_once('.') {
+                None => digits(unsigned),
+                Some((a, b)) => {
+                    (digits(a) || a.is_empty())
+                        && (digits(b) || b.is_empty())
+                        && !(a.is_empty() && b.is_empty())
+                }
+            }
+        }
+        _ => false,
+    }
+}
+
 pub fn try_build_internal_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
     expression: &Expression,
     context: &mut C,

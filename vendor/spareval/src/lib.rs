@@ -15,7 +15,9 @@ mod update;
 
 #[cfg(feature = "sparql-12")]
 pub use crate::dataset::ExpressionTriple;
-pub use crate::batch::{Aggregate, Row, RowExpression, effective_boolean_value};
+pub use crate::batch::{
+    Aggregate, Row, RowExpression, TermRow, TermRowExpression, effective_boolean_value,
+};
 pub use crate::dataset::{ExpressionTerm, InternalQuad, QueryableDataset};
 pub use crate::error::QueryEvaluationError;
 pub use crate::eval::CancellationToken;
