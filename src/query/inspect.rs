@@ -186,6 +186,25 @@ fn select(
     super::modes::select_rows(ctx, graph, seq, query, None)
 }
 
+/// How many types, properties and named graphs the guide lists (the most used).
+const GUIDE_TYPES: usize = 20;
+const GUIDE_PROPERTIES: usize = 25;
+const GUIDE_GRAPHS: usize = 10;
+
+/// The first `shown` rows of a grouped count, and how many groups there are.
+fn most_used(
+    ctx: &Context,
+    graph: &crate::engine::Graph,
+    seq: u64,
+    query: &str,
+    shown: usize,
+) -> Result<(Vec<Row>, usize), ApiError> {
+    let mut rows = select(ctx, graph, seq, query)?;
+    let total = rows.len();
+    rows.truncate(shown);
+    Ok((rows, total))
+}
+
 fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let name = graph_name(&args.graph);
     let graph = ctx.engine.graph(&name).map_err(|e| {
@@ -197,23 +216,28 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     })?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let n_quads = graph.read_at(seq).count_quads();
-    let types = select(
+    // Every group is counted (the most used are shown): the totals are what the graph
+    // holds, and ties at the cut are broken by IRI, so the same call shows the same ones.
+    let (types, n_types) = most_used(
         ctx,
         &graph,
         seq,
-        "SELECT ?type (COUNT(?s) AS ?count) WHERE { ?s a ?type } GROUP BY ?type ORDER BY DESC(?count) LIMIT 20",
+        "SELECT ?type (COUNT(?s) AS ?count) WHERE { ?s a ?type } GROUP BY ?type ORDER BY DESC(?count) ?type",
+        GUIDE_TYPES,
     )?;
-    let links = select(
+    let (links, n_links) = most_used(
         ctx,
         &graph,
         seq,
-        "SELECT ?property (COUNT(*) AS ?count) WHERE { ?s ?property ?o } GROUP BY ?property ORDER BY DESC(?count) LIMIT 25",
+        "SELECT ?property (COUNT(*) AS ?count) WHERE { ?s ?property ?o } GROUP BY ?property ORDER BY DESC(?count) ?property",
+        GUIDE_PROPERTIES,
     )?;
-    let named = select(
+    let (named, n_named) = most_used(
         ctx,
         &graph,
         seq,
-        "SELECT ?graph (COUNT(*) AS ?count) WHERE { GRAPH ?graph { ?s ?p ?o } } GROUP BY ?graph ORDER BY DESC(?count) LIMIT 10",
+        "SELECT ?graph (COUNT(*) AS ?count) WHERE { GRAPH ?graph { ?s ?p ?o } } GROUP BY ?graph ORDER BY DESC(?count) ?graph",
+        GUIDE_GRAPHS,
     )?;
     let example_type = types
         .first()
@@ -249,16 +273,26 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         }));
     }
     suggestions.push(json!({ "tool": "inspect", "arguments": { "action": "log", "graph": name } }));
+    let shown = |total: usize, listed: usize, what: &str| {
+        if listed < total {
+            format!("{total} {what} (the {listed} most used listed)")
+        } else {
+            format!("{total} {what}")
+        }
+    };
     let summary = format!(
-        "graph {name} at commit {seq}: {n_quads} quads, {} types, {} properties",
-        types.len(),
-        links.len()
+        "graph {name} at commit {seq}: {n_quads} quads, {}, {}",
+        shown(n_types, types.len(), "types"),
+        shown(n_links, links.len(), "properties")
     );
     let mut envelope = Envelope::new(
         summary,
         json!({
             "graph": name,
             "quads": n_quads,
+            "type_count": n_types,
+            "property_count": n_links,
+            "named_graph_count": n_named,
             "types": render::rows(&types, &["type"], 200),
             "properties": render::rows(&links, &["property"], 200),
             "named_graphs": render::rows(&named, &["graph"], 200),
@@ -266,6 +300,12 @@ fn guide(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         }),
         seq,
     );
+    if types.len() < n_types || links.len() < n_links || named.len() < n_named {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(
+            "only the most used types, properties and named graphs are listed (counts are totals): query mode `analyze` (by type or relation) or a SPARQL GROUP BY lists them all",
+        );
+    }
     if n_quads == 0 {
         envelope = envelope
             .note("the graph is empty: add data with the `rdf` tool (action `import` or `update`)");
@@ -388,13 +428,36 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
     let node = record_iri(args, &name)?;
     let seq = graph.resolve_seq(args.as_of_commit_seq, None)?;
     let budget = args.detail.unwrap_or_default().budget();
+    let iri = node.as_str();
+    let counts = select(
+        ctx,
+        &graph,
+        seq,
+        &format!(
+            "SELECT (COUNT(*) AS ?values) (COUNT(DISTINCT ?p) AS ?properties) WHERE {{ <{iri}> ?p ?v }}"
+        ),
+    )?;
+    let (n_values, n_properties) = counts.first().map_or((0, 0), |row| {
+        (
+            render::count(row, "values") as usize,
+            render::count(row, "properties") as usize,
+        )
+    });
+    let n_incoming = select(
+        ctx,
+        &graph,
+        seq,
+        &format!("SELECT (COUNT(*) AS ?n) WHERE {{ ?s ?p <{iri}> }}"),
+    )?
+    .first()
+    .map_or(0, |row| render::count(row, "n") as usize);
+    // Ordered, so that what a cut leaves out is the same on every call.
     let out = select(
         ctx,
         &graph,
         seq,
         &format!(
-            "SELECT ?property ?value WHERE {{ <{}> ?property ?value }} LIMIT {}",
-            node.as_str(),
+            "SELECT ?property ?value WHERE {{ <{iri}> ?property ?value }} ORDER BY ?property ?value LIMIT {}",
             budget.rows * 5
         ),
     )?;
@@ -403,18 +466,14 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
         &graph,
         seq,
         &format!(
-            "SELECT ?source ?property WHERE {{ ?source ?property <{}> }} LIMIT {}",
-            node.as_str(),
+            "SELECT ?source ?property WHERE {{ ?source ?property <{iri}> }} ORDER BY ?property ?source LIMIT {}",
             budget.rows
         ),
     )?;
     if out.is_empty() && incoming.is_empty() {
         return Err(ApiError {
             code: ErrorCode::InvalidArgument,
-            message: format!(
-                "no record <{}> in graph {name} at commit {seq}",
-                node.as_str()
-            ),
+            message: format!("no record <{iri}> in graph {name} at commit {seq}"),
             param: Some("iri".into()),
             validation: None,
         });
@@ -431,16 +490,29 @@ fn entity(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {
             values.push(render::term(value, budget.string_chars).0);
         }
     }
-    Ok(Envelope::new(
+    let mut envelope = Envelope::new(
         format!(
-            "<{}> at commit {seq} of graph {name}: {} properties, {} incoming links",
-            node.as_str(),
-            properties.len(),
-            incoming.len()
+            "<{iri}> at commit {seq} of graph {name}: {n_properties} properties ({n_values} values), {n_incoming} incoming links"
         ),
-        json!({ "iri": node.as_str(), "properties": properties, "incoming": render::rows(&incoming, &["source", "property"], budget.string_chars) }),
+        json!({
+            "iri": iri,
+            "properties": properties,
+            "incoming": render::rows(&incoming, &["source", "property"], budget.string_chars),
+            "property_count": n_properties,
+            "value_count": n_values,
+            "incoming_count": n_incoming,
+        }),
         seq,
-    ))
+    );
+    if out.len() < n_values || incoming.len() < n_incoming {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(format!(
+            "{} of {n_values} values and {} of {n_incoming} incoming links are shown (by property, then value): detail \"full\" shows more; query mode sparql reads them all, e.g. SELECT ?property ?value WHERE {{ <{iri}> ?property ?value }}",
+            out.len(),
+            incoming.len()
+        ));
+    }
+    Ok(envelope)
 }
 
 fn ontology(ctx: &Context, args: &InspectArgs) -> Result<Envelope, ApiError> {

@@ -636,8 +636,10 @@ pub fn paths(ctx: &Context, common: &Common, query: &PathsQuery) -> Result<Envel
         VecDeque::from([(source.as_str().to_owned(), Vec::new())]);
     let mut expansions = 0;
     let mut exhausted = true;
+    // One path more than asked tells whether the answer was cut.
+    let wanted = max_paths + 1;
     while let Some((node, path)) = queue.pop_front() {
-        if found.len() >= max_paths {
+        if found.len() >= wanted {
             break;
         }
         if path.len() >= max_depth {
@@ -657,7 +659,7 @@ pub fn paths(ctx: &Context, common: &Common, query: &PathsQuery) -> Result<Envel
             next.push(hop.clone());
             if hop.to == target.as_str() {
                 found.push(next);
-                if found.len() >= max_paths {
+                if found.len() >= wanted {
                     break;
                 }
             } else {
@@ -665,6 +667,8 @@ pub fn paths(ctx: &Context, common: &Common, query: &PathsQuery) -> Result<Envel
             }
         }
     }
+    let more = found.len() > max_paths;
+    found.truncate(max_paths);
     let render_path = |path: &Vec<Hop>| {
         json!({
             "length": path.len(),
@@ -683,7 +687,8 @@ pub fn paths(ctx: &Context, common: &Common, query: &PathsQuery) -> Result<Envel
             target.as_str()
         ),
         Some(shortest) => format!(
-            "{} path(s) at commit {seq} of graph {graph_name}; the shortest has {} link(s)",
+            "{}{} path(s) at commit {seq} of graph {graph_name}; the shortest has {} link(s)",
+            if more { "the first " } else { "" },
             found.len(),
             shortest.len()
         ),
@@ -693,6 +698,12 @@ pub fn paths(ctx: &Context, common: &Common, query: &PathsQuery) -> Result<Envel
         json!({ "source": source.as_str(), "target": target.as_str(), "paths": rendered }),
         seq,
     );
+    if more {
+        envelope.truncated = Some(true);
+        envelope = envelope.note(format!(
+            "more paths of at most {max_depth} links exist than the {max_paths} shown (shortest first): raise `max_paths` (at most 20), or narrow `max_depth`, `relations` or `direction`"
+        ));
+    }
     if !exhausted {
         envelope.truncated = Some(true);
         envelope = envelope.note(format!("the search stopped after {MAX_EXPANSIONS} expansions (hubs); narrow `relations` or `direction`"));

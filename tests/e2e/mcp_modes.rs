@@ -1665,3 +1665,75 @@ fn walks_and_descriptions_show_what_is_there_and_say_what_is_left_out() {
     drop(session);
     let _ = child.wait();
 }
+
+/// `inspect entity`, `inspect guide` and `paths` state totals, and say when they list
+/// only part of them.
+#[test]
+fn cut_answers_state_their_totals_and_say_they_were_cut() {
+    let strata = Strata::new();
+    let (mut child, mut session) = start(&strata, &["serve", "--stdio", "--no-demo"]);
+    // 31 sources link to the hub; it has 120 skills; 30 types and 30 properties; a
+    // diamond of 6 middle nodes makes 6 paths of 2 links from a to z.
+    let mut data = String::from("@prefix e: <http://e/> .\n");
+    for i in 0..31 {
+        data.push_str(&format!("e:s{i} e:worksFor e:hub .\n"));
+    }
+    for i in 0..120 {
+        data.push_str(&format!("e:hub e:skill \"skill {i:03}\" .\n"));
+    }
+    for i in 0..30 {
+        data.push_str(&format!("e:t{i} a e:Type{i} ; e:p{i} 1 .\n"));
+    }
+    for i in 0..6 {
+        data.push_str(&format!("e:a e:to e:m{i} . e:m{i} e:to e:z .\n"));
+    }
+    import_first_commit(&mut session, &data);
+    let mut inspect = |arguments: Value| -> Value {
+        session.tool("inspect", arguments, None)["structuredContent"].clone()
+    };
+    let hub = inspect(json!({"action": "entity", "iri": "http://e/hub"}));
+    assert_eq!(hub["data"]["incoming_count"], 31, "{hub}");
+    assert_eq!(hub["data"]["value_count"], 120, "{hub}");
+    assert_eq!(hub["truncated"], true, "{hub}");
+    assert!(
+        hub["summary"]
+            .as_str()
+            .unwrap()
+            .contains("31 incoming links"),
+        "{hub}"
+    );
+    let shown = hub["data"]["incoming"].as_array().unwrap().len();
+    assert!(shown < 31, "{hub}");
+    assert!(
+        hub["notes"].to_string().contains(&format!("{shown} of 31")),
+        "{hub}"
+    );
+    let small = inspect(json!({"action": "entity", "iri": "http://e/m0"}));
+    assert!(small["truncated"].is_null(), "{small}");
+    assert_eq!(small["data"]["incoming_count"], 1, "{small}");
+
+    let guide = inspect(json!({"action": "guide", "detail": "full"}));
+    assert_eq!(guide["data"]["type_count"], 30, "{guide}");
+    assert_eq!(
+        guide["data"]["types"].as_array().unwrap().len(),
+        20,
+        "{guide}"
+    );
+    // e:worksFor, e:skill, rdf:type, e:to and e:p0..e:p29.
+    assert_eq!(guide["data"]["property_count"], 34, "{guide}");
+    assert_eq!(guide["truncated"], true, "{guide}");
+
+    let mut query = |arguments: Value| -> Value {
+        session.tool("query", arguments, None)["structuredContent"].clone()
+    };
+    let all = query(json!({"mode": "paths", "source": {"iri": "http://e/a"},
+        "target": {"iri": "http://e/z"}, "max_paths": 6}));
+    assert_eq!(all["data"]["paths"].as_array().unwrap().len(), 6, "{all}");
+    assert!(all["truncated"].is_null(), "{all}");
+    let cut = query(json!({"mode": "paths", "source": {"iri": "http://e/a"},
+        "target": {"iri": "http://e/z"}, "max_paths": 5}));
+    assert_eq!(cut["data"]["paths"].as_array().unwrap().len(), 5, "{cut}");
+    assert_eq!(cut["truncated"], true, "{cut}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
