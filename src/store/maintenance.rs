@@ -52,6 +52,19 @@ impl Store {
             return Ok(MaintenanceStats::default());
         };
         let mut manifest = self.manifest.lock();
+        let first_new = manifest.next_file;
+        // Under the lock, so no other flush or compaction is writing files meanwhile.
+        self.flush_under(dir, &mut manifest, seq, hash)
+            .inspect_err(|_| remove_files_from(dir, first_new))
+    }
+
+    fn flush_under(
+        &self,
+        dir: &Path,
+        manifest: &mut Manifest,
+        seq: CommitSeq,
+        hash: CommitHash,
+    ) -> std::io::Result<MaintenanceStats> {
         let previous = manifest.commit_seq;
         if seq <= previous {
             return Ok(MaintenanceStats::default());
@@ -135,6 +148,16 @@ impl Store {
             return Ok(MaintenanceStats::default());
         };
         let mut manifest = self.manifest.lock();
+        let first_new = manifest.next_file;
+        self.compact_under(dir, &mut manifest)
+            .inspect_err(|_| remove_files_from(dir, first_new))
+    }
+
+    fn compact_under(
+        &self,
+        dir: &Path,
+        manifest: &mut Manifest,
+    ) -> std::io::Result<MaintenanceStats> {
         let layers = self.layers.read().clone();
         let files = layers.files();
         let sizes: Vec<usize> = files.iter().map(|s| s.len().max(1)).collect();
@@ -282,6 +305,36 @@ fn merge_start(sizes: &[usize]) -> Option<usize> {
     (start < n - 1).then_some(start)
 }
 
+/// Deletes the store files numbered `first` or later: what a flush or a compaction that
+/// failed (a full disk) had written before the manifest named it. Left there, they would
+/// keep the disk full until the next open, and every commit would fail meanwhile.
+fn remove_files_from(dir: &Path, first: u64) {
+    // A manifest that reached the disk before the failure (its directory's sync failed)
+    // names its files: they stay. One that cannot be read leaves everything as it is.
+    let Ok(on_disk) = Manifest::read(dir) else {
+        return;
+    };
+    let named: std::collections::HashSet<String> = on_disk
+        .iter()
+        .flat_map(|m| m.files().map(str::to_owned))
+        .collect();
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in listing.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let number = name
+            .strip_suffix(".seg")
+            .or_else(|| name.strip_suffix(".dict"))
+            .and_then(|n| n.parse::<u64>().ok());
+        if number.is_some_and(|n| n >= first) && !named.contains(name) {
+            tracing::warn!(file = name, "removing a store file a failed flush left");
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Deletes the files of a store directory that `manifest` does not name.
 pub(super) fn remove_unnamed_files(dir: &Path, manifest: &Manifest) {
     let named: std::collections::HashSet<&str> = manifest.files().collect();
@@ -296,5 +349,52 @@ pub(super) fn remove_unnamed_files(dir: &Path, manifest: &Manifest) {
             tracing::debug!(file = name, "removing a store file no manifest names");
             let _ = std::fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod cleanup_tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_flush_leaves_only_what_a_manifest_on_disk_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut manifest = Manifest::empty();
+        manifest.next_file = 5;
+        manifest.dicts.push(DictEntry {
+            name: "00000003.dict".into(),
+            first: 1,
+            end: 2,
+        });
+        manifest.write(dir.path()).unwrap();
+        for name in [
+            "00000003.dict",
+            "00000004.seg",
+            "00000005.dict",
+            "00000006.seg",
+            "MANIFEST.tmp",
+            "notes.txt",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        remove_files_from(dir.path(), 5);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".seg") || n.ends_with(".dict") || n == "notes.txt")
+            .collect();
+        left.sort();
+        // Older unnamed files are the next open's to remove; only this flush's go now.
+        assert_eq!(left, ["00000003.dict", "00000004.seg", "notes.txt"]);
+        // A manifest that already names a new file (written before the failure) keeps it.
+        manifest.segments.push(SegmentEntry {
+            name: "00000007.seg".into(),
+            from_seq: 0,
+            to_seq: 1,
+        });
+        manifest.write(dir.path()).unwrap();
+        std::fs::write(dir.path().join("00000007.seg"), b"x").unwrap();
+        remove_files_from(dir.path(), 5);
+        assert!(dir.path().join("00000007.seg").exists());
     }
 }
