@@ -214,6 +214,23 @@ impl Graph {
         })
     }
 
+    /// A page of one commit's changes (inserted first, then deleted): how many quads it
+    /// inserted and deleted, and the page's quads, decoded only for the page (a commit of
+    /// millions of quads is paged without building them all).
+    pub fn commit_changes_page(
+        &self,
+        seq: CommitSeq,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(usize, usize, ChangedQuads), EngineError> {
+        let info = self.commit_info(seq)?;
+        let record = self.log.read_record(&info)?;
+        let (inserts, deletes) = decode_changes(&self.store, &record)?;
+        let snapshot = self.snapshot(seq);
+        let page = key_page(&inserts, &deletes, offset, limit, &snapshot, &snapshot);
+        Ok((inserts.len(), deletes.len(), page))
+    }
+
     /// Materializes quads from their keys (as returned by `preview_update`).
     pub fn quads_of(&self, keys: &[QuadKey]) -> Vec<Quad> {
         let dict = self.store.dict();
@@ -455,6 +472,21 @@ impl GraphReader<'_> {
         })
     }
 
+    /// A page of `changes_since` (added first, then removed): how many quads were added
+    /// and removed, and the page's quads, decoded only for the page.
+    pub fn changes_since_page(
+        &self,
+        from: CommitSeq,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(usize, usize, ChangedQuads), EngineError> {
+        self.graph.resolve_seq(Some(from), None)?;
+        let (a, b) = (self.graph.snapshot(from), &self.snapshot);
+        let (added, removed) = a.diff(b);
+        let page = key_page(&added, &removed, offset, limit, b, &a);
+        Ok((added.len(), removed.len(), page))
+    }
+
     /// Writes every quad (N-Quads, TriG, or a triples format for the default graph only).
     /// Returns the number of quads written.
     pub fn export(&self, format: RdfFormat, out: impl Write) -> Result<u64, EngineError> {
@@ -536,4 +568,30 @@ impl GraphReader<'_> {
                 .collect(),
         )
     }
+}
+
+/// The quads of one page over `added` then `removed` (keys), decoded with the snapshots
+/// that hold them.
+fn key_page(
+    added: &[QuadKey],
+    removed: &[QuadKey],
+    offset: usize,
+    limit: usize,
+    added_in: &crate::store::Snapshot,
+    removed_in: &crate::store::Snapshot,
+) -> ChangedQuads {
+    let removed_offset = offset.saturating_sub(added.len());
+    let added: Vec<Quad> = added
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .filter_map(|k| added_in.dict().quad(k))
+        .collect();
+    let removed = removed
+        .iter()
+        .skip(removed_offset)
+        .take(limit - added.len())
+        .filter_map(|k| removed_in.dict().quad(k))
+        .collect();
+    ChangedQuads { added, removed }
 }

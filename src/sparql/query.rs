@@ -126,16 +126,53 @@ pub(super) fn parser(base_iri: Option<&str>) -> Result<SparqlParser, QueryError>
 }
 
 /// The parser's error, or `misdirected` when the text parses as the other kind.
-pub(super) fn syntax_error(error: impl std::fmt::Display, misdirected: Option<&str>) -> QueryError {
-    QueryError::Syntax(misdirected.map_or_else(|| error.to_string(), str::to_owned))
+pub(super) fn syntax_error(
+    text: &str,
+    error: impl std::fmt::Display,
+    misdirected: Option<&str>,
+) -> QueryError {
+    QueryError::Syntax(misdirected.map_or_else(
+        || undeclared_prefix(text, &error.to_string()).unwrap_or_else(|| error.to_string()),
+        str::to_owned,
+    ))
+}
+
+/// The parser says "expected one of …, Prefix not found, …" (a list of character
+/// ranges) where a prefixed name uses a prefix the text does not declare: name it.
+fn undeclared_prefix(text: &str, message: &str) -> Option<String> {
+    if !message.contains("Prefix not found") {
+        return None;
+    }
+    let at = message
+        .strip_prefix("error at ")?
+        .split(':')
+        .collect::<Vec<_>>();
+    let (line, column): (usize, usize) = (at.first()?.parse().ok()?, at.get(1)?.parse().ok()?);
+    let chars: Vec<char> = text.lines().nth(line.checked_sub(1)?)?.chars().collect();
+    let end = column.checked_sub(1)?.min(chars.len());
+    let start = chars[..end]
+        .iter()
+        .rposition(|c| c.is_whitespace() || "{}()[];,/^|!=<>".contains(*c))
+        .map_or(0, |i| i + 1);
+    let token: String = chars[start..end].iter().collect();
+    let (prefix, _) = token.split_once(':')?;
+    Some(format!(
+        "error at {line}:{column}: the prefix \"{prefix}:\" of {token} is not declared; add PREFIX {prefix}: <namespace IRI> before the query"
+    ))
+}
+
+/// A byte-order mark that an editor saved at the start of a query file is no part of it.
+pub(super) fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 pub fn parse_query(text: &str, base_iri: Option<&str>) -> Result<Query, QueryError> {
+    let text = without_bom(text);
     super::limits::check_text(text)?;
     let parser = parser(base_iri)?;
     let mut query = parser.clone().parse_query(text).map_err(|e| {
         let update = parser.parse_update(text).is_ok();
-        syntax_error(e, update.then_some(SENT_AS_QUERY))
+        syntax_error(text, e, update.then_some(SENT_AS_QUERY))
     })?;
     super::limits::check_query(&query, true)?;
     // After the depth check: the walk recurses as deep as the algebra.
@@ -465,6 +502,25 @@ mod tests {
         assert!(!dropped.is_cancelled());
         std::thread::sleep(Duration::from_millis(300));
         assert!(slow.is_cancelled() && slow_deadline.fired());
+    }
+
+    #[test]
+    fn an_undeclared_prefix_is_named_and_a_bom_is_no_part_of_the_query() {
+        let error = parse_query("SELECT ?s WHERE {\n  ?s  foo:p ?o }", None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            error.contains("the prefix \"foo:\" of foo:p is not declared"),
+            "{error}"
+        );
+        assert!(parse_query("\u{feff}ASK {}", None).is_ok());
+        let error = crate::sparql::parse_update("DELETE WHERE {\n ?s ex:p ?o }", None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(error.contains("\"ex:\""), "{error}");
+        assert!(crate::sparql::parse_update("\u{feff}CLEAR DEFAULT", None).is_ok());
     }
 
     #[test]

@@ -56,6 +56,7 @@ struct GraphCopy {
 
 /// Parses an update, resolving relative IRIs against `base_iri`.
 pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryError> {
+    let text = super::query::without_bom(text);
     super::limits::check_text(text)?;
     let parser = super::query::parser(base_iri)?;
     let update = match parser.clone().parse_update(text) {
@@ -65,6 +66,7 @@ pub fn parse_update(text: &str, base_iri: Option<&str>) -> Result<Update, QueryE
             None => {
                 let query = parser.parse_query(text).is_ok();
                 return Err(super::query::syntax_error(
+                    text,
                     error,
                     query.then_some(super::query::SENT_AS_UPDATE),
                 ));

@@ -312,6 +312,7 @@ fn the_log_is_served_paged_with_commit_details_and_diffs() {
         .get(server.url("/graphs/main/commits/2"))
         .call()
         .unwrap();
+    assert_eq!(commit.headers()["strata-commit"], "2");
     let body: serde_json::Value =
         serde_json::from_str(&commit.body_mut().read_to_string().unwrap()).unwrap();
     assert_eq!(body["commit"]["commit_seq"], 2);
@@ -323,10 +324,36 @@ fn the_log_is_served_paged_with_commit_details_and_diffs() {
         .get(server.url("/graphs/main/diff?from=1&to=4"))
         .call()
         .unwrap();
+    assert_eq!(diff.headers()["strata-commit"], "4");
     let body: serde_json::Value =
         serde_json::from_str(&diff.body_mut().read_to_string().unwrap()).unwrap();
     assert_eq!(body["counts"]["added"], 3);
     assert_eq!(body["counts"]["removed"], 0);
+    // Pages of two: the counts are the whole diff's, each quad on one page.
+    let mut pages: Vec<String> = Vec::new();
+    for offset in [0, 2] {
+        let mut page = agent()
+            .get(server.url(&format!(
+                "/graphs/main/diff?from=1&to=4&offset={offset}&limit=2"
+            )))
+            .call()
+            .unwrap();
+        let body: serde_json::Value =
+            serde_json::from_str(&page.body_mut().read_to_string().unwrap()).unwrap();
+        assert_eq!(body["counts"]["added"], 3, "{body}");
+        assert_eq!(body["next"].is_null(), offset == 2, "{body}");
+        for quad in body["added"].as_array().unwrap() {
+            pages.push(quad.as_str().unwrap().to_owned());
+        }
+    }
+    pages.sort();
+    pages.dedup();
+    assert_eq!(pages.len(), 3, "{pages:?}");
+    let listed = agent()
+        .get(server.url("/graphs/main/commits?limit=1"))
+        .call()
+        .unwrap();
+    assert!(listed.headers().contains_key("strata-commit"));
     let mut missing = agent()
         .get(server.url("/graphs/main/commits/99"))
         .call()

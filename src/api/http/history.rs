@@ -172,13 +172,16 @@ pub async fn commits(
             offset + limit
         )
     });
-    Ok(Json(serde_json::json!({
-        "graph": graph,
-        "head_seq": head,
-        "commits": commits.iter().map(crate::query::commit_json).collect::<Vec<_>>(),
-        "next": next,
-    }))
-    .into_response())
+    Ok(super::with_commit(
+        Json(serde_json::json!({
+            "graph": graph,
+            "head_seq": head,
+            "commits": commits.iter().map(crate::query::commit_json).collect::<Vec<_>>(),
+            "next": next,
+        }))
+        .into_response(),
+        head,
+    ))
 }
 
 /// `GET /graphs/{g}/commits/{seq}?offset=&limit=`: metadata and changes, paged.
@@ -197,28 +200,33 @@ pub async fn commit(
     let (offset, limit) = page(&params)?;
     let engine = state.engine.clone();
     let name = graph.clone();
-    let (info, changes) = blocking(move || {
+    let (info, (n_inserted, n_deleted, page)) = blocking(move || {
         let graph = engine.graph(&name)?;
-        Ok((graph.commit_info(seq)?, graph.commit_changes(seq)?))
+        Ok((
+            graph.commit_info(seq)?,
+            graph.commit_changes_page(seq, offset, limit)?,
+        ))
     })
     .await?;
-    let total = changes.added.len() + changes.removed.len();
-    let inserted = quads_json(&changes.added, offset, limit);
-    let deleted_offset = offset.saturating_sub(changes.added.len());
-    let deleted = quads_json(&changes.removed, deleted_offset, limit - inserted.len());
+    let total = n_inserted + n_deleted;
+    let inserted = quads_json(&page.added, 0, limit);
+    let deleted = quads_json(&page.removed, 0, limit - inserted.len());
     let next = (offset + limit < total).then(|| {
         format!(
             "/graphs/{graph}/commits/{seq}?offset={}&limit={limit}",
             offset + limit
         )
     });
-    Ok(Json(serde_json::json!({
-        "commit": crate::query::commit_json(&info),
-        "inserted": inserted,
-        "deleted": deleted,
-        "next": next,
-    }))
-    .into_response())
+    Ok(super::with_commit(
+        Json(serde_json::json!({
+            "commit": crate::query::commit_json(&info),
+            "inserted": inserted,
+            "deleted": deleted,
+            "next": next,
+        }))
+        .into_response(),
+        seq,
+    ))
 }
 
 /// `GET /graphs/{g}/diff?from=&to=&offset=&limit=`
@@ -243,33 +251,32 @@ pub async fn diff(
     let (offset, limit) = page(&params)?;
     let engine = state.engine.clone();
     let name = graph.clone();
-    let changes = blocking(move || {
+    let (n_added, n_removed, page) = blocking(move || {
         let graph = engine.graph(&name)?;
-        Ok(graph.reader(ReadAt::commit(to))?.changes_since(from)?)
+        Ok(graph
+            .reader(ReadAt::commit(to))?
+            .changes_since_page(from, offset, limit)?)
     })
     .await?;
-    let total = changes.added.len() + changes.removed.len();
-    let added = quads_json(&changes.added, offset, limit);
-    let removed = quads_json(
-        &changes.removed,
-        offset.saturating_sub(changes.added.len()),
-        limit - added.len(),
-    );
+    let total = n_added + n_removed;
+    let added = quads_json(&page.added, 0, limit);
+    let removed = quads_json(&page.removed, 0, limit - added.len());
     let next = (offset + limit < total).then(|| {
         format!(
             "/graphs/{graph}/diff?from={from}&to={to}&offset={}&limit={limit}",
             offset + limit
         )
     });
-    Ok(Json(serde_json::json!({
+    let response = Json(serde_json::json!({
         "from": from,
         "to": to,
-        "counts": { "added": changes.added.len(), "removed": changes.removed.len() },
+        "counts": { "added": n_added, "removed": n_removed },
         "added": added,
         "removed": removed,
         "next": next,
     }))
-    .into_response())
+    .into_response();
+    Ok(super::with_commit(response, to))
 }
 
 /// `GET /graphs/{g}/history?iri=&as_of=&as_of_time=&offset=&limit=`: the commits that
