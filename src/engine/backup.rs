@@ -38,6 +38,32 @@ pub(crate) fn backup_graph(
     to: &Path,
     as_of: Option<CommitSeq>,
 ) -> Result<BackupReport, EngineError> {
+    // A commit the graph does not have is refused before anything is copied (the head
+    // only grows, so it is still there once the files are).
+    if let Some(as_of) = as_of {
+        let (_, report) = CommitLog::open_read_only(&from.join(LOG_FILE))?;
+        let head = report.entries.len() as CommitSeq;
+        if as_of > head {
+            return Err(EngineError::InvalidArgument {
+                param: "as_of".into(),
+                message: format!("the graph's newest commit is {head}"),
+            });
+        }
+    }
+    let created = !to.exists();
+    let copied = copy_graph(from, to, as_of);
+    if copied.is_err() && created {
+        // No half copy is left behind to be mistaken for a backup.
+        let _ = std::fs::remove_dir_all(to);
+    }
+    copied
+}
+
+fn copy_graph(
+    from: &Path,
+    to: &Path,
+    as_of: Option<CommitSeq>,
+) -> Result<BackupReport, EngineError> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |e: std::io::Error| EngineError::io(&path, e)
@@ -147,7 +173,7 @@ fn clear_dir(dir: &Path) -> Result<(), EngineError> {
 }
 
 /// Copies the first `len` bytes of `from` into a new file `to`, durably.
-fn copy_prefix(from: &Path, to: &Path, len: u64) -> Result<(), EngineError> {
+pub(super) fn copy_prefix(from: &Path, to: &Path, len: u64) -> Result<(), EngineError> {
     let source = File::open(from).map_err(|e| EngineError::io(from, e))?;
     let mut target = File::create(to).map_err(|e| EngineError::io(to, e))?;
     let copied =

@@ -237,7 +237,15 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
     let note_path = saved.join("REPAIR.txt");
     write_synced(&note_path, note.as_bytes())?;
     sync_dir(&saved)?;
-    if plan.cut_bytes > 0 {
+    if plan.reserved_through > plan.keep_commits {
+        // The cut and the placeholders land together: the repaired log is built beside
+        // the old one and renamed over it. Cut first and then appended, a crash between
+        // left a log whose next commit took a number that had been handed out before.
+        let repaired = dir.join(format!("{LOG_FILE}.repair.tmp"));
+        super::backup::copy_prefix(&log_path, &repaired, plan.check.log.valid_len)?;
+        write_placeholders(&repaired, plan.keep_commits, plan.reserved_through, stamp)?;
+        std::fs::rename(&repaired, &log_path).map_err(|e| EngineError::io(&repaired, e))?;
+    } else if plan.cut_bytes > 0 {
         let file = File::options()
             .write(true)
             .open(&log_path)
@@ -247,7 +255,6 @@ pub(crate) fn repair(dir: &Path, apply: bool) -> Result<RepairPlan, EngineError>
             .map_err(|e| EngineError::io(&log_path, e))?;
     }
     sync_dir(dir)?;
-    write_placeholders(&log_path, plan.keep_commits, plan.reserved_through, stamp)?;
     plan.saved_to = Some(saved);
     Ok(plan)
 }
