@@ -57,7 +57,7 @@ impl<'s> Decoder<'s> {
 /// An expression of one variable, evaluated once per id of that variable.
 pub(super) struct OneVariable {
     pub(super) variable: Variable,
-    expression: Compiled,
+    expression: RowExpr,
     row: Row,
     results: Memo,
     /// `holds` of recent ids, direct-mapped by id (`HELD_SLOTS`, 0: empty, 1: false, 2:
@@ -106,13 +106,6 @@ impl ById {
     }
 }
 
-/// An expression compiled over values (most), or over stored terms (one that reads a
-/// lexical form or a datatype).
-enum Compiled {
-    Values(RowExpression),
-    Terms(TermRowExpression),
-}
-
 /// Slots of `OneVariable::held`.
 const HELD_SLOTS: usize = 4096;
 
@@ -151,23 +144,7 @@ impl OneVariable {
         base_iri: Option<&BaseIri>,
     ) -> Option<Self> {
         let by_id = ById::recognize(expression, variable);
-        let column = |v: &Variable| (v == variable).then_some(0);
-        let expression = if reads_stored_terms(expression) {
-            if !deterministic(expression) {
-                return None;
-            }
-            Compiled::Terms(TermRowExpression::compile(
-                expression,
-                column,
-                base_iri.cloned(),
-            )?)
-        } else {
-            Compiled::Values(RowExpression::compile(
-                expression,
-                column,
-                base_iri.cloned(),
-            )?)
-        };
+        let expression = compile(expression, |v| (v == variable).then_some(0), base_iri)?;
         Some(Self {
             variable: variable.clone(),
             expression,
@@ -198,11 +175,11 @@ impl OneVariable {
         // Evaluated once per id: the decoded value is not worth keeping as well. (Two
         // threads may both evaluate a shared id: the same value, kept once.)
         let result = match &self.expression {
-            Compiled::Values(expression) => {
+            RowExpr::Values(expression) => {
                 self.row[0] = decoder.decode(id);
                 expression.evaluate(&self.row)
             }
-            Compiled::Terms(expression) => expression.evaluate(&vec![decoder.term(id)]),
+            RowExpr::Terms(expression) => expression.evaluate(&vec![decoder.term(id)]),
         };
         match &mut self.results {
             Memo::Own(results) => {
